@@ -1,0 +1,46 @@
+//! Writes the bundled sample runs, or big runs for the benchmarks.
+//!
+//!   cargo run --release --example synth -- samples sample-runs
+//!   cargo run --release --example synth -- big /tmp/big --zot-mb 300 --sccache-mb 50
+
+use perfreport::synth;
+use std::path::PathBuf;
+
+fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |flag: &str, default: u64| -> u64 {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    match args.first().map(String::as_str) {
+        Some("samples") => {
+            let root = PathBuf::from(args.get(1).map(String::as_str).unwrap_or("sample-runs"));
+            for sc in [synth::cold_sample(), synth::warm_in_flight_sample()] {
+                let dir = root.join(sc.stamp);
+                synth::write_run(&sc, &dir)?;
+                println!("{}", dir.display());
+            }
+        }
+        Some("big") => {
+            let dir = PathBuf::from(
+                args.get(1)
+                    .map(String::as_str)
+                    .unwrap_or("/tmp/perfreport-big"),
+            );
+            let sc = synth::big(
+                arg("--zot-mb", 300) * 1_000_000,
+                arg("--sccache-mb", 50) * 1_000_000,
+            );
+            synth::write_run(&sc, &dir)?;
+            println!("{}", dir.display());
+        }
+        _ => {
+            eprintln!("usage: synth samples [DIR] | synth big [DIR] [--zot-mb N] [--sccache-mb N]");
+            std::process::exit(2);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,197 @@
+//! Fleet-wide figures: the run's window, each node's busy and idle time, the
+//! critical path, where the balancer's estimate missed, and registry bytes
+//! attributed to a target.
+
+use super::intervals;
+use crate::input::zot::WriteEvent;
+use crate::timefmt::{Micros, MICROS_PER_SEC};
+
+/// The run's window: run.json's `started_at`..`finished_at`, else the first
+/// to the last event seen.
+pub fn window(
+    started: Option<Micros>,
+    finished: Option<Micros>,
+    events: &[Micros],
+) -> Option<(Micros, Micros)> {
+    let first = events.iter().copied().min();
+    let last = events.iter().copied().max();
+    let start = started.or(first)?;
+    let end = finished.or(last)?;
+    // An event before the announced start still belongs to the run.
+    let start = start.min(first.unwrap_or(start));
+    let end = end.max(start);
+    Some((start, end))
+}
+
+/// A node's busy time (the union of its targets' records, inside the
+/// window) and idle time (the rest of the window).
+pub fn busy_idle(records: &[(Micros, Micros)], window: (Micros, Micros)) -> (f64, f64) {
+    let busy = intervals::clipped_length(records, window.0, window.1);
+    let span = window.1 - window.0;
+    (
+        busy as f64 / MICROS_PER_SEC,
+        (span - busy).max(0) as f64 / MICROS_PER_SEC,
+    )
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record<'a> {
+    pub target: &'a str,
+    pub node: Option<&'a str>,
+    pub start: Micros,
+    pub end: Micros,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CriticalPath {
+    pub node: String,
+    pub end: Micros,
+    /// The node's targets in the order they started.
+    pub targets: Vec<String>,
+    /// The last target to finish on it.
+    pub last_target: String,
+}
+
+/// The node that finished last, and what it ran.
+pub fn critical_path(records: &[Record]) -> Option<CriticalPath> {
+    let last = records
+        .iter()
+        .filter(|r| r.node.is_some())
+        .max_by(|a, b| (a.end, b.target).cmp(&(b.end, a.target)))?;
+    let node = last.node?;
+    let mut on_node: Vec<&Record> = records.iter().filter(|r| r.node == Some(node)).collect();
+    on_node.sort_by_key(|r| (r.start, r.target));
+    Some(CriticalPath {
+        node: node.to_string(),
+        end: last.end,
+        targets: on_node.iter().map(|r| r.target.to_string()).collect(),
+        last_target: last.target.to_string(),
+    })
+}
+
+/// A target the balancer's estimate got badly wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimateMiss {
+    pub target: String,
+    pub est_s: f64,
+    pub actual_s: f64,
+    pub ratio: f64,
+}
+
+/// Actual over estimate beyond this factor (either way) is "far".
+pub const ESTIMATE_FACTOR: f64 = 1.5;
+
+pub fn estimate_miss(target: &str, est_s: f64, actual_s: f64) -> Option<EstimateMiss> {
+    if est_s <= 0.0 || actual_s < 0.0 {
+        return None;
+    }
+    let ratio = actual_s / est_s;
+    (!(1.0 / ESTIMATE_FACTOR..=ESTIMATE_FACTOR).contains(&ratio)).then(|| EstimateMiss {
+        target: target.to_string(),
+        est_s,
+        actual_s,
+        ratio,
+    })
+}
+
+/// Registry writes from one client inside `[lo, hi]`: the known bytes and how
+/// many writes had no size. `None` when there were no writes at all.
+pub fn registry_bytes_in(events: &[WriteEvent], lo: Micros, hi: Micros) -> Option<(u64, u64)> {
+    let inside = events.iter().filter(|e| e.time >= lo && e.time <= hi);
+    let mut any = false;
+    let (mut bytes, mut no_size) = (0u64, 0u64);
+    for e in inside {
+        any = true;
+        match e.bytes {
+            Some(n) => bytes = bytes.saturating_add(n),
+            None => no_size += 1,
+        }
+    }
+    any.then_some((bytes, no_size))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Micros = 1_000_000;
+
+    #[test]
+    fn the_window_is_the_harness_window_else_the_events() {
+        assert_eq!(window(Some(0), Some(100 * S), &[5 * S]), Some((0, 100 * S)));
+        assert_eq!(
+            window(None, None, &[5 * S, 50 * S, 20 * S]),
+            Some((5 * S, 50 * S))
+        );
+        // In flight: from the announced start to the last event so far.
+        assert_eq!(window(Some(0), None, &[30 * S]), Some((0, 30 * S)));
+        assert_eq!(window(None, None, &[]), None);
+    }
+
+    #[test]
+    fn busy_is_the_union_and_idle_the_rest_of_the_window() {
+        // Two overlapping targets 10-40 and 30-60 on a 0-100 window: busy 50, idle 50.
+        let (busy, idle) = busy_idle(&[(10 * S, 40 * S), (30 * S, 60 * S)], (0, 100 * S));
+        assert_eq!((busy, idle), (50.0, 50.0));
+    }
+
+    #[test]
+    fn the_critical_path_is_the_node_that_finished_last() {
+        let r = [
+            Record {
+                target: "pytorch",
+                node: Some("strix"),
+                start: 0,
+                end: 2000 * S,
+            },
+            Record {
+                target: "triton-wheel",
+                node: Some("think"),
+                start: 100 * S,
+                end: 2432 * S,
+            },
+            Record {
+                target: "aiter",
+                node: Some("think"),
+                start: 0,
+                end: 90 * S,
+            },
+        ];
+        let c = critical_path(&r).unwrap();
+        assert_eq!(c.node, "think");
+        assert_eq!(c.targets, vec!["aiter", "triton-wheel"]);
+        assert_eq!(c.last_target, "triton-wheel");
+    }
+
+    #[test]
+    fn estimates_within_half_again_are_not_misses() {
+        assert!(estimate_miss("a", 1000.0, 1400.0).is_none());
+        let m = estimate_miss("triton-wheel", 900.0, 2332.0).unwrap();
+        assert!((m.ratio - 2.591).abs() < 1e-3);
+        assert!(estimate_miss("b", 1000.0, 600.0).is_some());
+    }
+
+    #[test]
+    fn registry_bytes_only_inside_the_record_and_unsized_counted_apart() {
+        let ev = [
+            WriteEvent {
+                time: 5 * S,
+                bytes: Some(100),
+            },
+            WriteEvent {
+                time: 15 * S,
+                bytes: Some(1000),
+            },
+            WriteEvent {
+                time: 16 * S,
+                bytes: None,
+            },
+            WriteEvent {
+                time: 25 * S,
+                bytes: Some(7),
+            },
+        ];
+        assert_eq!(registry_bytes_in(&ev, 10 * S, 20 * S), Some((1000, 1)));
+        assert_eq!(registry_bytes_in(&ev, 30 * S, 40 * S), None);
+    }
+}

@@ -1,0 +1,56 @@
+//! Unions of time intervals: concurrent uploads count once, a node is busy
+//! while any of its targets runs.
+
+use crate::timefmt::Micros;
+
+/// Merges overlapping or touching intervals; the result is sorted and disjoint.
+pub fn union(intervals: &[(Micros, Micros)]) -> Vec<(Micros, Micros)> {
+    let mut v: Vec<(Micros, Micros)> = intervals.iter().copied().filter(|(s, e)| e >= s).collect();
+    v.sort_unstable();
+    let mut out: Vec<(Micros, Micros)> = Vec::with_capacity(v.len());
+    for (s, e) in v {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// Total length covered by the intervals, each instant once.
+pub fn union_length(intervals: &[(Micros, Micros)]) -> Micros {
+    union(intervals).iter().map(|(s, e)| e - s).sum()
+}
+
+/// Length of the part of `intervals` inside `[lo, hi]`.
+pub fn clipped_length(intervals: &[(Micros, Micros)], lo: Micros, hi: Micros) -> Micros {
+    let clipped: Vec<_> = intervals
+        .iter()
+        .map(|&(s, e)| (s.max(lo), e.min(hi)))
+        .filter(|(s, e)| e > s)
+        .collect();
+    union_length(&clipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concurrent_uploads_count_once() {
+        // 0-10 and 5-15 overlap (15 in all); 20-25 is apart (5); 25-30 touches it.
+        assert_eq!(union_length(&[(0, 10), (5, 15), (20, 25), (25, 30)]), 25);
+        assert_eq!(union(&[(5, 15), (0, 10)]), vec![(0, 15)]);
+    }
+
+    #[test]
+    fn an_interval_that_ends_before_it_starts_is_ignored() {
+        assert_eq!(union_length(&[(10, 5), (0, 1)]), 1);
+    }
+
+    #[test]
+    fn clipping_keeps_only_the_window() {
+        assert_eq!(clipped_length(&[(0, 100)], 10, 20), 10);
+        assert_eq!(clipped_length(&[(0, 5)], 10, 20), 0);
+    }
+}

@@ -1,0 +1,8 @@
+//! Analysis: pure functions from the run model to figures. Each is
+//! unit-tested on small hand-made cases with numbers worked out by hand.
+
+pub mod fleet;
+pub mod intervals;
+pub mod nodes;
+pub mod steps;
+pub mod targets;

@@ -1,0 +1,118 @@
+//! BuildKit span names: which are steps, which are cached, which are setup,
+//! export or upload.
+
+/// The span name of a step, if it is one: `[<stage> <n>/<m>] <command>`,
+/// with padding (`[builder  4/11]`), a platform (`[linux/amd64->arm64 build 3/13]`)
+/// or a bake target (`[pytorch builder 4/11]`) in front of the numbers.
+pub fn is_step(name: &str) -> bool {
+    step_numbers(name).is_some()
+}
+
+/// `(n, m)` of a step name.
+pub fn step_numbers(name: &str) -> Option<(u32, u32)> {
+    let inner = name.strip_prefix('[')?;
+    let close = inner.find(']')?;
+    let label = inner[..close].trim();
+    let last = label.rsplit(char::is_whitespace).next()?;
+    let (n, m) = last.split_once('/')?;
+    let (n, m) = (n.parse().ok()?, m.parse().ok()?);
+    (n >= 1 && n <= m).then_some((n, m))
+}
+
+/// The step a `load cache: <step>` span served from the layer cache.
+pub fn cached_step(name: &str) -> Option<&str> {
+    name.strip_prefix("load cache: ").filter(|s| is_step(s))
+}
+
+/// An upload span: `HTTP PUT`/`POST`/`PATCH` (by name or by method tag).
+pub fn is_upload(name: &str, method: Option<&str>) -> bool {
+    let method = method.or_else(|| name.strip_prefix("HTTP "));
+    name.starts_with("HTTP ") && matches!(method, Some("PUT" | "POST" | "PATCH"))
+}
+
+/// The inner span of a registry call (`HTTP <METHOD>`).
+pub fn is_http(name: &str) -> bool {
+    name.starts_with("HTTP ")
+}
+
+/// The outer span of a registry call, which wraps an `HTTP <METHOD>` span.
+pub fn is_resolver_request(name: &str) -> bool {
+    name == "remotes.docker.resolver.HTTPRequest"
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Setup,
+    Export,
+}
+
+/// Setup and export spans by name (the spec's table).
+pub fn phase_of(name: &str) -> Option<Phase> {
+    const SETUP: [&str; 5] = [
+        "[internal] load build definition",
+        "[internal] load metadata for",
+        "[internal] load .dockerignore",
+        "[internal] load build context",
+        "load buildkit capabilities",
+    ];
+    const EXPORT: [&str; 10] = [
+        "exporting to image",
+        "export layers",
+        "exporting cache to registry",
+        "preparing build cache for export",
+        "writing layer",
+        "writing config",
+        "writing manifest",
+        "pushing layers",
+        "pushing manifest",
+        "exporting",
+    ];
+    if SETUP.iter().any(|p| name.starts_with(p)) || name.starts_with("moby.buildkit.v1") {
+        Some(Phase::Setup)
+    } else if EXPORT.iter().any(|p| name.starts_with(p)) {
+        Some(Phase::Export)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_names_with_padding_platform_and_bake_prefix() {
+        assert_eq!(step_numbers("[builder 4/11] RUN make"), Some((4, 11)));
+        assert_eq!(step_numbers("[builder  4/11] RUN make"), Some((4, 11)));
+        assert_eq!(
+            step_numbers("[linux/amd64->arm64 build 3/13] RUN x"),
+            Some((3, 13))
+        );
+        assert_eq!(step_numbers("[pytorch builder 4/11] RUN x"), Some((4, 11)));
+        assert_eq!(step_numbers("[ 1/2] FROM x"), Some((1, 2)));
+        assert_eq!(step_numbers("[internal] load build context"), None);
+        assert_eq!(step_numbers("[stage 5/4] impossible"), None);
+        assert_eq!(step_numbers("exporting to image"), None);
+    }
+
+    #[test]
+    fn load_cache_names_a_step_but_cache_request_does_not_count() {
+        assert_eq!(
+            cached_step("load cache: [build 1/3] FROM alpine"),
+            Some("[build 1/3] FROM alpine")
+        );
+        assert_eq!(cached_step("cache request: [build 1/3] FROM alpine"), None);
+        assert_eq!(cached_step("load cache: docker-image://docker.io/x"), None);
+    }
+
+    #[test]
+    fn uploads_are_put_post_patch_by_name_or_by_either_tag_generation() {
+        assert!(is_upload("HTTP PUT", None));
+        assert!(is_upload("HTTP PATCH", Some("PATCH")));
+        assert!(!is_upload("HTTP HEAD", Some("HEAD")));
+        assert!(!is_upload(
+            "remotes.docker.resolver.HTTPRequest",
+            Some("PUT")
+        ));
+    }
+}

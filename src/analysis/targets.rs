@@ -1,0 +1,332 @@
+//! Per-target figures from a trace, exactly as the spec defines them.
+
+use super::intervals;
+use super::steps;
+use crate::input::trace::Span;
+use crate::timefmt::{Micros, MICROS_PER_SEC};
+use std::collections::{BTreeMap, HashSet};
+
+/// One step as drawn on the timeline (hover shows its name: the command).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepBand {
+    pub name: String,
+    pub start: Micros,
+    pub end: Micros,
+    pub cached: bool,
+}
+
+/// What the trace of one target says. `None` means not measured; the
+/// matching entry of `why_null` says why.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TargetFigures {
+    pub start: Option<Micros>,
+    pub end: Option<Micros>,
+    /// The record has not ended (no root span, or a root without an end).
+    pub open: bool,
+    pub total_s: Option<f64>,
+    pub first_step: Option<Micros>,
+    pub last_step_end: Option<Micros>,
+    pub build_s: Option<f64>,
+    pub gap_s: Option<f64>,
+    pub setup_s: Option<f64>,
+    pub export_s: Option<f64>,
+    /// Upload intervals, merged (concurrent uploads once).
+    pub uploads: Vec<(Micros, Micros)>,
+    pub upload_s: Option<f64>,
+    /// Sum of request sizes on upload spans, when the trace carries them.
+    pub upload_bytes_traced: Option<u64>,
+    pub steps_total: u64,
+    pub steps_cached: u64,
+    pub steps: Vec<StepBand>,
+    /// Registry calls, each counted once (not once per wrapping span).
+    pub registry_calls: u64,
+    pub why_null: BTreeMap<&'static str, String>,
+}
+
+fn secs(us: Micros) -> f64 {
+    us as f64 / MICROS_PER_SEC
+}
+
+/// Analyses the spans of one build record.
+pub fn analyse(spans: &[Span]) -> TargetFigures {
+    let mut f = TargetFigures::default();
+    // The root: no parent (zero parents were normalised away by the decoder).
+    // Several roots can occur when a file holds more than one record: the
+    // earliest is the record, the others are reported as its children.
+    let root = spans
+        .iter()
+        .filter(|s| s.parent.is_none())
+        .min_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+    match root {
+        None => {
+            // The root span is written when the record ends: without it the
+            // record began no later than its earliest span, and has not ended.
+            f.start = spans.iter().map(|s| s.start).min();
+            f.open = !spans.is_empty();
+            f.why_null.insert(
+                "total_s",
+                "the trace has no root span (it is written when the record ends)".into(),
+            );
+        }
+        Some(r) => {
+            f.start = Some(r.start);
+            match r.end {
+                Some(e) => {
+                    f.end = Some(e);
+                    f.total_s = Some(secs(e - r.start));
+                }
+                None => {
+                    f.open = true;
+                    f.why_null.insert(
+                        "total_s",
+                        "the root span has not ended (run in flight?)".into(),
+                    );
+                }
+            }
+        }
+    }
+
+    // Steps: distinct by vertex digest, else by name; cached when a step
+    // only ever appears as `load cache:`.
+    let mut ran: HashSet<String> = HashSet::new();
+    let mut cached_only: BTreeMap<String, ()> = BTreeMap::new();
+    let mut first: Option<Micros> = None;
+    let mut last: Option<Micros> = None;
+    for s in spans {
+        let (step_name, cached) = if steps::is_step(&s.name) {
+            (s.name.as_str(), false)
+        } else if let Some(n) = steps::cached_step(&s.name) {
+            (n, true)
+        } else {
+            continue;
+        };
+        let key = s.vertex.clone().unwrap_or_else(|| step_name.to_string());
+        if cached {
+            cached_only.insert(key, ());
+        } else {
+            ran.insert(key);
+        }
+        first = Some(first.map_or(s.start, |f| f.min(s.start)));
+        if let Some(e) = s.end {
+            last = Some(last.map_or(e, |l| l.max(e)));
+        }
+        f.steps.push(StepBand {
+            name: step_name.to_string(),
+            start: s.start,
+            end: s.end.unwrap_or(s.start),
+            cached,
+        });
+    }
+    // A vertex that both loaded from cache and ran counts as ran.
+    cached_only.retain(|k, _| !ran.contains(k));
+    f.steps_total = (ran.len() + cached_only.len()) as u64;
+    f.steps_cached = cached_only.len() as u64;
+    f.steps
+        .sort_by(|a, b| (a.start, a.end, &a.name).cmp(&(b.start, b.end, &b.name)));
+    f.first_step = first;
+    f.last_step_end = last;
+    match (first, last) {
+        (Some(a), Some(b)) => f.build_s = Some(secs(b - a)),
+        _ => {
+            f.why_null
+                .insert("build_s", "the trace has no step spans".into());
+        }
+    }
+    match (f.total_s, f.build_s) {
+        (Some(t), Some(b)) => f.gap_s = Some(t - b),
+        _ => {
+            f.why_null
+                .insert("gap_s", "needs both total and build".into());
+        }
+    }
+    if let (Some(s), Some(fs)) = (f.start, first) {
+        f.setup_s = Some(secs(fs - s));
+    }
+    if let (Some(e), Some(le)) = (f.end, last) {
+        f.export_s = Some(secs(e - le));
+    }
+
+    // Uploads: the union of upload spans. Each registry call shows as an
+    // outer resolver span wrapping an inner HTTP span: count the inner one,
+    // and an outer one only if it has no HTTP child.
+    let http_parents: HashSet<&str> = spans
+        .iter()
+        .filter(|s| steps::is_http(&s.name))
+        .filter_map(|s| s.parent.as_deref())
+        .collect();
+    let mut upload_iv = Vec::new();
+    let mut bytes: Option<u64> = None;
+    for s in spans {
+        let counts_once = steps::is_http(&s.name)
+            || (steps::is_resolver_request(&s.name) && !http_parents.contains(s.id.as_str()));
+        if counts_once {
+            f.registry_calls += 1;
+        }
+        if steps::is_upload(&s.name, s.http_method.as_deref()) {
+            if let Some(e) = s.end {
+                upload_iv.push((s.start, e));
+            }
+            if let Some(n) = s.request_bytes {
+                bytes = Some(bytes.unwrap_or(0).saturating_add(n));
+            }
+        }
+    }
+    f.uploads = intervals::union(&upload_iv);
+    f.upload_s = if spans.is_empty() {
+        f.why_null
+            .insert("upload_s", "the trace has no spans".into());
+        None
+    } else {
+        // A read trace without upload spans measured zero seconds of upload.
+        Some(secs(intervals::union_length(&upload_iv)))
+    };
+    f.upload_bytes_traced = bytes;
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(id: &str, parent: Option<&str>, name: &str, start_s: f64, end_s: f64) -> Span {
+        Span {
+            id: id.into(),
+            parent: parent.map(Into::into),
+            name: name.into(),
+            start: (start_s * 1e6) as Micros,
+            end: Some((end_s * 1e6) as Micros),
+            vertex: None,
+            http_method: None,
+            request_bytes: None,
+        }
+    }
+
+    /// The spec's cold triton-wheel, in miniature: a 2332 s record whose own
+    /// steps took 948 s, with two overlapping upload bursts.
+    fn cold_triton() -> Vec<Span> {
+        vec![
+            span("r", None, "build", 0.0, 2332.0),
+            span(
+                "a",
+                Some("r"),
+                "[internal] load build definition from Dockerfile",
+                0.0,
+                1.0,
+            ),
+            span(
+                "s1",
+                Some("r"),
+                "load cache: [builder 1/3] FROM rocm/dev",
+                10.0,
+                10.5,
+            ),
+            span(
+                "s2",
+                Some("r"),
+                "[builder 2/3] RUN pip wheel triton",
+                10.5,
+                900.0,
+            ),
+            span(
+                "s3",
+                Some("r"),
+                "[builder  3/3] RUN cp /wheels /out",
+                900.0,
+                958.0,
+            ),
+            span("e", Some("r"), "exporting cache to registry", 958.0, 2330.0),
+            span(
+                "o1",
+                Some("e"),
+                "remotes.docker.resolver.HTTPRequest",
+                1000.0,
+                2000.0,
+            ),
+            span("h1", Some("o1"), "HTTP PUT", 1000.0, 2000.0),
+            span(
+                "o2",
+                Some("e"),
+                "remotes.docker.resolver.HTTPRequest",
+                1500.0,
+                2290.0,
+            ),
+            span("h2", Some("o2"), "HTTP PATCH", 1500.0, 2290.0),
+            span("h3", Some("e"), "HTTP HEAD", 990.0, 991.0),
+        ]
+    }
+
+    #[test]
+    fn total_build_gap_by_the_spec_definitions() {
+        let f = analyse(&cold_triton());
+        assert_eq!(f.total_s, Some(2332.0));
+        assert_eq!(f.build_s, Some(948.0));
+        assert_eq!(f.gap_s, Some(1384.0));
+        assert_eq!(f.setup_s, Some(10.0));
+        assert_eq!(f.export_s, Some(2332.0 - 958.0));
+    }
+
+    #[test]
+    fn upload_is_the_union_of_concurrent_uploads() {
+        let f = analyse(&cold_triton());
+        // 1000-2000 and 1500-2290 overlap: 1290 s, not 1790 s.
+        assert_eq!(f.upload_s, Some(1290.0));
+        assert_eq!(f.uploads, vec![(1_000_000_000, 2_290_000_000)]);
+        assert_eq!(
+            f.upload_bytes_traced, None,
+            "no sizes on the spans: unknown, not 0"
+        );
+    }
+
+    #[test]
+    fn each_registry_call_counts_once() {
+        // Two wrapped calls and one bare HEAD.
+        assert_eq!(analyse(&cold_triton()).registry_calls, 3);
+    }
+
+    #[test]
+    fn steps_distinct_with_cached_ones_counted() {
+        let f = analyse(&cold_triton());
+        assert_eq!((f.steps_total, f.steps_cached), (3, 1));
+        assert!(f
+            .steps
+            .iter()
+            .any(|s| s.cached && s.name == "[builder 1/3] FROM rocm/dev"));
+    }
+
+    #[test]
+    fn sizes_on_upload_spans_are_summed() {
+        let mut spans = cold_triton();
+        spans[7].request_bytes = Some(4_000_000_000);
+        spans[9].request_bytes = Some(2_400_000_000);
+        assert_eq!(analyse(&spans).upload_bytes_traced, Some(6_400_000_000));
+    }
+
+    #[test]
+    fn a_root_that_has_not_ended_gives_null_total_with_the_reason() {
+        let mut spans = cold_triton();
+        spans[0].end = None;
+        let f = analyse(&spans);
+        assert_eq!(f.total_s, None);
+        assert_eq!(f.gap_s, None);
+        assert!(f.why_null["total_s"].contains("not ended"));
+        assert!(f.open);
+        assert_eq!(f.build_s, Some(948.0), "the steps are still measured");
+    }
+
+    #[test]
+    fn without_a_root_the_record_starts_at_its_earliest_span_and_is_open() {
+        let spans: Vec<Span> = cold_triton().into_iter().skip(1).collect();
+        let f = analyse(&spans);
+        assert_eq!(f.start, Some(0));
+        assert!(f.open);
+        assert_eq!(f.total_s, None);
+    }
+
+    #[test]
+    fn a_trace_without_steps_has_null_build() {
+        let f = analyse(&[span("r", None, "build", 0.0, 5.0)]);
+        assert_eq!(f.build_s, None);
+        assert_eq!(f.steps_total, 0);
+        assert_eq!(f.upload_s, Some(0.0));
+    }
+}

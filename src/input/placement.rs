@@ -1,0 +1,102 @@
+//! `placement.txt`: the balancer's placement, one `placement key=value ...`
+//! line per target.
+
+use super::lines::{LineSink, Outcome};
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Placement {
+    pub target: String,
+    pub node: String,
+    pub builder: Option<String>,
+    pub queue: Option<u32>,
+    pub build_s: Option<f64>,
+    pub cache_bytes: Option<u64>,
+    pub link_mbps: Option<f64>,
+    /// The balancer's estimate: build_s + cache_bytes / (link_mbps * 1e6).
+    pub est_s: Option<f64>,
+    pub after: Option<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct Placements {
+    pub items: Vec<Placement>,
+}
+
+pub fn parse_line(line: &str) -> Result<Option<Placement>, String> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some("placement") {
+        return Ok(None);
+    }
+    let mut p = Placement::default();
+    for word in words {
+        let Some((key, value)) = word.split_once('=') else {
+            continue;
+        };
+        let num = |v: &str| v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);
+        match key {
+            "target" => p.target = value.to_string(),
+            "node" => p.node = value.to_string(),
+            "builder" => p.builder = Some(value.to_string()),
+            "queue" => p.queue = value.parse().ok(),
+            "build_s" => p.build_s = num(value),
+            "cache_bytes" => p.cache_bytes = value.parse().ok(),
+            "link_mbps" => p.link_mbps = num(value).filter(|x| *x > 0.0),
+            "est_s" => p.est_s = num(value),
+            "after" => p.after = Some(value.to_string()),
+            _ => {}
+        }
+    }
+    match (p.target.is_empty(), p.node.is_empty()) {
+        (false, false) => Ok(Some(p)),
+        (true, true) => Err("placement line without `target=` and `node=`".into()),
+        (true, false) => Err("placement line without `target=`".into()),
+        (false, true) => Err("placement line without `node=`".into()),
+    }
+}
+
+impl LineSink for Placements {
+    fn line(&mut self, line: &[u8]) -> Outcome {
+        let Ok(text) = std::str::from_utf8(line) else {
+            return Outcome::Malformed("not UTF-8".into());
+        };
+        match parse_line(text) {
+            Ok(Some(p)) => {
+                self.items.push(p);
+                Outcome::Record
+            }
+            Ok(None) => Outcome::Skipped,
+            Err(e) => Outcome::Malformed(e.into()),
+        }
+    }
+    fn merge_following(&mut self, later: Self) {
+        self.items.extend(later.items);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spec_line_reads_every_key() {
+        let p = parse_line("placement target=triton-wheel node=think builder=snoc-think queue=1 build_s=900 cache_bytes=6400000000 link_mbps=4.0 est_s=2500 after=pytorch")
+            .unwrap()
+            .unwrap();
+        assert_eq!(p.target, "triton-wheel");
+        assert_eq!(p.node, "think");
+        assert_eq!(p.cache_bytes, Some(6_400_000_000));
+        assert_eq!(p.est_s, Some(2500.0));
+        assert_eq!(p.after.as_deref(), Some("pytorch"));
+    }
+
+    #[test]
+    fn unknown_keys_and_other_lines_are_ignored_but_missing_node_is_not() {
+        assert!(parse_line("placement target=a node=b colour=red")
+            .unwrap()
+            .is_some());
+        assert!(parse_line("# balancer v2").unwrap().is_none());
+        assert!(parse_line("placement target=a")
+            .unwrap_err()
+            .contains("node"));
+    }
+}

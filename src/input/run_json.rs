@@ -1,0 +1,198 @@
+//! `run.json`: the harness's description of the run.
+
+use super::ParseStats;
+use crate::timefmt::{self, Micros};
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Cold,
+    Warm,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeInfo {
+    pub name: String,
+    pub builder: Option<String>,
+    pub addr: Option<String>,
+    pub cores: Option<u32>,
+    pub mem_bytes: Option<u64>,
+    /// Upload throughput to the store, MB/s.
+    pub link_mbps: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunInfo {
+    pub stamp: Option<String>,
+    pub mode: Option<Mode>,
+    pub arch: Option<String>,
+    pub targets: Vec<String>,
+    pub namespace: Option<String>,
+    pub sccache_prefix: Option<String>,
+    pub started_at: Option<Micros>,
+    /// `None` with `in_flight` means the harness has not finished the run.
+    pub finished_at: Option<Micros>,
+    pub in_flight: bool,
+    pub nodes: Vec<NodeInfo>,
+}
+
+// The wire shape, lenient on purpose: a field of the wrong type is reported
+// and dropped instead of losing the whole file.
+#[derive(Deserialize)]
+struct Wire {
+    stamp: Option<serde_json::Value>,
+    mode: Option<serde_json::Value>,
+    arch: Option<serde_json::Value>,
+    targets: Option<serde_json::Value>,
+    namespace: Option<serde_json::Value>,
+    sccache_prefix: Option<serde_json::Value>,
+    started_at: Option<serde_json::Value>,
+    finished_at: Option<serde_json::Value>,
+    nodes: Option<serde_json::Value>,
+}
+
+pub fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
+    let mut stats = ParseStats {
+        lines: bytecount_lines(data),
+        ..Default::default()
+    };
+    let wire: Wire = match serde_json::from_slice(data) {
+        Ok(w) => w,
+        Err(e) => {
+            stats.note_malformed(e.line() as u64, format!("not a run description: {e}"));
+            return (None, stats);
+        }
+    };
+    let mut bad =
+        |field: &str, why: &str| stats.note_problem(0, format!("field `{field}` {why}; ignored"));
+    let string =
+        |v: &Option<serde_json::Value>| v.as_ref().and_then(|v| v.as_str()).map(str::to_string);
+    let mut info = RunInfo {
+        stamp: string(&wire.stamp),
+        arch: string(&wire.arch),
+        namespace: string(&wire.namespace),
+        sccache_prefix: string(&wire.sccache_prefix),
+        ..Default::default()
+    };
+    info.mode = match wire.mode.as_ref().and_then(|v| v.as_str()) {
+        Some("cold") => Some(Mode::Cold),
+        Some("warm") => Some(Mode::Warm),
+        None => None,
+        Some(_) => {
+            bad("mode", "is neither cold nor warm");
+            None
+        }
+    };
+    if let Some(serde_json::Value::Array(items)) = &wire.targets {
+        info.targets = items
+            .iter()
+            .filter_map(|t| t.as_str().map(str::to_string))
+            .collect();
+    }
+    match &wire.started_at {
+        None | Some(serde_json::Value::Null) => {}
+        Some(v) => {
+            info.started_at = timefmt::from_json(v);
+            if info.started_at.is_none() {
+                bad("started_at", "is not a timestamp");
+            }
+        }
+    }
+    match &wire.finished_at {
+        None | Some(serde_json::Value::Null) => info.in_flight = true,
+        Some(v) => {
+            info.finished_at = timefmt::from_json(v);
+            if info.finished_at.is_none() {
+                bad("finished_at", "is not a timestamp");
+            }
+        }
+    }
+    if let Some(serde_json::Value::Array(nodes)) = &wire.nodes {
+        for n in nodes {
+            let Some(name) = n.get("name").and_then(|v| v.as_str()) else {
+                bad("nodes[].name", "is missing");
+                continue;
+            };
+            info.nodes.push(NodeInfo {
+                name: name.to_string(),
+                builder: n
+                    .get("builder")
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string),
+                addr: n.get("addr").and_then(|v| v.as_str()).map(str::to_string),
+                cores: n
+                    .get("cores")
+                    .and_then(|v| v.as_u64())
+                    .and_then(|c| u32::try_from(c).ok()),
+                mem_bytes: n.get("mem_bytes").and_then(|v| v.as_u64()),
+                link_mbps: n
+                    .get("link_mbps")
+                    .and_then(|v| v.as_f64())
+                    .filter(|v| v.is_finite() && *v > 0.0),
+            });
+        }
+    }
+    stats.records = 1;
+    (Some(info), stats)
+}
+
+fn bytecount_lines(data: &[u8]) -> u64 {
+    let n = memchr::memchr_iter(b'\n', data).count() as u64;
+    if data.last().is_some_and(|b| *b != b'\n') {
+        n + 1
+    } else {
+        n
+    }
+}
+
+/// The `started_at` of a run directory's run.json, used to order runs.
+pub fn started_at_of(dir: &std::path::Path) -> Option<Micros> {
+    let data = std::fs::read(dir.join("run.json")).ok()?;
+    parse(&data).0?.started_at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spec_example_reads_whole() {
+        let text = br#"{"stamp": "20261020T020000Z", "mode": "cold", "arch": "gfx1201",
+ "targets": ["pytorch", "triton-wheel", "aiter-wheel"],
+ "namespace": "rocm-coldrun", "sccache_prefix": "perf-20261020T020000Z",
+ "started_at": "2026-10-20T02:00:00Z", "finished_at": null,
+ "nodes": [{"name": "strix", "builder": "snoc-strix", "addr": "10.0.3.12",
+            "cores": 32, "mem_bytes": 137438953472, "link_mbps": 112.5}]}"#;
+        let (info, stats) = parse(text);
+        let info = info.unwrap();
+        assert_eq!(stats.records, 1);
+        assert_eq!(info.mode, Some(Mode::Cold));
+        assert!(info.in_flight);
+        assert_eq!(info.targets.len(), 3);
+        assert_eq!(info.nodes[0].addr.as_deref(), Some("10.0.3.12"));
+        assert_eq!(info.nodes[0].cores, Some(32));
+        assert_eq!(
+            info.started_at,
+            timefmt::parse_rfc3339("2026-10-20T02:00:00Z")
+        );
+    }
+
+    #[test]
+    fn a_wrong_mode_is_reported_not_fatal() {
+        let (info, stats) =
+            parse(br#"{"mode": "lukewarm", "finished_at": "2026-10-20T03:00:00Z"}"#);
+        let info = info.unwrap();
+        assert_eq!(info.mode, None);
+        assert!(!info.in_flight);
+        assert!(stats.problems[0].reason.contains("mode"));
+    }
+
+    #[test]
+    fn a_document_cut_in_half_names_its_line() {
+        let (info, stats) = parse(b"{\"stamp\": \"x\",\n \"mode\": ");
+        assert!(info.is_none());
+        assert_eq!(stats.malformed, 1);
+        assert_eq!(stats.problems[0].line, 2);
+    }
+}

@@ -1,0 +1,229 @@
+//! `samples.jsonl`: node_exporter counters, polled, one object per node per poll.
+
+use super::lines::{LineSink, Outcome};
+use crate::timefmt::{self, Micros};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One poll of one node, reduced to what the charts and figures use.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    pub ts: Micros,
+    /// `node_cpu_seconds_total` summed over every mode.
+    pub cpu_total: Option<f64>,
+    /// The not-busy modes by node_exporter's own rule: idle + iowait + steal.
+    pub cpu_idle: Option<f64>,
+    pub mem_total: Option<f64>,
+    pub mem_available: Option<f64>,
+    pub disk_read: Option<f64>,
+    pub disk_written: Option<f64>,
+    pub net_rx: Option<f64>,
+    pub net_tx: Option<f64>,
+    pub load1: Option<f64>,
+}
+
+/// Per node, in file order until `finish` sorts them by time.
+#[derive(Debug, Default)]
+pub struct Samples {
+    pub by_node: BTreeMap<String, Vec<Sample>>,
+}
+
+impl Samples {
+    /// Sorts each node's samples by time (polls can land out of order across chunks).
+    pub fn finish(&mut self) {
+        for v in self.by_node.values_mut() {
+            v.sort_by_key(|s| s.ts);
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Wire<'a> {
+    #[serde(borrow)]
+    ts: Option<Ts<'a>>,
+    #[serde(borrow)]
+    node: Option<Cow<'a, str>>,
+    cpu: Option<Cpu>,
+    mem: Option<Mem>,
+    disk: Option<Disk>,
+    net: Option<Net>,
+    load1: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct Mem {
+    total: Option<f64>,
+    available: Option<f64>,
+}
+#[derive(Deserialize)]
+struct Disk {
+    read: Option<f64>,
+    written: Option<f64>,
+}
+#[derive(Deserialize)]
+struct Net {
+    rx: Option<f64>,
+    tx: Option<f64>,
+}
+
+/// `ts` is RFC 3339 or a number of Unix seconds.
+enum Ts<'a> {
+    Text(Cow<'a, str>),
+    Secs(f64),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Ts<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Ts<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an RFC 3339 string or Unix seconds")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Ts<'de>, E> {
+                Ok(Ts::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Ts<'de>, E> {
+                Ok(Ts::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Ts<'de>, E> {
+                Ok(Ts::Secs(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Ts<'de>, E> {
+                Ok(Ts::Secs(v as f64))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Ts<'de>, E> {
+                Ok(Ts::Secs(v as f64))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The `cpu` object, summed as it is read: every mode counts towards the
+/// total, whatever modes this node_exporter version reports.
+struct Cpu {
+    total: f64,
+    idle: f64,
+    saw_idle: bool,
+}
+
+impl<'de> Deserialize<'de> for Cpu {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Cpu;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object of CPU seconds by mode")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Cpu, A::Error> {
+                let mut cpu = Cpu {
+                    total: 0.0,
+                    idle: 0.0,
+                    saw_idle: false,
+                };
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    let v: f64 = map.next_value()?;
+                    if !v.is_finite() || v < 0.0 {
+                        return Err(de::Error::custom(format!(
+                            "cpu.{key} is not a counter value"
+                        )));
+                    }
+                    cpu.total += v;
+                    if matches!(&*key, "idle" | "iowait" | "steal") {
+                        cpu.idle += v;
+                        cpu.saw_idle |= key == "idle";
+                    }
+                }
+                Ok(cpu)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+pub fn parse_line(line: &[u8]) -> Result<(String, Sample), Cow<'static, str>> {
+    let w: Wire =
+        serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a sample: {e}")))?;
+    let node = w.node.ok_or(Cow::Borrowed("sample without `node`"))?;
+    let ts = match w.ts {
+        Some(Ts::Text(s)) => timefmt::parse_rfc3339(&s),
+        Some(Ts::Secs(s)) => timefmt::secs_to_micros(s),
+        None => return Err("sample without `ts`".into()),
+    }
+    .ok_or(Cow::Borrowed("`ts` is neither RFC 3339 nor Unix seconds"))?;
+    let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
+    let (cpu_total, cpu_idle) = match w.cpu {
+        Some(c) if c.saw_idle => (Some(c.total), Some(c.idle)),
+        _ => (None, None),
+    };
+    let sample = Sample {
+        ts,
+        cpu_total,
+        cpu_idle,
+        mem_total: finite(w.mem.as_ref().and_then(|m| m.total)),
+        mem_available: finite(w.mem.as_ref().and_then(|m| m.available)),
+        disk_read: finite(w.disk.as_ref().and_then(|d| d.read)),
+        disk_written: finite(w.disk.as_ref().and_then(|d| d.written)),
+        net_rx: finite(w.net.as_ref().and_then(|n| n.rx)),
+        net_tx: finite(w.net.as_ref().and_then(|n| n.tx)),
+        load1: finite(w.load1),
+    };
+    Ok((node.into_owned(), sample))
+}
+
+impl LineSink for Samples {
+    fn line(&mut self, line: &[u8]) -> Outcome {
+        match parse_line(line) {
+            Ok((node, s)) => {
+                match self.by_node.get_mut(&node) {
+                    Some(v) => v.push(s),
+                    None => {
+                        self.by_node.insert(node, vec![s]);
+                    }
+                }
+                Outcome::Record
+            }
+            Err(e) => Outcome::Malformed(e),
+        }
+    }
+    fn merge_following(&mut self, later: Self) {
+        for (node, v) in later.by_node {
+            self.by_node.entry(node).or_default().extend(v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC_LINE: &str = r#"{"ts": "2026-10-20T02:00:05.120Z", "node": "strix", "cpu": {"user": 81234.5, "nice": 0.0, "system": 5120.2, "idle": 990112.0, "iowait": 310.4, "irq": 0.0, "softirq": 95.1, "steal": 0.0}, "mem": {"total": 137438953472, "available": 96207267840}, "disk": {"read": 123456789, "written": 987654321}, "net": {"rx": 5566778899, "tx": 1122334455}, "load1": 12.4}"#;
+
+    #[test]
+    fn the_spec_sample_sums_modes_by_node_exporters_rule() {
+        let (node, s) = parse_line(SPEC_LINE.as_bytes()).unwrap();
+        assert_eq!(node, "strix");
+        let total = 81234.5 + 5120.2 + 990112.0 + 310.4 + 95.1;
+        assert!((s.cpu_total.unwrap() - total).abs() < 1e-6);
+        assert!((s.cpu_idle.unwrap() - (990112.0 + 310.4)).abs() < 1e-6);
+        assert_eq!(s.mem_total, Some(137438953472.0));
+        assert_eq!(s.load1, Some(12.4));
+    }
+
+    #[test]
+    fn unix_seconds_are_a_timestamp_too() {
+        let (_, s) = parse_line(br#"{"ts": 1792461605.5, "node": "a"}"#).unwrap();
+        assert_eq!(s.ts, 1_792_461_605_500_000);
+        assert_eq!(s.cpu_total, None);
+    }
+
+    #[test]
+    fn a_counter_written_as_a_string_is_malformed() {
+        let err = parse_line(br#"{"ts": 1, "node": "a", "cpu": {"idle": "12"}}"#).unwrap_err();
+        assert!(err.contains("not a sample"), "{err}");
+    }
+}

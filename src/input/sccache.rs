@@ -1,0 +1,709 @@
+//! `sccache.log`: the compiler cache's WebDAV server, an nginx access log.
+//! The line parser is derived from the `log_format` directive the server
+//! uses (`nginx-log-format` in the run directory, else nginx's `combined`),
+//! so producer and consumer cannot drift apart.
+
+use super::lines::{LineSink, Outcome};
+use crate::timefmt::{self, Micros};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// nginx's built-in format, used when the run has no `nginx-log-format`.
+pub const COMBINED: &str = r#"log_format combined '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"';"#;
+
+/// Seconds per bucket of the cache-lane time series.
+pub const BUCKET_SECS: i64 = 10;
+
+#[derive(Debug, Clone, PartialEq)]
+enum Part {
+    Literal(String),
+    Var(Field),
+}
+
+/// The variables perfreport reads; every other variable is matched and ignored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    RemoteAddr,
+    TimeLocal,
+    TimeIso8601,
+    Msec,
+    Request,
+    RequestMethod,
+    RequestUri,
+    Status,
+    RequestLength,
+    Other,
+}
+
+impl Field {
+    fn of(var: &str) -> Field {
+        match var {
+            "remote_addr" | "http_x_forwarded_for" | "realip_remote_addr" => Field::RemoteAddr,
+            "time_local" => Field::TimeLocal,
+            "time_iso8601" => Field::TimeIso8601,
+            "msec" => Field::Msec,
+            "request" => Field::Request,
+            "request_method" => Field::RequestMethod,
+            "request_uri" | "uri" => Field::RequestUri,
+            "status" => Field::Status,
+            "request_length" => Field::RequestLength,
+            _ => Field::Other,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Shape {
+    /// Default or `escape=none`: literals and variables on one line.
+    Text(Vec<Part>),
+    /// `escape=json` with a JSON-object format: key -> field.
+    Json(Vec<(String, Field)>),
+}
+
+/// A parser derived from one `log_format` directive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogFormat {
+    pub name: String,
+    shape: Shape,
+    variables: usize,
+    has_request_length: bool,
+}
+
+impl LogFormat {
+    /// Parses `log_format name [escape=...] 'string' ['string' ...];`.
+    pub fn from_directive(text: &str) -> Result<LogFormat, String> {
+        // Comments are allowed in nginx config.
+        let text: String = text
+            .lines()
+            .map(|l| {
+                if l.trim_start().starts_with('#') {
+                    ""
+                } else {
+                    l
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let rest = text
+            .trim_start()
+            .strip_prefix("log_format")
+            .ok_or("expected a `log_format` directive")?;
+        let mut words = Tokens { rest };
+        let name = words.bare().ok_or("log_format without a name")?;
+        let mut escape = "default".to_string();
+        let mut format = String::new();
+        loop {
+            match words.next()? {
+                None => return Err("log_format is not closed by `;`".into()),
+                Some(Token::End) => break,
+                Some(Token::Bare(w)) => match w.strip_prefix("escape=") {
+                    Some(e) if format.is_empty() => escape = e.to_string(),
+                    _ => format.push_str(w),
+                },
+                Some(Token::Quoted(s)) => format.push_str(&s),
+            }
+        }
+        if format.is_empty() {
+            return Err(format!("log_format {name} has no format string"));
+        }
+        if !matches!(escape.as_str(), "default" | "json" | "none") {
+            return Err(format!("unknown escape={escape}"));
+        }
+        let parts = split_vars(&format)?;
+        let variables = parts.iter().filter(|p| matches!(p, Part::Var(_))).count();
+        let has_request_length = parts.contains(&Part::Var(Field::RequestLength));
+        let needed = |f: Field| parts.contains(&Part::Var(f));
+        if !(needed(Field::Request) || (needed(Field::RequestMethod) && needed(Field::RequestUri)))
+        {
+            return Err("the format has neither $request nor $request_method with $request_uri: requests cannot be classified".into());
+        }
+        if !needed(Field::Status) {
+            return Err("the format has no $status: hits and misses cannot be told apart".into());
+        }
+        let shape = if escape == "json" && format.trim_start().starts_with('{') {
+            Shape::Json(json_keys(&parts)?)
+        } else {
+            for pair in parts.windows(2) {
+                if let [Part::Var(_), Part::Var(_)] = pair {
+                    return Err(
+                        "two variables with nothing between them cannot be told apart".into(),
+                    );
+                }
+            }
+            Shape::Text(parts)
+        };
+        Ok(LogFormat {
+            name: name.to_string(),
+            shape,
+            variables,
+            has_request_length,
+        })
+    }
+
+    pub fn combined() -> LogFormat {
+        // The constant is a valid directive; a failure here is a bug in this file.
+        Self::from_directive(COMBINED).expect("the built-in combined format parses")
+    }
+
+    pub fn describe(&self) -> String {
+        let kind = if matches!(self.shape, Shape::Json(_)) {
+            ", escape=json"
+        } else {
+            ""
+        };
+        format!(
+            "sccache.log: log_format {}{kind}, {} fields",
+            self.name, self.variables
+        )
+    }
+
+    /// Whether upload sizes can be measured (`$request_length`).
+    pub fn has_request_length(&self) -> bool {
+        self.has_request_length
+    }
+
+    /// The shape a line must have, for the message when lines do not fit.
+    pub fn expected_shape(&self) -> String {
+        match &self.shape {
+            Shape::Text(parts) => parts
+                .iter()
+                .map(|p| match p {
+                    Part::Literal(s) => s.clone(),
+                    Part::Var(f) => format!("<{f:?}>"),
+                })
+                .collect(),
+            Shape::Json(keys) => format!(
+                "JSON object with keys {}",
+                keys.iter()
+                    .map(|(k, _)| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+
+    pub fn parse_line<'a>(&self, line: &'a [u8]) -> Result<Request<'a>, Cow<'static, str>> {
+        match &self.shape {
+            Shape::Text(parts) => parse_text(parts, line),
+            Shape::Json(keys) => parse_json(keys, line),
+        }
+    }
+}
+
+enum Token<'a> {
+    Bare(&'a str),
+    Quoted(String),
+    End,
+}
+
+struct Tokens<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Tokens<'a> {
+    fn bare(&mut self) -> Option<&'a str> {
+        match self.next() {
+            Ok(Some(Token::Bare(w))) => Some(w),
+            _ => None,
+        }
+    }
+
+    fn next(&mut self) -> Result<Option<Token<'a>>, String> {
+        self.rest = self.rest.trim_start();
+        let mut chars = self.rest.char_indices();
+        let Some((_, c)) = chars.next() else {
+            return Ok(None);
+        };
+        if c == ';' {
+            self.rest = &self.rest[1..];
+            return Ok(Some(Token::End));
+        }
+        if c == '\'' || c == '"' {
+            let mut out = String::new();
+            let mut escaped = false;
+            for (i, ch) in chars {
+                if escaped {
+                    out.push(ch);
+                    escaped = false;
+                } else if ch == '\\' {
+                    escaped = true;
+                } else if ch == c {
+                    self.rest = &self.rest[i + 1..];
+                    return Ok(Some(Token::Quoted(out)));
+                } else {
+                    out.push(ch);
+                }
+            }
+            return Err("unterminated quoted string in log_format".into());
+        }
+        let end = self
+            .rest
+            .find(|ch: char| ch.is_whitespace() || ch == ';')
+            .unwrap_or(self.rest.len());
+        let word = &self.rest[..end];
+        self.rest = &self.rest[end..];
+        Ok(Some(Token::Bare(word)))
+    }
+}
+
+fn split_vars(format: &str) -> Result<Vec<Part>, String> {
+    let mut parts = Vec::new();
+    let mut literal = String::new();
+    let mut rest = format;
+    while let Some(i) = rest.find('$') {
+        literal.push_str(&rest[..i]);
+        rest = &rest[i + 1..];
+        let (name, after) = if let Some(braced) = rest.strip_prefix('{') {
+            let end = braced.find('}').ok_or("unclosed ${ in log_format")?;
+            (&braced[..end], &braced[end + 1..])
+        } else {
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            (&rest[..end], &rest[end..])
+        };
+        if name.is_empty() {
+            literal.push('$');
+            rest = after;
+            continue;
+        }
+        if !literal.is_empty() {
+            parts.push(Part::Literal(std::mem::take(&mut literal)));
+        }
+        parts.push(Part::Var(Field::of(name)));
+        rest = after;
+    }
+    literal.push_str(rest);
+    if !literal.is_empty() {
+        parts.push(Part::Literal(literal));
+    }
+    Ok(parts)
+}
+
+/// For a JSON format, the key each variable is written under: the literal
+/// before a variable ends in `"key":` or `"key":"`.
+fn json_keys(parts: &[Part]) -> Result<Vec<(String, Field)>, String> {
+    let mut keys = Vec::new();
+    let mut prev: Option<&str> = None;
+    for p in parts {
+        match p {
+            Part::Literal(s) => prev = Some(s),
+            Part::Var(f) => {
+                let lit = prev.ok_or("a JSON log_format must start with `{`")?;
+                let head = lit.trim_end().strip_suffix('"').unwrap_or(lit).trim_end();
+                let head = head
+                    .strip_suffix(':')
+                    .ok_or("a variable in a JSON log_format is not a value of a key")?;
+                let head = head
+                    .trim_end()
+                    .strip_suffix('"')
+                    .ok_or("a JSON key must be quoted")?;
+                let start = head.rfind('"').ok_or("a JSON key must be quoted")?;
+                keys.push((head[start + 1..].to_string(), *f));
+                prev = None;
+            }
+        }
+    }
+    Ok(keys)
+}
+
+/// One access-log line, borrowed from the line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request<'a> {
+    pub addr: Cow<'a, str>,
+    pub time: Option<Micros>,
+    pub method: Cow<'a, str>,
+    pub path: Cow<'a, str>,
+    pub status: u16,
+    pub request_length: Option<u64>,
+}
+
+#[derive(Default)]
+struct Fields<'a> {
+    addr: Option<Cow<'a, str>>,
+    time: Option<Micros>,
+    request: Option<Cow<'a, str>>,
+    method: Option<Cow<'a, str>>,
+    uri: Option<Cow<'a, str>>,
+    status: Option<Cow<'a, str>>,
+    request_length: Option<Cow<'a, str>>,
+}
+
+impl<'a> Fields<'a> {
+    fn set(&mut self, f: Field, v: Cow<'a, str>) {
+        match f {
+            Field::RemoteAddr => self.addr = Some(v),
+            Field::TimeLocal => self.time = timefmt::parse_nginx_local(&v),
+            Field::TimeIso8601 => self.time = timefmt::parse_rfc3339(&v),
+            Field::Msec => self.time = v.parse::<f64>().ok().and_then(timefmt::secs_to_micros),
+            Field::Request => self.request = Some(v),
+            Field::RequestMethod => self.method = Some(v),
+            Field::RequestUri => self.uri = Some(v),
+            Field::Status => self.status = Some(v),
+            Field::RequestLength => self.request_length = Some(v),
+            Field::Other => {}
+        }
+    }
+
+    fn finish(self) -> Result<Request<'a>, Cow<'static, str>> {
+        let (method, path) = match (self.method, self.uri, self.request) {
+            (Some(m), Some(u), _) => (m, u),
+            (_, _, Some(Cow::Borrowed(r))) => {
+                let mut it = r.split(' ');
+                let (Some(m), Some(p)) = (it.next(), it.next()) else {
+                    return Err("the request is not `METHOD PATH PROTOCOL`".into());
+                };
+                (Cow::Borrowed(m), Cow::Borrowed(p))
+            }
+            (_, _, Some(Cow::Owned(r))) => {
+                let mut it = r.split(' ');
+                let (Some(m), Some(p)) = (it.next(), it.next()) else {
+                    return Err("the request is not `METHOD PATH PROTOCOL`".into());
+                };
+                (Cow::Owned(m.to_string()), Cow::Owned(p.to_string()))
+            }
+            _ => return Err("no request in the line".into()),
+        };
+        let status = self
+            .status
+            .as_deref()
+            .and_then(|s| s.parse::<u16>().ok())
+            .ok_or("the status is not a number")?;
+        Ok(Request {
+            addr: self.addr.unwrap_or(Cow::Borrowed("-")),
+            time: self.time,
+            method,
+            path,
+            status,
+            request_length: self.request_length.and_then(|s| s.parse().ok()),
+        })
+    }
+}
+
+fn parse_text<'a>(parts: &[Part], line: &'a [u8]) -> Result<Request<'a>, Cow<'static, str>> {
+    let line = std::str::from_utf8(line)
+        .map_err(|_| "not UTF-8 (nginx escapes such bytes as \\xXX; is this the right file?)")?;
+    let mut rest = line;
+    let mut fields = Fields::default();
+    for (i, part) in parts.iter().enumerate() {
+        match part {
+            Part::Literal(lit) => {
+                rest = rest.strip_prefix(lit.as_str()).ok_or_else(|| {
+                    Cow::Owned(format!(
+                        "expected {lit:?} at column {}",
+                        line.len() - rest.len() + 1
+                    ))
+                })?;
+            }
+            Part::Var(f) => {
+                let value = match parts.get(i + 1) {
+                    Some(Part::Literal(next)) => {
+                        let end = rest.find(next.as_str()).ok_or_else(|| {
+                            Cow::Owned(format!(
+                                "expected {next:?} after column {}",
+                                line.len() - rest.len() + 1
+                            ))
+                        })?;
+                        let v = &rest[..end];
+                        rest = &rest[end..];
+                        v
+                    }
+                    _ => std::mem::take(&mut rest),
+                };
+                fields.set(*f, Cow::Borrowed(value));
+            }
+        }
+    }
+    fields.finish()
+}
+
+fn parse_json<'a>(
+    keys: &[(String, Field)],
+    line: &'a [u8],
+) -> Result<Request<'a>, Cow<'static, str>> {
+    let map: BTreeMap<Cow<'a, str>, serde_json::Value> = serde_json::from_slice(line)
+        .map_err(|e| Cow::Owned(format!("not a JSON log line: {e}")))?;
+    let mut fields = Fields::default();
+    for (key, f) in keys {
+        let value = match map.get(key.as_str()) {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(serde_json::Value::Number(n)) => n.to_string(),
+            _ => continue,
+        };
+        fields.set(*f, Cow::Owned(value));
+    }
+    fields.finish()
+}
+
+/// What a request was to the compiler cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Hit,
+    Miss,
+    Write,
+    /// A PUT that did not get a 2xx answer: not a write.
+    FailedWrite,
+    /// PROPFIND/MKCOL and other WebDAV bookkeeping around a write.
+    Overhead,
+    /// sccache's start-up probe of `<prefix>/.sccache_check`.
+    Check,
+    /// A request under another run's prefix: counted apart.
+    OtherPrefix,
+    /// Anything else (an error status on a read, an unknown method).
+    Other,
+}
+
+/// Classifies one request. `prefix` is this run's `sccache_prefix`, if known.
+pub fn classify(method: &str, path: &str, status: u16, prefix: Option<&str>) -> Access {
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    if let Some(p) = prefix {
+        let p = p.trim_matches('/');
+        let ours = !p.is_empty()
+            && (segments
+                .windows(p.split('/').count())
+                .any(|w| w.join("/") == p));
+        if !ours {
+            return Access::OtherPrefix;
+        }
+    }
+    if segments.last() == Some(&".sccache_check") {
+        return Access::Check;
+    }
+    // /<prefix>/<k0>/<k1>/<k2>/<key>: the first three characters as folders.
+    let is_object = match segments.as_slice() {
+        [.., a, b, c, key] => {
+            let k = key.as_bytes();
+            k.len() > 3
+                && a.as_bytes() == &k[0..1]
+                && b.as_bytes() == &k[1..2]
+                && c.as_bytes() == &k[2..3]
+        }
+        _ => false,
+    };
+    let ok = (200..300).contains(&status);
+    match method {
+        "GET" if is_object && status == 200 => Access::Hit,
+        "GET" if is_object && status == 404 => Access::Miss,
+        "PUT" if is_object && ok => Access::Write,
+        "PUT" if is_object => Access::FailedWrite,
+        "PROPFIND" | "MKCOL" | "HEAD" | "OPTIONS" => Access::Overhead,
+        _ => Access::Other,
+    }
+}
+
+/// Counts of one time bucket of the cache lane.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LaneBucket {
+    pub hits: u64,
+    pub misses: u64,
+    pub writes: u64,
+    pub write_bytes: u64,
+}
+
+/// The mergeable aggregate of an sccache.log (or a chunk of it).
+#[derive(Debug, Clone, Default)]
+pub struct SccacheLog {
+    pub hits: u64,
+    pub misses: u64,
+    pub writes: u64,
+    /// Sum of `$request_length` over writes that carried one.
+    pub write_bytes: u64,
+    /// Writes whose size the log does not carry.
+    pub writes_unsized: u64,
+    pub failed_writes: u64,
+    pub overhead: u64,
+    pub checks: u64,
+    pub other_prefix: u64,
+    pub other: u64,
+    /// Keyed by `unix seconds / BUCKET_SECS`.
+    pub series: BTreeMap<i64, LaneBucket>,
+    pub first: Option<Micros>,
+    pub last: Option<Micros>,
+}
+
+/// The sink with what it needs to classify: the format and this run's prefix.
+pub struct SccacheSink<'f> {
+    pub format: &'f LogFormat,
+    pub prefix: Option<&'f str>,
+    pub log: SccacheLog,
+}
+
+impl LineSink for SccacheSink<'_> {
+    fn line(&mut self, line: &[u8]) -> Outcome {
+        let req = match self.format.parse_line(line) {
+            Ok(r) => r,
+            Err(e) => return Outcome::Malformed(e),
+        };
+        let log = &mut self.log;
+        let access = classify(&req.method, &req.path, req.status, self.prefix);
+        let bucket = req.time.map(|t| {
+            log.first = Some(log.first.map_or(t, |f| f.min(t)));
+            log.last = Some(log.last.map_or(t, |l| l.max(t)));
+            t.div_euclid(BUCKET_SECS * 1_000_000)
+        });
+        let mut lane = |f: &mut dyn FnMut(&mut LaneBucket)| {
+            if let Some(b) = bucket {
+                f(log.series.entry(b).or_default());
+            }
+        };
+        match access {
+            Access::Hit => {
+                lane(&mut |b| b.hits += 1);
+                log.hits += 1;
+            }
+            Access::Miss => {
+                lane(&mut |b| b.misses += 1);
+                log.misses += 1;
+            }
+            Access::Write => {
+                let size = req.request_length;
+                lane(&mut |b| {
+                    b.writes += 1;
+                    b.write_bytes += size.unwrap_or(0);
+                });
+                log.writes += 1;
+                match size {
+                    Some(n) => log.write_bytes += n,
+                    None => log.writes_unsized += 1,
+                }
+            }
+            Access::FailedWrite => log.failed_writes += 1,
+            Access::Overhead => log.overhead += 1,
+            Access::Check => log.checks += 1,
+            Access::OtherPrefix => log.other_prefix += 1,
+            Access::Other => log.other += 1,
+        }
+        Outcome::Record
+    }
+
+    fn merge_following(&mut self, later: Self) {
+        let (a, b) = (&mut self.log, later.log);
+        a.hits += b.hits;
+        a.misses += b.misses;
+        a.writes += b.writes;
+        a.write_bytes += b.write_bytes;
+        a.writes_unsized += b.writes_unsized;
+        a.failed_writes += b.failed_writes;
+        a.overhead += b.overhead;
+        a.checks += b.checks;
+        a.other_prefix += b.other_prefix;
+        a.other += b.other;
+        for (k, v) in b.series {
+            let e = a.series.entry(k).or_default();
+            e.hits += v.hits;
+            e.misses += v.misses;
+            e.writes += v.writes;
+            e.write_bytes += v.write_bytes;
+        }
+        a.first = match (a.first, b.first) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        a.last = match (a.last, b.last) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC_FORMAT: &str = r#"log_format sccache '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_length $request_time';"#;
+
+    #[test]
+    fn the_spec_directive_derives_a_parser_with_request_length() {
+        let f = LogFormat::from_directive(SPEC_FORMAT).unwrap();
+        assert!(f.has_request_length());
+        assert_eq!(f.describe(), "sccache.log: log_format sccache, 10 fields");
+        let line = br#"10.0.3.12 - - [20/Oct/2026:02:00:05 +0000] "PUT /perf-x/a/b/c/abcdef HTTP/1.1" 201 0 "-" "opendal/0.52" 18244 0.012"#;
+        let r = f.parse_line(line).unwrap();
+        assert_eq!(r.addr, "10.0.3.12");
+        assert_eq!(r.method, "PUT");
+        assert_eq!(r.path, "/perf-x/a/b/c/abcdef");
+        assert_eq!(r.status, 201);
+        assert_eq!(r.request_length, Some(18244));
+        assert_eq!(r.time, timefmt::parse_rfc3339("2026-10-20T02:00:05Z"));
+    }
+
+    #[test]
+    fn combined_is_the_default_and_has_no_upload_sizes() {
+        let f = LogFormat::combined();
+        assert!(!f.has_request_length());
+        let line = br#"10.0.3.12 - - [20/Oct/2026:02:00:05 +0000] "GET /p/a/b/c/abcdef HTTP/1.1" 404 153 "-" "opendal""#;
+        assert_eq!(f.parse_line(line).unwrap().status, 404);
+    }
+
+    #[test]
+    fn a_quote_escaped_by_nginx_does_not_end_the_field() {
+        let f = LogFormat::combined();
+        let line = br#"10.0.3.12 - - [20/Oct/2026:02:00:05 +0000] "GET /p/a/b/c/abcdef HTTP/1.1" 200 153 "-" "agent \x22quoted\x22""#;
+        assert_eq!(f.parse_line(line).unwrap().status, 200);
+    }
+
+    #[test]
+    fn escape_json_formats_parse_as_json() {
+        let d = r#"log_format js escape=json '{"addr":"$remote_addr","t":"$time_iso8601",'
+            '"req":"$request","status":$status,"len":$request_length}';"#;
+        let f = LogFormat::from_directive(d).unwrap();
+        let r = f
+            .parse_line(br#"{"addr":"10.0.0.1","t":"2026-10-20T02:00:05+00:00","req":"GET /p/a/b/c/abcd HTTP/1.1","status":200,"len":310}"#)
+            .unwrap();
+        assert_eq!(
+            (r.method.as_ref(), r.status, r.request_length),
+            ("GET", 200, Some(310))
+        );
+    }
+
+    #[test]
+    fn a_format_without_status_is_refused_with_the_reason() {
+        let err =
+            LogFormat::from_directive("log_format x '$remote_addr \"$request\"';").unwrap_err();
+        assert!(err.contains("$status"));
+    }
+
+    #[test]
+    fn a_line_that_does_not_fit_names_the_column() {
+        let f = LogFormat::combined();
+        let err = f.parse_line(b"10.0.3.12 GET /x 200").unwrap_err();
+        assert!(err.contains("column"), "{err}");
+    }
+
+    #[test]
+    fn classification_follows_sccache_layout_and_prefix() {
+        let p = Some("perf-1");
+        assert_eq!(classify("GET", "/perf-1/a/b/c/abcdef", 200, p), Access::Hit);
+        assert_eq!(
+            classify("GET", "/perf-1/a/b/c/abcdef", 404, p),
+            Access::Miss
+        );
+        assert_eq!(
+            classify("PUT", "/perf-1/a/b/c/abcdef", 204, p),
+            Access::Write
+        );
+        assert_eq!(
+            classify("PUT", "/perf-1/a/b/c/abcdef", 507, p),
+            Access::FailedWrite
+        );
+        assert_eq!(classify("MKCOL", "/perf-1/a/b/", 405, p), Access::Overhead);
+        assert_eq!(
+            classify("PUT", "/perf-1/.sccache_check", 201, p),
+            Access::Check
+        );
+        assert_eq!(
+            classify("GET", "/perf-0/a/b/c/abcdef", 200, p),
+            Access::OtherPrefix
+        );
+        // Behind a base path the prefix is still found.
+        assert_eq!(
+            classify("GET", "/dav/perf-1/a/b/c/abcdef", 200, p),
+            Access::Hit
+        );
+        // Without a known prefix every object is this run's.
+        assert_eq!(classify("GET", "/x/a/b/c/abcdef", 200, None), Access::Hit);
+        // Folders are not objects: a key's first three characters are.
+        assert_eq!(classify("GET", "/perf-1/a/b/c/zzzz", 200, p), Access::Other);
+    }
+}

@@ -1,0 +1,440 @@
+//! `zot.jsonl`: the registry's structured log. One JSON object a line, mixed
+//! with lines that are not JSON; requests are `"message": "HTTP API"`.
+//! Only the fields used are deserialised, borrowed from the line.
+
+use super::lines::{LineSink, Outcome};
+use crate::timefmt::{self, Micros};
+use serde::de::{Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub const BUCKET_SECS: i64 = 10;
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(borrow)]
+    message: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    path: Option<Cow<'a, str>>,
+    #[serde(rename = "statusCode")]
+    status_code: Option<serde_json::Number>,
+    #[serde(rename = "bodySize")]
+    body_size: Option<serde_json::Number>,
+    #[serde(borrow)]
+    headers: Option<Headers<'a>>,
+    #[serde(rename = "clientIP", borrow)]
+    client_ip: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    time: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    latency: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Headers<'a> {
+    #[serde(rename = "Content-Length", borrow)]
+    content_length: Option<First<'a>>,
+}
+
+/// The first string of a header's list, without collecting the list.
+struct First<'a>(Option<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for First<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = First<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of header values")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<First<'de>, A::Error> {
+                let first: Option<Cow<'de, str>> =
+                    seq.next_element::<Borrowed<'de>>()?.map(|b| b.0);
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(First(first))
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<First<'de>, E> {
+                Ok(First(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<First<'de>, E> {
+                Ok(First(Some(Cow::Owned(v.to_string()))))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A `Cow<str>` that borrows when the JSON string has no escapes.
+struct Borrowed<'a>(Cow<'a, str>);
+impl<'de: 'a, 'a> Deserialize<'de> for Borrowed<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Borrowed(<Cow<'a, str> as Deserialize>::deserialize(d)?))
+    }
+}
+
+/// What a registry request was, from the table in the spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    UploadStart,
+    BlobChunk,
+    BlobComplete,
+    ManifestWrite,
+    BlobRead,
+    ManifestRead,
+    Other,
+}
+
+/// Splits `/v2/<name>/blobs/...` or `/v2/<name>/manifests/<ref>`; names hold slashes.
+pub fn classify<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'p str) {
+    let path = path.split('?').next().unwrap_or(path);
+    let Some(rest) = path.strip_prefix("/v2/") else {
+        return (Request::Other, "", "");
+    };
+    if let Some(i) = rest.find("/blobs/") {
+        let (name, tail) = (&rest[..i], &rest[i + "/blobs/".len()..]);
+        let kind = match (method, tail.starts_with("uploads")) {
+            ("POST", true) => Request::UploadStart,
+            ("PATCH", true) => Request::BlobChunk,
+            ("PUT", true) => Request::BlobComplete,
+            ("GET" | "HEAD", false) => Request::BlobRead,
+            _ => Request::Other,
+        };
+        return (kind, name, "");
+    }
+    if let Some(i) = rest.find("/manifests/") {
+        let (name, reference) = (&rest[..i], &rest[i + "/manifests/".len()..]);
+        let kind = match method {
+            "PUT" => Request::ManifestWrite,
+            "GET" | "HEAD" => Request::ManifestRead,
+            _ => Request::Other,
+        };
+        return (kind, name, reference);
+    }
+    (Request::Other, "", "")
+}
+
+/// BuildKit's registry cache lives in repositories or tags named `cache`.
+pub fn is_cache(name: &str, reference: &str) -> bool {
+    name.contains("cache") || reference.contains("cache")
+}
+
+/// One 2xx write, kept for attributing bytes to a target's node and record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteEvent {
+    pub time: Micros,
+    /// `None` when the upload was chunked without Content-Length.
+    pub bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LaneBucket {
+    pub cache_bytes: u64,
+    pub image_bytes: u64,
+}
+
+/// The mergeable aggregate of a zot.jsonl (or a chunk of it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ZotLog {
+    /// `HTTP API` lines.
+    pub requests: u64,
+    pub blob_write_bytes: u64,
+    pub cache_write_bytes: u64,
+    pub image_write_bytes: u64,
+    pub manifest_writes: u64,
+    pub blob_writes: u64,
+    /// 2xx writes whose size is unknown (no Content-Length): not counted as zero bytes.
+    pub writes_unsized: u64,
+    pub failed_writes: u64,
+    pub upload_starts: u64,
+    pub reads: u64,
+    pub read_bytes: u64,
+    /// Lines with another message, by message (`syncing image`, `HTTP API Audit`, ...).
+    pub by_message: BTreeMap<String, u64>,
+    pub not_json: u64,
+    /// 2xx writes by client host (the part of `clientIP` before the port).
+    pub writes_by_client: BTreeMap<String, Vec<WriteEvent>>,
+    pub series: BTreeMap<i64, LaneBucket>,
+}
+
+pub fn client_host(client_ip: &str) -> &str {
+    // `[::1]:5000`, `10.0.3.12:45590`, or a bare address.
+    if let Some(rest) = client_ip.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or(rest);
+    }
+    match client_ip.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
+            host
+        }
+        _ => client_ip,
+    }
+}
+
+/// Adds `bytes` to the buckets covering `[from, to]` in proportion to overlap.
+pub fn spread(
+    series: &mut BTreeMap<i64, LaneBucket>,
+    from: Micros,
+    to: Micros,
+    bytes: u64,
+    cache: bool,
+) {
+    let width = BUCKET_SECS * 1_000_000;
+    let first = from.div_euclid(width);
+    let last = to.div_euclid(width);
+    let mut add = |bucket: i64, n: u64| {
+        let b = series.entry(bucket).or_default();
+        if cache {
+            b.cache_bytes += n;
+        } else {
+            b.image_bytes += n;
+        }
+    };
+    if first >= last || to <= from {
+        add(last, bytes);
+        return;
+    }
+    let total = (to - from) as f64;
+    let mut given = 0u64;
+    for bucket in first..=last {
+        let lo = (bucket * width).max(from);
+        let hi = ((bucket + 1) * width).min(to);
+        let n = if bucket == last {
+            bytes - given
+        } else {
+            (bytes as f64 * (hi - lo) as f64 / total) as u64
+        };
+        given += n;
+        add(bucket, n);
+    }
+}
+
+impl LineSink for ZotLog {
+    fn line(&mut self, line: &[u8]) -> Outcome {
+        let first = line.iter().find(|b| !b.is_ascii_whitespace());
+        if first != Some(&b'{') {
+            self.not_json += 1;
+            return Outcome::Skipped;
+        }
+        let l: Line = match serde_json::from_slice(line) {
+            Ok(l) => l,
+            Err(e) => return Outcome::Malformed(format!("broken JSON: {e}").into()),
+        };
+        let Some(message) = l.message else {
+            *self.by_message.entry("(no message)".into()).or_default() += 1;
+            return Outcome::Skipped;
+        };
+        if message != "HTTP API" {
+            match self.by_message.get_mut(message.as_ref()) {
+                Some(n) => *n += 1,
+                None => {
+                    self.by_message.insert(message.into_owned(), 1);
+                }
+            }
+            return Outcome::Skipped;
+        }
+        self.requests += 1;
+        let (Some(method), Some(path)) = (l.method, l.path) else {
+            return Outcome::Malformed("HTTP API line without method or path".into());
+        };
+        let Some(status) = l.status_code.and_then(|n| n.as_u64()) else {
+            return Outcome::Malformed("HTTP API line without a numeric statusCode".into());
+        };
+        let ok = (200..300).contains(&status);
+        let (kind, name, reference) = classify(&method, &path);
+        let size = l
+            .headers
+            .and_then(|h| h.content_length)
+            .and_then(|c| c.0)
+            .and_then(|c| c.trim().parse::<u64>().ok());
+        match kind {
+            Request::BlobRead | Request::ManifestRead => {
+                self.reads += 1;
+                if method == "GET" && status == 200 {
+                    self.read_bytes += l.body_size.and_then(|n| n.as_u64()).unwrap_or(0);
+                }
+            }
+            Request::UploadStart if ok => self.upload_starts += 1,
+            Request::BlobChunk | Request::BlobComplete | Request::ManifestWrite if !ok => {
+                self.failed_writes += 1
+            }
+            Request::BlobChunk | Request::BlobComplete | Request::ManifestWrite => {
+                let manifest = kind == Request::ManifestWrite;
+                if manifest {
+                    self.manifest_writes += 1;
+                } else {
+                    self.blob_writes += 1;
+                }
+                let cache = is_cache(name, reference);
+                match size {
+                    Some(n) => {
+                        if !manifest {
+                            self.blob_write_bytes += n;
+                        }
+                        if cache {
+                            self.cache_write_bytes += n;
+                        } else {
+                            self.image_write_bytes += n;
+                        }
+                    }
+                    None => self.writes_unsized += 1,
+                }
+                // Time is parsed only for writes: the other lines never need it.
+                if let Some(t) = l.time.as_deref().and_then(timefmt::parse_rfc3339) {
+                    if let Some(n) = size {
+                        // The request line is logged when the write completes; its
+                        // bytes flowed during the request's latency, so spread them
+                        // over it rather than piling a whole blob into one instant.
+                        let latency = l
+                            .latency
+                            .as_deref()
+                            .and_then(timefmt::parse_go_duration)
+                            .unwrap_or(0.0);
+                        let from = t - (latency * 1e6) as Micros;
+                        spread(&mut self.series, from, t, n, cache);
+                    }
+                    let host = client_host(l.client_ip.as_deref().unwrap_or("-"));
+                    let ev = WriteEvent {
+                        time: t,
+                        bytes: size,
+                    };
+                    match self.writes_by_client.get_mut(host) {
+                        Some(v) => v.push(ev),
+                        None => {
+                            self.writes_by_client.insert(host.to_string(), vec![ev]);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        Outcome::Record
+    }
+
+    fn merge_following(&mut self, b: Self) {
+        self.requests += b.requests;
+        self.blob_write_bytes += b.blob_write_bytes;
+        self.cache_write_bytes += b.cache_write_bytes;
+        self.image_write_bytes += b.image_write_bytes;
+        self.manifest_writes += b.manifest_writes;
+        self.blob_writes += b.blob_writes;
+        self.writes_unsized += b.writes_unsized;
+        self.failed_writes += b.failed_writes;
+        self.upload_starts += b.upload_starts;
+        self.reads += b.reads;
+        self.read_bytes += b.read_bytes;
+        self.not_json += b.not_json;
+        for (k, v) in b.by_message {
+            *self.by_message.entry(k).or_default() += v;
+        }
+        for (k, v) in b.writes_by_client {
+            self.writes_by_client.entry(k).or_default().extend(v);
+        }
+        for (k, v) in b.series {
+            let e = self.series.entry(k).or_default();
+            e.cache_bytes += v.cache_bytes;
+            e.image_bytes += v.image_bytes;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repository_names_with_slashes_split_at_blobs_and_manifests() {
+        let (k, name, _) = classify(
+            "PUT",
+            "/v2/rocm/pytorch/blobs/uploads/7f3a?digest=sha256%3Aab",
+        );
+        assert_eq!((k, name), (Request::BlobComplete, "rocm/pytorch"));
+        let (k, name, r) = classify("PUT", "/v2/rocm/cache/manifests/triton-wheel");
+        assert_eq!(
+            (k, name, r),
+            (Request::ManifestWrite, "rocm/cache", "triton-wheel")
+        );
+        assert_eq!(
+            classify("POST", "/v2/a/blobs/uploads/").0,
+            Request::UploadStart
+        );
+        assert_eq!(
+            classify("PATCH", "/v2/a/blobs/uploads/x").0,
+            Request::BlobChunk
+        );
+        assert_eq!(
+            classify("GET", "/v2/a/blobs/sha256:00").0,
+            Request::BlobRead
+        );
+        assert_eq!(classify("GET", "/v2/").0, Request::Other);
+    }
+
+    #[test]
+    fn a_write_is_spread_over_its_latency_and_no_byte_is_lost() {
+        let mut series = BTreeMap::new();
+        // 100 bytes over 5 s..35 s: buckets 0 (5 s), 1 (10 s), 2 (10 s), 3 (5 s).
+        spread(&mut series, 5_000_000, 35_000_000, 100, true);
+        let got: Vec<u64> = series.values().map(|b| b.cache_bytes).collect();
+        assert_eq!(got, vec![16, 33, 33, 18]);
+        assert_eq!(got.iter().sum::<u64>(), 100);
+    }
+
+    #[test]
+    fn client_hosts_drop_the_port() {
+        assert_eq!(client_host("10.0.3.12:45590"), "10.0.3.12");
+        assert_eq!(client_host("[fd00::1]:5000"), "fd00::1");
+        assert_eq!(client_host("fd00::1"), "fd00::1");
+    }
+
+    fn agg(text: &str) -> (ZotLog, crate::input::ParseStats) {
+        crate::input::lines::parse_bytes(
+            text.as_bytes(),
+            crate::input::lines::Tail::Complete,
+            ZotLog::default,
+        )
+    }
+
+    #[test]
+    fn a_chunked_upload_without_content_length_is_unknown_not_zero() {
+        let (z, _) = agg(
+            r#"{"message":"HTTP API","method":"PATCH","path":"/v2/a/blobs/uploads/1","statusCode":202,"headers":{},"clientIP":"10.0.0.1:1","time":"2026-10-20T02:00:00Z"}
+{"message":"HTTP API","method":"PUT","path":"/v2/a/blobs/uploads/1?digest=sha256%3Aab","statusCode":201,"headers":{"Content-Length":["100"]},"clientIP":"10.0.0.1:1","time":"2026-10-20T02:00:01Z"}
+"#,
+        );
+        assert_eq!(z.blob_writes, 2);
+        assert_eq!(z.writes_unsized, 1);
+        assert_eq!(z.blob_write_bytes, 100);
+        assert_eq!(z.writes_by_client["10.0.0.1"].len(), 2);
+        assert_eq!(z.writes_by_client["10.0.0.1"][0].bytes, None);
+    }
+
+    #[test]
+    fn only_a_2xx_answer_is_a_write_and_cache_is_told_from_image() {
+        let (z, stats) = agg(
+            r#"{"level":"info","method":"PUT","path":"/v2/r/cache/blobs/uploads/1?digest=x","statusCode":201,"headers":{"Content-Length":["300"]},"clientIP":"h:1","message":"HTTP API","time":"2026-10-20T02:00:00Z"}
+{"level":"info","method":"PUT","path":"/v2/r/img/blobs/uploads/2?digest=x","statusCode":500,"headers":{"Content-Length":["999"]},"clientIP":"h:1","message":"HTTP API","time":"2026-10-20T02:00:00Z"}
+{"level":"info","method":"PUT","path":"/v2/r/img/manifests/v1","statusCode":201,"headers":{"Content-Length":["50"]},"clientIP":"h:1","message":"HTTP API","time":"2026-10-20T02:00:00Z","caller":"a","caller":"b"}
+"#,
+        );
+        assert_eq!(stats.records, 3);
+        assert_eq!(z.cache_write_bytes, 300);
+        assert_eq!(z.image_write_bytes, 50);
+        assert_eq!(z.blob_write_bytes, 300);
+        assert_eq!(z.manifest_writes, 1);
+        assert_eq!(z.failed_writes, 1);
+    }
+
+    #[test]
+    fn escaped_strings_are_decoded() {
+        let (z, stats) = agg(
+            r#"{"message":"HTTP\u0020API","method":"PUT","path":"\/v2\/r\/manifests\/v1","statusCode":201,"headers":{"Content-Length":["7"]},"clientIP":"h:1","time":"2026-10-20T02:00:00Z"}
+"#,
+        );
+        assert_eq!(
+            (stats.records, z.manifest_writes, z.image_write_bytes),
+            (1, 1, 7)
+        );
+    }
+}

@@ -1,0 +1,48 @@
+//! perfreport: turns a build-fleet performance run directory into a report.
+//!
+//! Data flows one way: `input` (one parser per file kind, each with its
+//! statistics) -> `model::Run` -> `analysis` (pure functions) -> `view::View`
+//! (what `data.json` serialises) -> `render` (markdown, SVG, HTML), which
+//! only reads the view.
+
+pub mod analysis;
+pub mod error;
+pub mod input;
+pub mod model;
+pub mod output;
+pub mod render;
+pub mod runs;
+pub mod synth;
+
+pub mod timefmt;
+pub mod view;
+
+pub use error::{Error, Result};
+
+use std::path::Path;
+
+/// The outcome of reporting one run.
+pub struct Report {
+    pub view: view::View,
+    pub files: Vec<output::OutFile>,
+    /// Inputs that broke their contract (what `--strict` fails on).
+    pub broken_inputs: Vec<String>,
+}
+
+/// Reads a run directory and renders its report in memory.
+pub fn report(run_dir: &Path) -> Result<Report> {
+    let run = model::load(run_dir)?;
+    let view = view::build(&run);
+    let files = render::render_all(&view)?;
+    let broken_inputs = view
+        .inputs
+        .iter()
+        .filter(|(_, i)| i.contract_broken)
+        .map(|(n, _)| n.clone())
+        .collect();
+    Ok(Report {
+        view,
+        files,
+        broken_inputs,
+    })
+}

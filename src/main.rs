@@ -1,0 +1,124 @@
+//! The `perfreport` command: a thin layer over the library.
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "perfreport",
+    version,
+    about = "Static reports for build-fleet performance runs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Turn one run directory into report.md, charts/*.svg, index.html and data.json.
+    Report {
+        /// The run directory; default: the newest run under $PERF_ROOT (/var/tmp/rocm-perf).
+        run_dir: Option<PathBuf>,
+        /// Where to write the outputs; default: the run directory.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Exit 1 when any input broke its contract (zero records, malformed lines, unreadable trace).
+        #[arg(long)]
+        strict: bool,
+        /// Print nothing but errors.
+        #[arg(long, short)]
+        quiet: bool,
+        /// The root searched for the newest run when RUN_DIR is not given.
+        #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
+        root: PathBuf,
+    },
+}
+
+/// Exit codes: 0 done, 1 a contract broken under --strict, 2 unusable arguments or unwritable output.
+const EXIT_STRICT: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+
+/// Inputs larger than this get a progress line on a terminal.
+const PROGRESS_BYTES: u64 = 64 << 20;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("perfreport: {e:#}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Report {
+            run_dir,
+            out,
+            strict,
+            quiet,
+            root,
+        } => {
+            let run_dir = match run_dir {
+                Some(d) => d,
+                None => perfreport::runs::newest(&root)
+                    .with_context(|| format!("no run directory under {}", root.display()))?,
+            };
+            let tty = std::io::stderr().is_terminal() && !quiet;
+            let started = std::time::Instant::now();
+            let size = dir_size(&run_dir);
+            if tty && size > PROGRESS_BYTES {
+                eprint!(
+                    "perfreport: reading {} ({:.0} MB)…",
+                    run_dir.display(),
+                    size as f64 / 1e6
+                );
+            }
+            let report = perfreport::report(&run_dir)?;
+            if tty && size > PROGRESS_BYTES {
+                eprintln!(" {:.2} s", started.elapsed().as_secs_f64());
+            }
+            let out_dir = out.unwrap_or_else(|| run_dir.clone());
+            let written = perfreport::output::write_all(&out_dir, &report.files)?;
+            if !quiet {
+                for w in &report.view.warnings {
+                    eprintln!("warning: {w}");
+                }
+                if tty {
+                    eprintln!(
+                        "perfreport: {} ({} files, {written} changed) in {}",
+                        out_dir.join(perfreport::render::markdown::FILE).display(),
+                        report.files.len(),
+                        out_dir.display()
+                    );
+                }
+            }
+            if strict && !report.broken_inputs.is_empty() {
+                eprintln!(
+                    "perfreport: --strict: inputs that broke their contract: {}",
+                    report.broken_inputs.join(", ")
+                );
+                return Ok(EXIT_STRICT);
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn dir_size(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}

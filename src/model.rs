@@ -1,0 +1,449 @@
+//! The run model: every input of one run directory, parsed (in parallel),
+//! with the statistics of each parse. Analysis reads only this.
+
+use crate::error::{Error, Result};
+use crate::input::artifacts::{Artifact, Artifacts};
+use crate::input::lines::{self, Tail};
+use crate::input::placement::{Placement, Placements};
+use crate::input::run_json::{self, RunInfo};
+use crate::input::samples::Samples;
+use crate::input::sccache::{LogFormat, SccacheLog, SccacheSink};
+use crate::input::trace::{self, Encoding, Span};
+use crate::input::zot::ZotLog;
+use crate::input::{InputReport, ParseStats};
+use std::path::{Path, PathBuf};
+
+pub const RUN_JSON: &str = "run.json";
+pub const PLACEMENT: &str = "placement.txt";
+pub const SAMPLES: &str = "samples.jsonl";
+pub const SCCACHE: &str = "sccache.log";
+pub const NGINX_FORMAT: &str = "nginx-log-format";
+pub const ZOT: &str = "zot.jsonl";
+pub const ARTIFACTS: &str = "artifacts.txt";
+
+/// The fixed inputs, in the order the report lists them.
+pub const FIXED_INPUTS: [&str; 7] = [
+    RUN_JSON,
+    PLACEMENT,
+    SAMPLES,
+    SCCACHE,
+    NGINX_FORMAT,
+    ZOT,
+    ARTIFACTS,
+];
+
+/// One target's trace as read.
+#[derive(Debug, Clone)]
+pub struct TargetTrace {
+    pub target: String,
+    pub encoding: Encoding,
+    pub spans: Vec<Span>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SccacheInput {
+    pub log: SccacheLog,
+    /// False when the log format has no `$request_length`: write sizes unknown.
+    pub sizes_known: bool,
+}
+
+/// Everything read from one run directory.
+#[derive(Debug, Default)]
+pub struct Run {
+    pub dir: PathBuf,
+    /// The directory's own name: the stamp when run.json has none.
+    pub dir_name: String,
+    pub info: Option<RunInfo>,
+    pub placements: Vec<Placement>,
+    pub artifacts: Vec<Artifact>,
+    pub samples: Samples,
+    pub traces: Vec<TargetTrace>,
+    pub sccache: Option<SccacheInput>,
+    pub zot: Option<ZotLog>,
+    /// Every input, present or not, sorted by name.
+    pub inputs: Vec<InputReport>,
+}
+
+impl Run {
+    pub fn stamp(&self) -> &str {
+        self.info
+            .as_ref()
+            .and_then(|i| i.stamp.as_deref())
+            .unwrap_or(&self.dir_name)
+    }
+
+    pub fn in_flight(&self) -> bool {
+        self.info.as_ref().is_some_and(|i| i.in_flight)
+    }
+
+    pub fn input(&self, name: &str) -> Option<&InputReport> {
+        self.inputs.iter().find(|i| i.name == name)
+    }
+
+    pub fn total_input_bytes(&self) -> u64 {
+        self.inputs.iter().filter_map(|i| i.bytes).sum()
+    }
+}
+
+/// Whether `dir` looks like a run directory: it holds at least one known input.
+pub fn is_run_dir(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        FIXED_INPUTS.contains(&name.as_ref()) || trace::target_of_file(&name).is_some()
+    })
+}
+
+/// The size of a present file; `Ok(None)` when it does not exist.
+fn size_of(path: &Path) -> std::result::Result<Option<u64>, std::io::Error> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(Some(m.len())),
+        Ok(_) => Err(std::io::Error::other("not a regular file")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads a small whole-file input, reporting absence and I/O errors.
+fn read_small(
+    dir: &Path,
+    name: &str,
+) -> std::result::Result<Option<(Vec<u8>, u64)>, Box<InputReport>> {
+    let path = dir.join(name);
+    match size_of(&path) {
+        Ok(None) => Ok(None),
+        Ok(Some(_)) => match std::fs::read(&path) {
+            Ok(data) => {
+                let n = data.len() as u64;
+                Ok(Some((data, n)))
+            }
+            Err(e) => Err(Box::new(InputReport::unreadable(
+                name,
+                None,
+                format!("cannot read: {e}"),
+            ))),
+        },
+        Err(e) => Err(Box::new(InputReport::unreadable(
+            name,
+            None,
+            format!("cannot read: {e}"),
+        ))),
+    }
+}
+
+/// Parses a line-oriented input with the parallel chunked reader.
+fn read_lines<S, F>(
+    dir: &Path,
+    name: &str,
+    tail: Tail,
+    format: Option<String>,
+    make: F,
+) -> (Option<S>, InputReport)
+where
+    S: lines::LineSink,
+    F: Fn() -> S + Sync,
+{
+    let path = dir.join(name);
+    match size_of(&path) {
+        Ok(None) => (None, InputReport::absent(name)),
+        Err(e) => (
+            None,
+            InputReport::unreadable(name, None, format!("cannot read: {e}")),
+        ),
+        Ok(Some(_)) => match lines::parse_file(&path, 0, tail, make) {
+            Ok(p) => {
+                let report = InputReport::from_parse(name, p.bytes, format, &p.stats);
+                (Some(p.sink), report)
+            }
+            Err(e) => (
+                None,
+                InputReport::unreadable(name, None, format!("cannot read: {e}")),
+            ),
+        },
+    }
+}
+
+/// Loads and parses a run directory. Fails only when `dir` is not a run.
+pub fn load(dir: &Path) -> Result<Run> {
+    let meta = std::fs::metadata(dir).map_err(|e| Error::NotARun {
+        path: dir.to_path_buf(),
+        reason: format!("cannot open: {e}"),
+    })?;
+    if !meta.is_dir() {
+        return Err(Error::NotARun {
+            path: dir.to_path_buf(),
+            reason: "not a directory".into(),
+        });
+    }
+    let listing = std::fs::read_dir(dir).map_err(|e| Error::NotARun {
+        path: dir.to_path_buf(),
+        reason: format!("cannot list: {e}"),
+    })?;
+    let mut trace_files: Vec<(String, String)> = listing
+        .flatten()
+        .filter_map(|e| {
+            let file = e.file_name().to_string_lossy().into_owned();
+            trace::target_of_file(&file).map(|t| (t.to_string(), file.clone()))
+        })
+        .collect();
+    trace_files.sort();
+    if !is_run_dir(dir) {
+        return Err(Error::NotARun {
+            path: dir.to_path_buf(),
+            reason: format!(
+                "no run inputs here (expected some of {} or trace-<target>.json)",
+                FIXED_INPUTS.join(", ")
+            ),
+        });
+    }
+
+    let mut run = Run {
+        dir: dir.to_path_buf(),
+        dir_name: dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| dir.display().to_string()),
+        ..Default::default()
+    };
+    let mut inputs = Vec::new();
+
+    // run.json first: the others need to know whether the run is in flight
+    // and which sccache prefix is this run's. It is tiny.
+    match read_small(dir, RUN_JSON) {
+        Ok(None) => inputs.push(InputReport::absent(RUN_JSON)),
+        Err(r) => inputs.push(*r),
+        Ok(Some((data, n))) => {
+            let (info, stats) = run_json::parse(&data);
+            inputs.push(InputReport::from_parse(
+                RUN_JSON,
+                n,
+                Some("run.json".into()),
+                &stats,
+            ));
+            run.info = info;
+        }
+    }
+    let tail = match &run.info {
+        Some(i) if !i.in_flight => Tail::Complete,
+        _ => Tail::MayBePartial,
+    };
+    let prefix = run.info.as_ref().and_then(|i| i.sccache_prefix.clone());
+
+    // The log format decides how sccache.log is read.
+    let (format, format_report) = match read_small(dir, NGINX_FORMAT) {
+        Ok(None) => (LogFormat::combined(), InputReport::absent(NGINX_FORMAT)),
+        Err(r) => (LogFormat::combined(), *r),
+        Ok(Some((data, n))) => {
+            let text = String::from_utf8_lossy(&data);
+            let mut stats = ParseStats {
+                lines: text.lines().count() as u64,
+                ..Default::default()
+            };
+            match LogFormat::from_directive(&text) {
+                Ok(f) => {
+                    stats.records = 1;
+                    (
+                        f,
+                        InputReport::from_parse(
+                            NGINX_FORMAT,
+                            n,
+                            Some("nginx log_format directive".into()),
+                            &stats,
+                        ),
+                    )
+                }
+                Err(e) => {
+                    stats.note_malformed(
+                        1,
+                        format!("{e}; reading sccache.log as nginx `combined` instead"),
+                    );
+                    (
+                        LogFormat::combined(),
+                        InputReport::from_parse(NGINX_FORMAT, n, None, &stats),
+                    )
+                }
+            }
+        }
+    };
+    inputs.push(format_report);
+
+    // Everything else at once: the big logs are themselves parsed in parallel chunks.
+    let mut placement = None;
+    let mut artifacts = None;
+    let mut samples = None;
+    let mut sccache = None;
+    let mut zot = None;
+    let mut traces = Vec::new();
+    rayon::scope(|s| {
+        s.spawn(|_| {
+            placement = Some(read_lines(
+                dir,
+                PLACEMENT,
+                Tail::Complete,
+                Some("placement".into()),
+                Placements::default,
+            ))
+        });
+        s.spawn(|_| {
+            artifacts = Some(read_lines(
+                dir,
+                ARTIFACTS,
+                Tail::Complete,
+                Some("artifacts".into()),
+                Artifacts::default,
+            ))
+        });
+        s.spawn(|_| {
+            samples = Some(read_lines(
+                dir,
+                SAMPLES,
+                tail,
+                Some("samples: JSON lines".into()),
+                Samples::default,
+            ))
+        });
+        s.spawn(|_| {
+            let format = &format;
+            let prefix = prefix.as_deref();
+            let (sink, report) = read_lines(dir, SCCACHE, tail, Some(format.describe()), || {
+                SccacheSink {
+                    format,
+                    prefix,
+                    log: SccacheLog::default(),
+                }
+            });
+            sccache = Some((sink.map(|s| s.log), report));
+        });
+        s.spawn(|_| {
+            zot = Some(read_lines(
+                dir,
+                ZOT,
+                tail,
+                Some("zot.jsonl: JSON lines".into()),
+                ZotLog::default,
+            ))
+        });
+        s.spawn(|_| {
+            use rayon::prelude::*;
+            traces = trace_files
+                .par_iter()
+                .map(|(target, file)| read_trace(dir, target, file))
+                .collect();
+        });
+    });
+
+    if let Some((p, r)) = placement {
+        run.placements = p.map(|p| p.items).unwrap_or_default();
+        inputs.push(r);
+    }
+    if let Some((a, r)) = artifacts {
+        run.artifacts = a.map(|a| a.items).unwrap_or_default();
+        inputs.push(r);
+    }
+    if let Some((s, r)) = samples {
+        let mut s = s.unwrap_or_default();
+        s.finish();
+        run.samples = s;
+        inputs.push(r);
+    }
+    if let Some((log, mut r)) = sccache {
+        if r.present && !format.has_request_length() {
+            r.warnings.push(format!(
+                "{SCCACHE}: the log format has no $request_length, so the size of cache writes is unknown"
+            ));
+        }
+        if let Some(log) = &log {
+            if r.present && r.records > 0 && log.hits + log.misses + log.writes == 0 {
+                r.warnings.push(format!(
+                    "{SCCACHE}: {} requests read but none was a cache hit, miss or write{}",
+                    r.records,
+                    if log.other_prefix > 0 {
+                        format!(
+                            " under this run's prefix ({} under other prefixes)",
+                            log.other_prefix
+                        )
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+        }
+        run.sccache = log.map(|log| SccacheInput {
+            log,
+            sizes_known: format.has_request_length(),
+        });
+        inputs.push(r);
+    }
+    if let Some((z, mut r)) = zot {
+        if let Some(z) = &z {
+            if r.present && r.records > 0 && z.requests == 0 {
+                r.warnings.push(format!(
+                    "{ZOT}: {} JSON lines but no `HTTP API` request among them",
+                    r.records + r.skipped
+                ));
+            }
+        }
+        run.zot = z;
+        inputs.push(r);
+    }
+    for (t, r) in traces {
+        if let Some(t) = t {
+            run.traces.push(t);
+        }
+        inputs.push(r);
+    }
+    // A target the harness announced but whose trace is missing.
+    if let Some(info) = &run.info {
+        for t in &info.targets {
+            let file = format!("trace-{t}.json");
+            if !inputs.iter().any(|i| i.name == file) {
+                let mut r = InputReport::absent(&file);
+                r.warnings.push(if info.in_flight {
+                    format!("{file}: no trace yet for target {t} (the run is in flight)")
+                } else {
+                    format!("{file}: run.json lists target {t} but the run has no trace for it")
+                });
+                inputs.push(r);
+            }
+        }
+    }
+    inputs.sort_by(|a, b| a.name.cmp(&b.name));
+    run.inputs = inputs;
+    Ok(run)
+}
+
+fn read_trace(dir: &Path, target: &str, file: &str) -> (Option<TargetTrace>, InputReport) {
+    let data = match read_small(dir, file) {
+        Ok(Some((data, _))) => data,
+        Ok(None) => return (None, InputReport::absent(file)),
+        Err(r) => return (None, *r),
+    };
+    let (decoded, stats) = trace::parse(&data);
+    match decoded {
+        Ok(t) => {
+            let report = InputReport::from_parse(
+                file,
+                data.len() as u64,
+                Some(t.encoding.label().into()),
+                &stats,
+            );
+            let tt = TargetTrace {
+                target: target.to_string(),
+                encoding: t.encoding,
+                spans: t.spans,
+            };
+            (Some(tt), report)
+        }
+        Err(reason) => {
+            let mut r = InputReport::from_parse(file, data.len() as u64, None, &stats);
+            if !r.warnings.iter().any(|w| w.contains(&reason)) {
+                r.warnings.push(format!("{file}: {reason}"));
+            }
+            r.contract_broken = true;
+            (None, r)
+        }
+    }
+}

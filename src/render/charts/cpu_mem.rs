@@ -1,0 +1,73 @@
+//! CPU and memory of every node on ONE percent axis: colour follows the
+//! builder, CPU solid, memory dashed. A second y-scale is not allowed.
+
+use super::*;
+
+pub fn draw(view: &View) -> Result<String> {
+    let axis = TimeAxis::for_span(x_max(view));
+    let span = axis.x(x_max(view));
+    svg("cpu-mem", (WIDTH, 440), |root| {
+        root.fill(&WHITE)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption("CPU busy and memory used by node (%)", (FONT, 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(48)
+            .build_cartesian_2d(0f64..span, 0f64..100f64)?;
+        chart
+            .configure_mesh()
+            .x_desc(axis.desc)
+            .y_desc("% of node (CPU solid, memory dashed)")
+            .x_label_formatter(&|v| axis.label(v))
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()?;
+        if view
+            .nodes
+            .iter()
+            .all(|n| n.cpu.t.is_empty() && n.mem.t.is_empty())
+        {
+            let why = if view.inputs.get("samples.jsonl").is_some_and(|i| i.present) {
+                "samples.jsonl holds no usable node samples"
+            } else {
+                "no samples.jsonl in this run"
+            };
+            return message(&root, why);
+        }
+        for n in &view.nodes {
+            let c = rgb(n.colour);
+            let label = match &n.builder {
+                Some(b) => format!("{} ({b})", n.name),
+                None => n.name.clone(),
+            };
+            let mut labelled = false;
+            let scaled = |t: &[f64]| t.iter().map(|s| axis.x(*s)).collect::<Vec<f64>>();
+            for seg in segments(&scaled(&n.cpu.t), &n.cpu.v) {
+                let s = chart.draw_series(LineSeries::new(seg, c.stroke_width(2)))?;
+                if !labelled {
+                    s.label(label.clone()).legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(3))
+                    });
+                    labelled = true;
+                }
+            }
+            for seg in segments(&scaled(&n.mem.t), &n.mem.v) {
+                let s = chart.draw_series(DashedLineSeries::new(seg, 6, 4, c.stroke_width(2)))?;
+                if !labelled {
+                    s.label(label.clone()).legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(3))
+                    });
+                    labelled = true;
+                }
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font((FONT, 13))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .draw()?;
+        root.present()?;
+        Ok(())
+    })
+}

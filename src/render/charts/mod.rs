@@ -1,0 +1,166 @@
+//! SVG charts, one chart per file under `charts/`, drawn with plotters.
+//! Time is the offset from the run's start on every chart, so they line up.
+
+pub mod cache_lanes;
+pub mod cpu_mem;
+pub mod timeline;
+
+use super::Export;
+use crate::error::{Error, Result};
+use crate::output::OutFile;
+use crate::view::View;
+use plotters::prelude::*;
+
+pub type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+pub const WIDTH: u32 = 1100;
+pub const FONT: &str = "sans-serif";
+
+pub struct Charts;
+
+/// The charts in the order the report shows them: (file name, drawing function).
+pub type DrawChart = fn(&View) -> Result<String>;
+
+pub const ALL: [(&str, DrawChart); 3] = [
+    ("charts/cpu-mem.svg", cpu_mem::draw),
+    ("charts/timeline.svg", timeline::draw),
+    ("charts/cache-lanes.svg", cache_lanes::draw),
+];
+
+impl Export for Charts {
+    fn render(&self, view: &View) -> Result<Vec<OutFile>> {
+        ALL.iter()
+            .map(|(name, draw)| Ok(OutFile::new(*name, draw(view)?)))
+            .collect()
+    }
+}
+
+/// Draws into an SVG string of the given size.
+pub fn svg(
+    name: &str,
+    size: (u32, u32),
+    draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> DrawResult,
+) -> Result<String> {
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
+        draw(root).map_err(|e| Error::Chart {
+            name: name.into(),
+            message: e.to_string(),
+        })?;
+    }
+    Ok(buf)
+}
+
+pub fn rgb(i: usize) -> RGBColor {
+    let (r, g, b) = super::colour(i);
+    RGBColor(r, g, b)
+}
+
+/// The x range of every chart: the run's window, else what the data spans.
+pub fn x_max(view: &View) -> f64 {
+    if let Some(w) = view.fleet.wall_s.filter(|w| *w > 0.0) {
+        return w;
+    }
+    let mut m: f64 = 0.0;
+    for t in &view.targets {
+        m = m.max(t.end_s.unwrap_or(0.0));
+    }
+    for n in &view.nodes {
+        m = m.max(n.cpu.t.last().copied().unwrap_or(0.0));
+    }
+    if m > 0.0 {
+        m
+    } else {
+        60.0
+    }
+}
+
+/// The time axis: minutes, or hours for runs longer than three hours.
+/// Charts plot time in this unit so the tick marks land on round values.
+#[derive(Debug, Clone, Copy)]
+pub struct TimeAxis {
+    pub scale: f64,
+    pub desc: &'static str,
+}
+
+impl TimeAxis {
+    pub fn for_span(span_s: f64) -> Self {
+        if span_s > 3.0 * 3600.0 {
+            TimeAxis {
+                scale: 3600.0,
+                desc: "time since run start (hours)",
+            }
+        } else {
+            TimeAxis {
+                scale: 60.0,
+                desc: "time since run start (minutes)",
+            }
+        }
+    }
+    /// Seconds to axis units.
+    pub fn x(&self, s: f64) -> f64 {
+        s / self.scale
+    }
+    pub fn label(&self, v: &f64) -> String {
+        if v.fract().abs() < 1e-9 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.1}")
+        }
+    }
+}
+
+/// A centred message in place of a chart whose input is absent.
+pub fn message(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, text: &str) -> DrawResult {
+    let (w, h) = area.dim_in_pixel();
+    let style = TextStyle::from((FONT, 16).into_font())
+        .color(&RGBColor(110, 110, 110))
+        .pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Center,
+        ));
+    area.draw(&Text::new(
+        text.to_string(),
+        ((w / 2) as i32, (h / 2) as i32),
+        style,
+    ))?;
+    Ok(())
+}
+
+/// Splits a series at its `null`s into drawable runs.
+pub fn segments(t: &[f64], v: &[Option<f64>]) -> Vec<Vec<(f64, f64)>> {
+    let mut out = vec![];
+    let mut cur = vec![];
+    for (x, y) in t.iter().zip(v) {
+        match y {
+            Some(y) => cur.push((*x, *y)),
+            None => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nulls_break_the_line_into_runs() {
+        let s = segments(
+            &[0.0, 1.0, 2.0, 3.0, 4.0],
+            &[Some(1.0), Some(2.0), None, Some(3.0), Some(4.0)],
+        );
+        assert_eq!(
+            s,
+            vec![vec![(0.0, 1.0), (1.0, 2.0)], vec![(3.0, 3.0), (4.0, 4.0)]]
+        );
+    }
+}

@@ -1,0 +1,92 @@
+//! `index.html`: one self-contained page (CSS, JS, charts and data inlined),
+//! so it opens from `file://`, from a static host or a CI artifact with no
+//! request to anything.
+
+use super::Export;
+use crate::error::{Error, Result};
+use crate::output::OutFile;
+use crate::view::View;
+
+pub const FILE: &str = "index.html";
+const TEMPLATE: &str = include_str!("../../templates/index.html.tera");
+const CSS: &str = include_str!("../../assets/report.css");
+const JS: &str = include_str!("../../assets/report.js");
+
+/// The page is built from what the other renderers made of the same view.
+pub struct Html<'a> {
+    pub charts: &'a [OutFile],
+    pub markdown: &'a [OutFile],
+    pub json: &'a [OutFile],
+}
+
+/// Embeds text inside `<script>`: `</` would end the element early.
+pub fn script_safe(json: &str) -> String {
+    json.replace("</", "<\\/").replace("<!--", "<\\!--")
+}
+
+impl Export for Html<'_> {
+    fn render(&self, view: &View) -> Result<Vec<OutFile>> {
+        let md = self
+            .markdown
+            .first()
+            .map(|f| String::from_utf8_lossy(&f.bytes).into_owned())
+            .unwrap_or_default();
+        let mut body = String::new();
+        let parser = pulldown_cmark::Parser::new_ext(&md, pulldown_cmark::Options::ENABLE_TABLES);
+        pulldown_cmark::html::push_html(&mut body, parser);
+        // Charts go inline in place of their image references.
+        for chart in self.charts {
+            let path = chart.path.to_string_lossy().replace('\\', "/");
+            let svg = String::from_utf8_lossy(&chart.bytes);
+            let svg = svg.trim_start_matches(|c| c != '<');
+            let svg = match svg.find("<svg") {
+                Some(i) => &svg[i..],
+                None => svg,
+            };
+            let figure = format!("<figure class=\"chart\" data-chart=\"{path}\">{svg}</figure>");
+            // pulldown-cmark writes <p><img src="charts/x.svg" alt="..." /></p>
+            if let Some(start) = body.find(&format!("<img src=\"{path}\"")) {
+                let end = body[start..]
+                    .find("/>")
+                    .map(|e| start + e + 2)
+                    .unwrap_or(body.len());
+                body.replace_range(start..end, &figure);
+            }
+        }
+        let body = body
+            .replace("<p><figure", "<figure")
+            .replace("</figure></p>", "</figure>");
+        let json = self
+            .json
+            .first()
+            .map(|f| String::from_utf8_lossy(&f.bytes).into_owned())
+            .unwrap_or_else(|| "{}".into());
+        let mut t = super::markdown::engine(FILE, TEMPLATE)?;
+        t.autoescape_on(vec![FILE]);
+        let mut ctx = tera::Context::new();
+        ctx.insert("stamp", &view.stamp);
+        ctx.insert("in_flight", &view.in_flight);
+        ctx.insert("css", CSS);
+        ctx.insert("js", JS);
+        ctx.insert("body", &body);
+        ctx.insert("data", &script_safe(json.trim_end()));
+        let page = t.render(FILE, &ctx).map_err(|e| Error::Template {
+            name: FILE.into(),
+            message: format!("{e:?}"),
+        })?;
+        Ok(vec![OutFile::new(FILE, page)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_closing_script_tag_in_the_data_cannot_end_the_script() {
+        assert_eq!(
+            script_safe(r#"{"w":"</script><b>"}"#),
+            r#"{"w":"<\/script><b>"}"#
+        );
+    }
+}
