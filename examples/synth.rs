@@ -25,15 +25,8 @@ fn main() -> std::io::Result<()> {
             }
         }
         Some("big") => {
-            let dir = PathBuf::from(
-                args.get(1)
-                    .map(String::as_str)
-                    .unwrap_or("/tmp/perfreport-big"),
-            );
-            let sc = synth::big(
-                arg("--zot-mb", 300) * 1_000_000,
-                arg("--sccache-mb", 50) * 1_000_000,
-            );
+            let dir = PathBuf::from(args.get(1).map(String::as_str).unwrap_or("/tmp/perfreport-big"));
+            let sc = synth::big(arg("--zot-mb", 300) * 1_000_000, arg("--sccache-mb", 50) * 1_000_000);
             synth::write_run(&sc, &dir)?;
             println!("{}", dir.display());
         }

@@ -22,15 +22,7 @@ pub const ZOT: &str = "zot.jsonl";
 pub const ARTIFACTS: &str = "artifacts.txt";
 
 /// The fixed inputs, in the order the report lists them.
-pub const FIXED_INPUTS: [&str; 7] = [
-    RUN_JSON,
-    PLACEMENT,
-    SAMPLES,
-    SCCACHE,
-    NGINX_FORMAT,
-    ZOT,
-    ARTIFACTS,
-];
+pub const FIXED_INPUTS: [&str; 7] = [RUN_JSON, PLACEMENT, SAMPLES, SCCACHE, NGINX_FORMAT, ZOT, ARTIFACTS];
 
 /// One target's trace as read.
 #[derive(Debug, Clone)]
@@ -108,10 +100,7 @@ fn size_of(path: &Path) -> std::result::Result<Option<u64>, std::io::Error> {
 }
 
 /// Reads a small whole-file input, reporting absence and I/O errors.
-fn read_small(
-    dir: &Path,
-    name: &str,
-) -> std::result::Result<Option<(Vec<u8>, u64)>, Box<InputReport>> {
+fn read_small(dir: &Path, name: &str) -> std::result::Result<Option<(Vec<u8>, u64)>, Box<InputReport>> {
     let path = dir.join(name);
     match size_of(&path) {
         Ok(None) => Ok(None),
@@ -135,13 +124,7 @@ fn read_small(
 }
 
 /// Parses a line-oriented input with the parallel chunked reader.
-fn read_lines<S, F>(
-    dir: &Path,
-    name: &str,
-    tail: Tail,
-    format: Option<String>,
-    make: F,
-) -> (Option<S>, InputReport)
+fn read_lines<S, F>(dir: &Path, name: &str, tail: Tail, format: Option<String>, make: F) -> (Option<S>, InputReport)
 where
     S: lines::LineSink,
     F: Fn() -> S + Sync,
@@ -149,19 +132,13 @@ where
     let path = dir.join(name);
     match size_of(&path) {
         Ok(None) => (None, InputReport::absent(name)),
-        Err(e) => (
-            None,
-            InputReport::unreadable(name, None, format!("cannot read: {e}")),
-        ),
+        Err(e) => (None, InputReport::unreadable(name, None, format!("cannot read: {e}"))),
         Ok(Some(_)) => match lines::parse_file(&path, 0, tail, make) {
             Ok(p) => {
                 let report = InputReport::from_parse(name, p.bytes, format, &p.stats);
                 (Some(p.sink), report)
             }
-            Err(e) => (
-                None,
-                InputReport::unreadable(name, None, format!("cannot read: {e}")),
-            ),
+            Err(e) => (None, InputReport::unreadable(name, None, format!("cannot read: {e}"))),
         },
     }
 }
@@ -217,12 +194,7 @@ pub fn load(dir: &Path) -> Result<Run> {
         Err(r) => inputs.push(*r),
         Ok(Some((data, n))) => {
             let (info, stats) = run_json::parse(&data);
-            inputs.push(InputReport::from_parse(
-                RUN_JSON,
-                n,
-                Some("run.json".into()),
-                &stats,
-            ));
+            inputs.push(InputReport::from_parse(RUN_JSON, n, Some("run.json".into()), &stats));
             run.info = info;
         }
     }
@@ -247,19 +219,11 @@ pub fn load(dir: &Path) -> Result<Run> {
                     stats.records = 1;
                     (
                         f,
-                        InputReport::from_parse(
-                            NGINX_FORMAT,
-                            n,
-                            Some("nginx log_format directive".into()),
-                            &stats,
-                        ),
+                        InputReport::from_parse(NGINX_FORMAT, n, Some("nginx log_format directive".into()), &stats),
                     )
                 }
                 Err(e) => {
-                    stats.note_malformed(
-                        1,
-                        format!("{e}; reading sccache.log as nginx `combined` instead"),
-                    );
+                    stats.note_malformed(1, format!("{e}; reading sccache.log as nginx `combined` instead"));
                     (
                         LogFormat::combined(),
                         InputReport::from_parse(NGINX_FORMAT, n, None, &stats),
@@ -308,12 +272,10 @@ pub fn load(dir: &Path) -> Result<Run> {
         s.spawn(|_| {
             let format = &format;
             let prefix = prefix.as_deref();
-            let (sink, report) = read_lines(dir, SCCACHE, tail, Some(format.describe()), || {
-                SccacheSink {
-                    format,
-                    prefix,
-                    log: SccacheLog::default(),
-                }
+            let (sink, report) = read_lines(dir, SCCACHE, tail, Some(format.describe()), || SccacheSink {
+                format,
+                prefix,
+                log: SccacheLog::default(),
             });
             sccache = Some((sink.map(|s| s.log), report));
         });
@@ -361,10 +323,7 @@ pub fn load(dir: &Path) -> Result<Run> {
                     "{SCCACHE}: {} requests read but none was a cache hit, miss or write{}",
                     r.records,
                     if log.other_prefix > 0 {
-                        format!(
-                            " under this run's prefix ({} under other prefixes)",
-                            log.other_prefix
-                        )
+                        format!(" under this run's prefix ({} under other prefixes)", log.other_prefix)
                     } else {
                         String::new()
                     }
@@ -424,12 +383,7 @@ fn read_trace(dir: &Path, target: &str, file: &str) -> (Option<TargetTrace>, Inp
     let (decoded, stats) = trace::parse(&data);
     match decoded {
         Ok(t) => {
-            let report = InputReport::from_parse(
-                file,
-                data.len() as u64,
-                Some(t.encoding.label().into()),
-                &stats,
-            );
+            let report = InputReport::from_parse(file, data.len() as u64, Some(t.encoding.label().into()), &stats);
             let tt = TargetTrace {
                 target: target.to_string(),
                 encoding: t.encoding,

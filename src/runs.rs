@@ -48,17 +48,10 @@ mod tests {
     #[test]
     fn newest_is_by_started_at_not_by_name() {
         let root = tempfile::tempdir().unwrap();
-        for (dir, started) in [
-            ("b-old", "2026-10-01T00:00:00Z"),
-            ("a-new", "2026-10-20T00:00:00Z"),
-        ] {
+        for (dir, started) in [("b-old", "2026-10-01T00:00:00Z"), ("a-new", "2026-10-20T00:00:00Z")] {
             let d = root.path().join(dir);
             std::fs::create_dir(&d).unwrap();
-            std::fs::write(
-                d.join("run.json"),
-                format!(r#"{{"started_at": "{started}"}}"#),
-            )
-            .unwrap();
+            std::fs::write(d.join("run.json"), format!(r#"{{"started_at": "{started}"}}"#)).unwrap();
         }
         std::fs::create_dir(root.path().join("not-a-run")).unwrap();
         assert_eq!(newest(root.path()).unwrap().file_name().unwrap(), "a-new");

@@ -270,16 +270,8 @@ pub fn big(zot_bytes: u64, sccache_bytes: u64) -> Scenario {
     s.started_at = timefmt::parse_rfc3339("2026-11-01T00:00:00Z").unwrap_or(0);
     let extra = [("rocblas", "strix"), ("miopen", "kiln")];
     for (name, node) in extra {
-        s.targets.push(target(
-            name,
-            node,
-            5400.0,
-            9,
-            0.0,
-            1.5,
-            600,
-            TraceEncoding::Jaeger,
-        ));
+        s.targets
+            .push(target(name, node, 5400.0, 9, 0.0, 1.5, 600, TraceEncoding::Jaeger));
     }
     for t in &mut s.targets {
         t.build_s *= 3.0;
@@ -313,15 +305,9 @@ fn step_commands(t: &TargetSpec) -> Vec<String> {
         "RUN apt-get update && apt-get install -y ninja-build ccache libnuma-dev".to_string(),
         "COPY requirements.txt /src/".to_string(),
         "RUN pip install -r /src/requirements.txt".to_string(),
-        format!(
-            "RUN git clone --depth 1 https://example.invalid/{0} /src/{0}",
-            t.name
-        ),
+        format!("RUN git clone --depth 1 https://example.invalid/{0} /src/{0}", t.name),
         "ENV SCCACHE_WEBDAV_ENDPOINT=http://cache.fleet:8080 RUSTC_WRAPPER=sccache".to_string(),
-        format!(
-            "RUN cd /src/{} && MAX_JOBS=32 python setup.py bdist_wheel",
-            t.name
-        ),
+        format!("RUN cd /src/{} && MAX_JOBS=32 python setup.py bdist_wheel", t.name),
         "RUN sccache --show-stats > /opt/sccache-stats.txt".to_string(),
         "RUN pip install /src/dist/*.whl && python -c 'import torch'".to_string(),
         "COPY patches/ /src/patches/".to_string(),
@@ -363,12 +349,7 @@ fn simulate(sc: &Scenario, rng: &mut Rng) -> Vec<Sim> {
     let mut node_free: Vec<(&str, Micros)> = sc
         .nodes
         .iter()
-        .map(|n| {
-            (
-                n.name,
-                sc.started_at + (rng.range(2.0, 8.0) * 1e6) as Micros,
-            )
-        })
+        .map(|n| (n.name, sc.started_at + (rng.range(2.0, 8.0) * 1e6) as Micros))
         .collect();
     for t in &sc.targets {
         let Some(node) = sc.nodes.iter().find(|n| n.name == t.node) else {
@@ -384,9 +365,7 @@ fn simulate(sc: &Scenario, rng: &mut Rng) -> Vec<Sim> {
         // Weights: the compile steps dominate.
         let weights: Vec<f64> = (0..t.steps)
             .map(|i| {
-                if cmds[i as usize].contains("bdist_wheel")
-                    || cmds[i as usize].contains("build_kernels")
-                {
+                if cmds[i as usize].contains("bdist_wheel") || cmds[i as usize].contains("build_kernels") {
                     8.0
                 } else {
                     rng.range(0.2, 1.0)
@@ -409,13 +388,7 @@ fn simulate(sc: &Scenario, rng: &mut Rng) -> Vec<Sim> {
                 t.build_s * weights[i as usize] / wsum
             };
             let end = now + (dur * 1e6) as Micros;
-            steps.push((
-                name,
-                now,
-                end,
-                cached,
-                format!("sha256:{}", fake_digest(t.name, i + 1)),
-            ));
+            steps.push((name, now, end, cached, format!("sha256:{}", fake_digest(t.name, i + 1))));
             now = end + (rng.range(0.01, 0.3) * 1e6) as Micros;
         }
         let last_step_end = steps.last().map(|s| s.2).unwrap_or(first_step);
@@ -432,9 +405,14 @@ fn simulate(sc: &Scenario, rng: &mut Rng) -> Vec<Sim> {
             let per_blob = bytes / blobs;
             let mut lane_at = [at, at + (rng.range(0.2, 1.5) * 1e6) as Micros];
             for b in 0..blobs {
+                // The last blob takes the remainder: the blobs add up to the bytes.
+                let per_blob = if b + 1 == blobs {
+                    bytes - per_blob * (blobs - 1)
+                } else {
+                    per_blob
+                };
                 let lane = (b % 2) as usize;
-                let secs =
-                    per_blob as f64 / (node.link_mbps * 1e6) * if blobs > 1 { 2.0 } else { 1.0 };
+                let secs = per_blob as f64 / (node.link_mbps * 1e6) * if blobs > 1 { 2.0 } else { 1.0 };
                 let s = lane_at[lane];
                 let e = s + (secs * 1e6) as Micros;
                 uploads.push((s, e, per_blob, is_cache));
@@ -514,7 +492,9 @@ fn write_run_json(sc: &Scenario, dir: &Path, finished: Option<Micros>) -> std::i
 }
 
 fn write_placement(sc: &Scenario, dir: &Path, sims: &[Sim]) -> std::io::Result<()> {
-    let mut out = String::from("# balancer: est_s = build_s + cache_bytes / (link_mbps * 1e6); the node that finishes soonest wins\n");
+    let mut out = String::from(
+        "# balancer: est_s = build_s + cache_bytes / (link_mbps * 1e6); the node that finishes soonest wins\n",
+    );
     let mut queue: Vec<(&str, u32, Option<&str>)> = vec![];
     for sim in sims {
         let t = &sim.spec;
@@ -616,14 +596,7 @@ fn write_trace(dir: &Path, sim: &Sim, cut: Option<Micros>, rng: &mut Rng) -> std
                 vec![("vertex", vertex.clone())],
             );
         } else {
-            add(
-                rng,
-                &solve,
-                name.clone(),
-                *s,
-                *e,
-                vec![("vertex", vertex.clone())],
-            );
+            add(rng, &solve, name.clone(), *s, *e, vec![("vertex", vertex.clone())]);
         }
     }
     let export = add(
@@ -635,13 +608,7 @@ fn write_trace(dir: &Path, sim: &Sim, cut: Option<Micros>, rng: &mut Rng) -> std
         vec![],
     );
     if sim.uploads.iter().any(|u| u.3) {
-        let first_cache = sim
-            .uploads
-            .iter()
-            .filter(|u| u.3)
-            .map(|u| u.0)
-            .min()
-            .unwrap_or(sim.end);
+        let first_cache = sim.uploads.iter().filter(|u| u.3).map(|u| u.0).min().unwrap_or(sim.end);
         add(
             rng,
             &solve,
@@ -671,10 +638,7 @@ fn write_trace(dir: &Path, sim: &Sim, cut: Option<Micros>, rng: &mut Rng) -> std
         rng,
         &export,
         "pushing layers".into(),
-        sim.uploads
-            .first()
-            .map(|u| u.0 - 50_000)
-            .unwrap_or(sim.end - 1_000_000),
+        sim.uploads.first().map(|u| u.0 - 50_000).unwrap_or(sim.end - 1_000_000),
         sim.end - 300_000,
         vec![],
     );
@@ -751,11 +715,9 @@ fn write_trace(dir: &Path, sim: &Sim, cut: Option<Micros>, rng: &mut Rng) -> std
                         "logs": [], "processID": "p1", "warnings": null}))
                 })
                 .collect();
-            serde_json::to_string_pretty(
-                &serde_json::json!({"data": [{"traceID": trace_id, "spans": js,
+            serde_json::to_string_pretty(&serde_json::json!({"data": [{"traceID": trace_id, "spans": js,
                 "processes": {"p1": {"serviceName": "buildx", "tags": []}}, "warnings": null}],
-                "total": 0, "limit": 0, "offset": 0, "errors": null}),
-            )
+                "total": 0, "limit": 0, "offset": 0, "errors": null}))
             .unwrap_or_default()
         }
         TraceEncoding::Otlp => {
@@ -772,11 +734,9 @@ fn write_trace(dir: &Path, sim: &Sim, cut: Option<Micros>, rng: &mut Rng) -> std
                         "status": {}}))
                 })
                 .collect();
-            serde_json::to_string_pretty(
-                &serde_json::json!({"resourceSpans": [{"resource": {"attributes": [
+            serde_json::to_string_pretty(&serde_json::json!({"resourceSpans": [{"resource": {"attributes": [
                 {"key": "service.name", "value": {"stringValue": "buildkitd"}}]},
-                "scopeSpans": [{"scope": {"name": "github.com/moby/buildkit"}, "spans": js}]}]}),
-            )
+                "scopeSpans": [{"scope": {"name": "github.com/moby/buildkit"}, "spans": js}]}]}))
             .unwrap_or_default()
         }
         TraceEncoding::Stubs | TraceEncoding::StubArray => {
@@ -811,10 +771,7 @@ fn write_trace(dir: &Path, sim: &Sim, cut: Option<Micros>, rng: &mut Rng) -> std
             }
         }
     };
-    std::fs::write(
-        dir.join(format!("trace-{}.json", sim.spec.name)),
-        text + "\n",
-    )
+    std::fs::write(dir.join(format!("trace-{}.json", sim.spec.name)), text + "\n")
 }
 
 /// Go's RFC 3339 with nanoseconds and a local offset, as SpanStub carries it.
@@ -847,10 +804,7 @@ fn activity(sims: &[Sim], node: &str, t: Micros) -> (u8, bool) {
 fn finish_file(path: &Path, mut text: Vec<u8>, in_flight: bool) -> std::io::Result<()> {
     if in_flight {
         // The producer is mid-write: the last line is cut in half.
-        if let Some(last_nl) = text[..text.len().saturating_sub(1)]
-            .iter()
-            .rposition(|b| *b == b'\n')
-        {
+        if let Some(last_nl) = text[..text.len().saturating_sub(1)].iter().rposition(|b| *b == b'\n') {
             let last_len = text.len() - last_nl - 1;
             text.truncate(last_nl + 1 + last_len / 2);
         }
@@ -992,14 +946,7 @@ fn write_sccache(
     std::fs::write(dir.join("nginx-log-format"), format!("{NGINX_FORMAT}\n"))?;
     let prefix = format!("perf-{}", sc.stamp);
     let mut lines: Vec<(Micros, String)> = vec![];
-    let line = |addr: &str,
-                t: Micros,
-                method: &str,
-                path: &str,
-                status: u16,
-                sent: u64,
-                req_len: u64,
-                rt: f64| {
+    let line = |addr: &str, t: Micros, method: &str, path: &str, status: u16, sent: u64, req_len: u64, rt: f64| {
         format!(
             "{addr} - - [{}] \"{method} {path} HTTP/1.1\" {status} {sent} \"-\" \"opendal/0.52.0\" {req_len} {rt:.3}",
             nginx_time(t)
@@ -1049,12 +996,7 @@ fn write_sccache(
             let st = compile[(u as usize) % compile.len()];
             let t = st.1 + ((st.2 - st.1) as f64 * rng.f()) as Micros;
             let key = rng.hex(40);
-            let obj = format!(
-                "/{prefix}/{}/{}/{}/{key}",
-                &key[0..1],
-                &key[1..2],
-                &key[2..3]
-            );
+            let obj = format!("/{prefix}/{}/{}/{}/{key}", &key[0..1], &key[1..2], &key[2..3]);
             if rng.f() < sc.hit_ratio {
                 lines.push((
                     t,
@@ -1073,10 +1015,7 @@ fn write_sccache(
                 lines.push((t, line(sim.addr, t, "GET", &obj, 404, 153, 320, 0.001)));
                 let tw = t + (rng.range(5.0, 60.0) * 1e6) as Micros;
                 let dirp = format!("/{prefix}/{}/{}/{}/", &key[0..1], &key[1..2], &key[2..3]);
-                lines.push((
-                    tw,
-                    line(sim.addr, tw, "PROPFIND", &dirp, 404, 0, 250, 0.001),
-                ));
+                lines.push((tw, line(sim.addr, tw, "PROPFIND", &dirp, 404, 0, 250, 0.001)));
                 lines.push((
                     tw + 500,
                     line(
@@ -1093,16 +1032,7 @@ fn write_sccache(
                 let size = rng.below(6_000_000) + 30_000;
                 lines.push((
                     tw + 1000,
-                    line(
-                        sim.addr,
-                        tw + 1000,
-                        "PUT",
-                        &obj,
-                        201,
-                        0,
-                        size + 350,
-                        size as f64 / 80e6,
-                    ),
+                    line(sim.addr, tw + 1000, "PUT", &obj, 201, 0, size + 350, size as f64 / 80e6),
                 ));
             }
         }
@@ -1117,12 +1047,7 @@ fn write_sccache(
             "10.0.4.40",
             t,
             "GET",
-            &format!(
-                "/perf-nightly/{}/{}/{}/{key}",
-                &key[0..1],
-                &key[1..2],
-                &key[2..3]
-            ),
+            &format!("/perf-nightly/{}/{}/{}/{key}", &key[0..1], &key[1..2], &key[2..3]),
             200,
             81234,
             320,
@@ -1192,11 +1117,7 @@ fn write_zot(
     for sim in sims {
         let repo = format!("rocm/{}", sim.spec.name);
         for (s, e, bytes, cache) in &sim.uploads {
-            let name = if *cache {
-                "rocm/cache".to_string()
-            } else {
-                repo.clone()
-            };
+            let name = if *cache { "rocm/cache".to_string() } else { repo.clone() };
             let id = rng.hex(32);
             lines.push((
                 *s,
@@ -1355,9 +1276,7 @@ fn write_zot(
         let l = if rng.f() < 0.5 {
             let old_style = rng.f() < 0.3;
             let path = format!("/v2/rocm/cache/blobs/sha256:{}", rng.hex(64));
-            zot_request(
-                rng, t, old_style, n.addr, "HEAD", &path, 200, 0, None, "96.6µs",
-            )
+            zot_request(rng, t, old_style, n.addr, "HEAD", &path, 200, 0, None, "96.6µs")
         } else {
             zot_request(
                 rng,

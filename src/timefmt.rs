@@ -8,9 +8,7 @@ pub const MICROS_PER_SEC: f64 = 1e6;
 
 /// RFC 3339 with any fractional precision and any offset.
 pub fn parse_rfc3339(s: &str) -> Option<Micros> {
-    s.parse::<jiff::Timestamp>()
-        .ok()
-        .map(|t| t.as_microsecond())
+    s.parse::<jiff::Timestamp>().ok().map(|t| t.as_microsecond())
 }
 
 /// RFC 3339 in UTC, with as many fractional digits as the value needs.
@@ -52,9 +50,7 @@ pub fn parse_nginx_local(s: &str) -> Option<Micros> {
     if b.len() < 26 {
         return None;
     }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        std::str::from_utf8(b.get(r)?).ok()?.parse().ok()
-    };
+    let num = |r: std::ops::Range<usize>| -> Option<i64> { std::str::from_utf8(b.get(r)?).ok()?.parse().ok() };
     let day = num(0..2)?;
     let month = match b.get(3..6)? {
         b"Jan" => 1,

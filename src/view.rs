@@ -248,10 +248,7 @@ fn secs(us: Micros) -> f64 {
 
 /// Reduces a series to at most `max` points, keeping each bucket's minimum
 /// and maximum in time order so peaks survive; gaps (`None`) are kept.
-pub fn reduce_min_max(
-    points: &[(Micros, Option<f64>)],
-    max: usize,
-) -> (Vec<(Micros, Option<f64>)>, bool) {
+pub fn reduce_min_max(points: &[(Micros, Option<f64>)], max: usize) -> (Vec<(Micros, Option<f64>)>, bool) {
     if points.len() <= max || max < 4 {
         return (points.to_vec(), false);
     }
@@ -263,8 +260,7 @@ pub fn reduce_min_max(
             let first = bucket.iter().find(|p| p.1.is_some());
             let gap = bucket.iter().find(|p| p.1.is_none());
             let last = bucket.iter().rev().find(|p| p.1.is_some());
-            let mut keep: Vec<(Micros, Option<f64>)> =
-                [first, gap, last].into_iter().flatten().copied().collect();
+            let mut keep: Vec<(Micros, Option<f64>)> = [first, gap, last].into_iter().flatten().copied().collect();
             keep.sort_by_key(|p| p.0);
             keep.dedup();
             out.extend(keep);
@@ -319,11 +315,7 @@ pub fn human_bytes(b: f64) -> String {
 /// Builds the view of a run: all analysis happens here or below.
 pub fn build(run: &Run) -> View {
     let info = run.info.as_ref();
-    let mut warnings: Vec<String> = run
-        .inputs
-        .iter()
-        .flat_map(|i| i.warnings.iter().cloned())
-        .collect();
+    let mut warnings: Vec<String> = run.inputs.iter().flat_map(|i| i.warnings.iter().cloned()).collect();
     for name in model::FIXED_INPUTS {
         if name == model::NGINX_FORMAT {
             continue;
@@ -356,6 +348,14 @@ pub fn build(run: &Run) -> View {
     for v in run.samples.by_node.values() {
         events.extend(v.first().map(|s| s.ts));
         events.extend(v.last().map(|s| s.ts));
+    }
+    if let Some(s) = &run.sccache {
+        events.extend(s.log.first);
+        events.extend(s.log.last);
+    }
+    if let Some(z) = &run.zot {
+        events.extend(z.writes_by_client.values().flatten().map(|w| w.time).min());
+        events.extend(z.writes_by_client.values().flatten().map(|w| w.time).max());
     }
     let started = info.and_then(|i| i.started_at);
     let finished = info.and_then(|i| i.finished_at);
@@ -410,11 +410,9 @@ pub fn build(run: &Run) -> View {
         let p = placement_of(name);
         let f = figures.get(name.as_str());
         let node = p.map(|p| p.node.clone());
-        let builder = p.and_then(|p| p.builder.clone()).or_else(|| {
-            node.as_deref()
-                .and_then(node_info)
-                .and_then(|n| n.builder.clone())
-        });
+        let builder = p
+            .and_then(|p| p.builder.clone())
+            .or_else(|| node.as_deref().and_then(node_info).and_then(|n| n.builder.clone()));
         let mut why: BTreeMap<String, String> = BTreeMap::new();
         let no_trace = || {
             if run.in_flight() {
@@ -474,10 +472,7 @@ pub fn build(run: &Run) -> View {
         let mut upload_bytes = f.upload_bytes_traced;
         let mut source = upload_bytes.map(|_| "trace");
         if upload_bytes.is_none() {
-            let addr = node
-                .as_deref()
-                .and_then(node_info)
-                .and_then(|n| n.addr.clone());
+            let addr = node.as_deref().and_then(node_info).and_then(|n| n.addr.clone());
             let record = record_of(f);
             match (zot, addr, record) {
                 (None, _, _) => {
@@ -493,16 +488,22 @@ pub fn build(run: &Run) -> View {
                     );
                 }
                 (Some(_), _, None) => {
-                    why.insert(
-                        "upload_bytes".into(),
-                        "the record's time range is unknown".into(),
-                    );
+                    why.insert("upload_bytes".into(), "the record's time range is unknown".into());
                 }
-                (Some(z), Some(addr), Some((lo, hi))) => {
+                (Some(z), Some(addr), Some(own)) => {
+                    // Records of the node's other targets: a write where they overlap
+                    // belongs to whichever target was uploading then.
+                    let others: Vec<(Micros, Micros)> = names
+                        .iter()
+                        .filter(|o| *o != name && placement_of(o).map(|p| &p.node) == node.as_ref())
+                        .filter_map(|o| figures.get(o.as_str()))
+                        .filter_map(record_of)
+                        .collect();
+                    let owns = |t| fleet::owns_write(t, own, &f.uploads, &others);
                     match z
                         .writes_by_client
                         .get(&addr)
-                        .and_then(|ev| fleet::registry_bytes_in(ev, lo, hi))
+                        .and_then(|ev| fleet::registry_bytes(ev, owns))
                     {
                         Some((bytes, 0)) => {
                             upload_bytes = Some(bytes);
@@ -640,29 +641,18 @@ pub fn build(run: &Run) -> View {
                 (None, None)
             }
             None => {
-                why.insert(
-                    "busy_s".to_string(),
-                    "the run's time window is unknown".to_string(),
-                );
+                why.insert("busy_s".to_string(), "the run's time window is unknown".to_string());
                 (None, None)
             }
         };
         let finished = records.iter().map(|r| r.1).max();
-        let samples = run
-            .samples
-            .by_node
-            .get(name)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+        let samples = run.samples.by_node.get(name).map(Vec::as_slice).unwrap_or(&[]);
         let ns = nodes::analyse(samples);
         if samples.is_empty() {
             why.insert("cpu_pct_mean".into(), format!("no samples from {name}"));
             why.insert("mem_pct_max".into(), format!("no samples from {name}"));
         } else if ns.cpu_pct_mean.is_none() {
-            why.insert(
-                "cpu_pct_mean".into(),
-                "fewer than two usable CPU polls".into(),
-            );
+            why.insert("cpu_pct_mean".into(), "fewer than two usable CPU polls".into());
         }
         if ns.counter_resets > 0 {
             warnings.push(format!(
@@ -689,11 +679,7 @@ pub fn build(run: &Run) -> View {
             } else {
                 finished.zip(window).map(|(f, w)| secs((w.1 - f).max(0)))
             },
-            finished_s: if still_running {
-                None
-            } else {
-                finished.map(off)
-            },
+            finished_s: if still_running { None } else { finished.map(off) },
             cpu_pct_mean: ns.cpu_pct_mean.map(r1),
             mem_pct_max: ns.mem_pct_max.map(r1),
             load1_max: ns.load1_max,
@@ -756,11 +742,7 @@ pub fn build(run: &Run) -> View {
         idle_s: if node_views.is_empty() {
             None
         } else {
-            node_views
-                .iter()
-                .map(|n| n.idle_s)
-                .sum::<Option<f64>>()
-                .map(r3)
+            node_views.iter().map(|n| n.idle_s).sum::<Option<f64>>().map(r3)
         },
         critical,
         still_running,
@@ -771,12 +753,9 @@ pub fn build(run: &Run) -> View {
     let zot_view = zot_view(run, t0, window);
     let mode = info.and_then(|i| i.mode);
     let mode_note = match mode {
-        Some(Mode::Cold) => {
-            "cold run: cache export is cleared, so totals exclude export".to_string()
-        }
+        Some(Mode::Cold) => "cold run: cache export is cleared, so totals exclude export".to_string(),
         Some(Mode::Warm) => "warm run: totals include the cache export".to_string(),
-        None => "mode unknown (no run.json mode): whether totals include cache export is not known"
-            .to_string(),
+        None => "mode unknown (no run.json mode): whether totals include cache export is not known".to_string(),
     };
     let mut view = View {
         schema: SCHEMA,
@@ -802,11 +781,7 @@ pub fn build(run: &Run) -> View {
         }),
         summary: vec![],
         warnings,
-        inputs: run
-            .inputs
-            .iter()
-            .map(|i| (i.name.clone(), i.clone()))
-            .collect(),
+        inputs: run.inputs.iter().map(|i| (i.name.clone(), i.clone())).collect(),
         targets: target_views,
         nodes: node_views,
         fleet: fleet_view,
@@ -836,28 +811,26 @@ pub fn group_reasons(why: &BTreeMap<String, String>) -> Vec<String> {
         .collect()
 }
 
-/// Every bucket from the window's start to its end (or the data's extent):
-/// a present log with no request in a bucket measured zero there, and a
-/// chart line must not jump across the empty buckets.
+/// Buckets at most in a dense series (12 hours of 10 s buckets is 4,320).
+const MAX_BUCKETS: i64 = 100_000;
+
+/// Every bucket of the window (or of the data, without one): a present log
+/// with no request in a bucket measured zero there, and a chart line must
+/// not jump across the empty buckets. Events outside the window still count
+/// in the totals but are not drawn.
 fn dense<V: Default + Clone>(
     series: &BTreeMap<i64, V>,
     bucket_s: i64,
     window: Option<(Micros, Micros)>,
 ) -> impl Iterator<Item = (i64, V)> + '_ {
     let width = bucket_s * 1_000_000;
-    let lo = window
-        .map(|w| w.0.div_euclid(width))
-        .into_iter()
-        .chain(series.keys().next().copied())
-        .min();
-    let hi = window
-        .map(|w| w.1.div_euclid(width))
-        .into_iter()
-        .chain(series.keys().next_back().copied())
-        .max();
-    let (lo, hi) = match (lo, hi) {
-        (Some(lo), Some(hi)) if !series.is_empty() => (lo, hi),
-        // Nothing to draw: an empty range.
+    let extent = match window {
+        Some((a, b)) => Some((a.div_euclid(width), b.div_euclid(width))),
+        None => series.keys().next().copied().zip(series.keys().next_back().copied()),
+    };
+    let (lo, hi) = match extent {
+        Some((lo, hi)) if !series.is_empty() && hi - lo <= MAX_BUCKETS => (lo, hi),
+        // Nothing to draw, or a span no chart can show bucket by bucket.
         _ => (1, 0),
     };
     (lo..=hi).map(move |b| (b, series.get(&b).cloned().unwrap_or_default()))
@@ -968,6 +941,19 @@ mod tests {
         assert!(r.contains(&(4321, Some(99.0))));
         assert!(r.iter().any(|p| p.1.is_none()));
         assert!(r.windows(2).all(|w| w[0].0 <= w[1].0), "time order kept");
+    }
+
+    #[test]
+    fn series_are_dense_inside_the_window_only() {
+        let mut series = BTreeMap::new();
+        series.insert(3i64, 7u64);
+        // An event two years outside the window is not drawn bucket by bucket.
+        series.insert(6_000_000i64, 1u64);
+        let window = Some((0, 60 * 1_000_000));
+        let d: Vec<(i64, u64)> = dense(&series, 10, window).collect();
+        assert_eq!(d, vec![(0, 0), (1, 0), (2, 0), (3, 7), (4, 0), (5, 0), (6, 0)]);
+        // Without a window, a span too wide to draw is not drawn at all.
+        assert_eq!(dense(&series, 10, None).count(), 0);
     }
 
     #[test]

@@ -8,11 +8,7 @@ use crate::timefmt::{Micros, MICROS_PER_SEC};
 
 /// The run's window: run.json's `started_at`..`finished_at`, else the first
 /// to the last event seen.
-pub fn window(
-    started: Option<Micros>,
-    finished: Option<Micros>,
-    events: &[Micros],
-) -> Option<(Micros, Micros)> {
+pub fn window(started: Option<Micros>, finished: Option<Micros>, events: &[Micros]) -> Option<(Micros, Micros)> {
     let first = events.iter().copied().min();
     let last = events.iter().copied().max();
     let start = started.or(first)?;
@@ -94,13 +90,35 @@ pub fn estimate_miss(target: &str, est_s: f64, actual_s: f64) -> Option<Estimate
     })
 }
 
-/// Registry writes from one client inside `[lo, hi]`: the known bytes and how
-/// many writes had no size. `None` when there were no writes at all.
-pub fn registry_bytes_in(events: &[WriteEvent], lo: Micros, hi: Micros) -> Option<(u64, u64)> {
-    let inside = events.iter().filter(|e| e.time >= lo && e.time <= hi);
+/// Slack around an upload span when matching a registry write to it: the
+/// registry logs the write when the request completes, a moment after.
+pub const UPLOAD_SLACK: Micros = 2_000_000;
+
+/// Whether a registry write at `t` from a target's node belongs to that
+/// target: it lies inside the target's record and, where the record overlaps
+/// another record of the same node, inside one of the target's own uploads.
+pub fn owns_write(
+    t: Micros,
+    record: (Micros, Micros),
+    uploads: &[(Micros, Micros)],
+    others: &[(Micros, Micros)],
+) -> bool {
+    if t < record.0 || t > record.1 {
+        return false;
+    }
+    let shared = others.iter().any(|o| t >= o.0 && t <= o.1);
+    !shared
+        || uploads
+            .iter()
+            .any(|u| t >= u.0 - UPLOAD_SLACK && t <= u.1 + UPLOAD_SLACK)
+}
+
+/// Registry writes selected by `owns`: the known bytes and how many writes
+/// had no size. `None` when no write was selected at all.
+pub fn registry_bytes(events: &[WriteEvent], owns: impl Fn(Micros) -> bool) -> Option<(u64, u64)> {
     let mut any = false;
     let (mut bytes, mut no_size) = (0u64, 0u64);
-    for e in inside {
+    for e in events.iter().filter(|e| owns(e.time)) {
         any = true;
         match e.bytes {
             Some(n) => bytes = bytes.saturating_add(n),
@@ -119,10 +137,7 @@ mod tests {
     #[test]
     fn the_window_is_the_harness_window_else_the_events() {
         assert_eq!(window(Some(0), Some(100 * S), &[5 * S]), Some((0, 100 * S)));
-        assert_eq!(
-            window(None, None, &[5 * S, 50 * S, 20 * S]),
-            Some((5 * S, 50 * S))
-        );
+        assert_eq!(window(None, None, &[5 * S, 50 * S, 20 * S]), Some((5 * S, 50 * S)));
         // In flight: from the announced start to the last event so far.
         assert_eq!(window(Some(0), None, &[30 * S]), Some((0, 30 * S)));
         assert_eq!(window(None, None, &[]), None);
@@ -191,7 +206,22 @@ mod tests {
                 bytes: Some(7),
             },
         ];
-        assert_eq!(registry_bytes_in(&ev, 10 * S, 20 * S), Some((1000, 1)));
-        assert_eq!(registry_bytes_in(&ev, 30 * S, 40 * S), None);
+        let inside = |lo, hi| move |t| owns_write(t, (lo, hi), &[], &[]);
+        assert_eq!(registry_bytes(&ev, inside(10 * S, 20 * S)), Some((1000, 1)));
+        assert_eq!(registry_bytes(&ev, inside(30 * S, 40 * S)), None);
+    }
+
+    #[test]
+    fn a_write_where_two_records_of_a_node_overlap_goes_to_the_one_uploading() {
+        let one = (0, 100 * S);
+        let two = (50 * S, 200 * S);
+        let one_uploads = [(60 * S, 70 * S)];
+        // Inside both records, during one's upload: one's, not two's.
+        assert!(owns_write(65 * S, one, &one_uploads, &[two]));
+        assert!(!owns_write(65 * S, two, &[], &[one]));
+        // Inside both, during nobody's upload: nobody's (not double-counted).
+        assert!(!owns_write(90 * S, one, &one_uploads, &[two]));
+        // Inside two alone: two's, whether or not its trace shows the upload.
+        assert!(owns_write(150 * S, two, &[], &[one]));
     }
 }

@@ -71,9 +71,7 @@ pub fn analyse(samples: &[Sample]) -> NodeSeries {
             out.mem.push((prev.ts + dt / 2, None));
             continue;
         }
-        let (Some(t0), Some(i0), Some(t1), Some(i1)) =
-            (prev.cpu_total, prev.cpu_idle, s.cpu_total, s.cpu_idle)
-        else {
+        let (Some(t0), Some(i0), Some(t1), Some(i1)) = (prev.cpu_total, prev.cpu_idle, s.cpu_total, s.cpu_idle) else {
             continue;
         };
         let (d_total, d_idle) = (t1 - t0, i1 - i0);
@@ -129,16 +127,9 @@ mod tests {
     #[test]
     fn busy_is_one_minus_idle_share_and_the_mean_is_time_weighted() {
         // 0-10 s: 40 of 40 CPU-seconds busy (100 %); 10-30 s: 20 of 80 busy (25 %).
-        let s = [
-            sample(0, 0.0, 0.0),
-            sample(10, 40.0, 0.0),
-            sample(30, 120.0, 60.0),
-        ];
+        let s = [sample(0, 0.0, 0.0), sample(10, 40.0, 0.0), sample(30, 120.0, 60.0)];
         let n = analyse(&s);
-        assert_eq!(
-            n.cpu,
-            vec![(10_000_000, Some(100.0)), (30_000_000, Some(25.0))]
-        );
+        assert_eq!(n.cpu, vec![(10_000_000, Some(100.0)), (30_000_000, Some(25.0))]);
         // (100*10 + 25*20) / 30 = 50
         assert!((n.cpu_pct_mean.unwrap() - 50.0).abs() < 1e-9);
         assert_eq!(n.mem_pct_max, Some(25.0));

@@ -84,10 +84,7 @@ mod tests {
     fn step_names_with_padding_platform_and_bake_prefix() {
         assert_eq!(step_numbers("[builder 4/11] RUN make"), Some((4, 11)));
         assert_eq!(step_numbers("[builder  4/11] RUN make"), Some((4, 11)));
-        assert_eq!(
-            step_numbers("[linux/amd64->arm64 build 3/13] RUN x"),
-            Some((3, 13))
-        );
+        assert_eq!(step_numbers("[linux/amd64->arm64 build 3/13] RUN x"), Some((3, 13)));
         assert_eq!(step_numbers("[pytorch builder 4/11] RUN x"), Some((4, 11)));
         assert_eq!(step_numbers("[ 1/2] FROM x"), Some((1, 2)));
         assert_eq!(step_numbers("[internal] load build context"), None);
@@ -110,9 +107,6 @@ mod tests {
         assert!(is_upload("HTTP PUT", None));
         assert!(is_upload("HTTP PATCH", Some("PATCH")));
         assert!(!is_upload("HTTP HEAD", Some("HEAD")));
-        assert!(!is_upload(
-            "remotes.docker.resolver.HTTPRequest",
-            Some("PUT")
-        ));
+        assert!(!is_upload("remotes.docker.resolver.HTTPRequest", Some("PUT")));
     }
 }

@@ -77,10 +77,8 @@ pub fn analyse(spans: &[Span]) -> TargetFigures {
                 }
                 None => {
                     f.open = true;
-                    f.why_null.insert(
-                        "total_s",
-                        "the root span has not ended (run in flight?)".into(),
-                    );
+                    f.why_null
+                        .insert("total_s", "the root span has not ended (run in flight?)".into());
                 }
             }
         }
@@ -128,15 +126,13 @@ pub fn analyse(spans: &[Span]) -> TargetFigures {
     match (first, last) {
         (Some(a), Some(b)) => f.build_s = Some(secs(b - a)),
         _ => {
-            f.why_null
-                .insert("build_s", "the trace has no step spans".into());
+            f.why_null.insert("build_s", "the trace has no step spans".into());
         }
     }
     match (f.total_s, f.build_s) {
         (Some(t), Some(b)) => f.gap_s = Some(t - b),
         _ => {
-            f.why_null
-                .insert("gap_s", "needs both total and build".into());
+            f.why_null.insert("gap_s", "needs both total and build".into());
         }
     }
     if let (Some(s), Some(fs)) = (f.start, first) {
@@ -157,8 +153,8 @@ pub fn analyse(spans: &[Span]) -> TargetFigures {
     let mut upload_iv = Vec::new();
     let mut bytes: Option<u64> = None;
     for s in spans {
-        let counts_once = steps::is_http(&s.name)
-            || (steps::is_resolver_request(&s.name) && !http_parents.contains(s.id.as_str()));
+        let counts_once =
+            steps::is_http(&s.name) || (steps::is_resolver_request(&s.name) && !http_parents.contains(s.id.as_str()));
         if counts_once {
             f.registry_calls += 1;
         }
@@ -173,8 +169,7 @@ pub fn analyse(spans: &[Span]) -> TargetFigures {
     }
     f.uploads = intervals::union(&upload_iv);
     f.upload_s = if spans.is_empty() {
-        f.why_null
-            .insert("upload_s", "the trace has no spans".into());
+        f.why_null.insert("upload_s", "the trace has no spans".into());
         None
     } else {
         // A read trace without upload spans measured zero seconds of upload.
@@ -213,43 +208,13 @@ mod tests {
                 0.0,
                 1.0,
             ),
-            span(
-                "s1",
-                Some("r"),
-                "load cache: [builder 1/3] FROM rocm/dev",
-                10.0,
-                10.5,
-            ),
-            span(
-                "s2",
-                Some("r"),
-                "[builder 2/3] RUN pip wheel triton",
-                10.5,
-                900.0,
-            ),
-            span(
-                "s3",
-                Some("r"),
-                "[builder  3/3] RUN cp /wheels /out",
-                900.0,
-                958.0,
-            ),
+            span("s1", Some("r"), "load cache: [builder 1/3] FROM rocm/dev", 10.0, 10.5),
+            span("s2", Some("r"), "[builder 2/3] RUN pip wheel triton", 10.5, 900.0),
+            span("s3", Some("r"), "[builder  3/3] RUN cp /wheels /out", 900.0, 958.0),
             span("e", Some("r"), "exporting cache to registry", 958.0, 2330.0),
-            span(
-                "o1",
-                Some("e"),
-                "remotes.docker.resolver.HTTPRequest",
-                1000.0,
-                2000.0,
-            ),
+            span("o1", Some("e"), "remotes.docker.resolver.HTTPRequest", 1000.0, 2000.0),
             span("h1", Some("o1"), "HTTP PUT", 1000.0, 2000.0),
-            span(
-                "o2",
-                Some("e"),
-                "remotes.docker.resolver.HTTPRequest",
-                1500.0,
-                2290.0,
-            ),
+            span("o2", Some("e"), "remotes.docker.resolver.HTTPRequest", 1500.0, 2290.0),
             span("h2", Some("o2"), "HTTP PATCH", 1500.0, 2290.0),
             span("h3", Some("e"), "HTTP HEAD", 990.0, 991.0),
         ]
@@ -271,10 +236,7 @@ mod tests {
         // 1000-2000 and 1500-2290 overlap: 1290 s, not 1790 s.
         assert_eq!(f.upload_s, Some(1290.0));
         assert_eq!(f.uploads, vec![(1_000_000_000, 2_290_000_000)]);
-        assert_eq!(
-            f.upload_bytes_traced, None,
-            "no sizes on the spans: unknown, not 0"
-        );
+        assert_eq!(f.upload_bytes_traced, None, "no sizes on the spans: unknown, not 0");
     }
 
     #[test]

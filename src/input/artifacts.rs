@@ -36,9 +36,7 @@ impl LineSink for Artifacts {
             );
         };
         let Ok(bytes) = bytes.parse::<u64>() else {
-            return Outcome::Malformed(
-                format!("size `{bytes}` is not a whole number of bytes").into(),
-            );
+            return Outcome::Malformed(format!("size `{bytes}` is not a whole number of bytes").into());
         };
         if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Outcome::Malformed("sha256 is not 64 hex digits".into());
@@ -64,8 +62,7 @@ mod tests {
     #[test]
     fn comments_are_skipped_and_bad_sizes_named() {
         let sha = "a".repeat(64);
-        let text =
-            format!("# published\npytorch torch-2.9.whl 123 {sha}\ntriton t.whl lots {sha}\n");
+        let text = format!("# published\npytorch torch-2.9.whl 123 {sha}\ntriton t.whl lots {sha}\n");
         let (a, stats) = parse_bytes(text.as_bytes(), Tail::Complete, Artifacts::default);
         assert_eq!(a.items.len(), 1);
         assert_eq!((stats.records, stats.skipped, stats.malformed), (1, 1, 1));

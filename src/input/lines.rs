@@ -50,12 +50,7 @@ pub struct LineParse<S> {
 }
 
 /// Parses `path` from byte `start` to its end.
-pub fn parse_file<S, F>(
-    path: &Path,
-    start: u64,
-    tail: Tail,
-    make: F,
-) -> std::io::Result<LineParse<S>>
+pub fn parse_file<S, F>(path: &Path, start: u64, tail: Tail, make: F) -> std::io::Result<LineParse<S>>
 where
     S: LineSink,
     F: Fn() -> S + Sync,
@@ -178,13 +173,7 @@ pub fn split_chunks(data: &[u8], size: usize) -> Vec<&[u8]> {
     out
 }
 
-fn parse_chunk<S: LineSink>(
-    chunk: &[u8],
-    holds_file_end: bool,
-    tail: Tail,
-    sink: &mut S,
-    stats: &mut ParseStats,
-) {
+fn parse_chunk<S: LineSink>(chunk: &[u8], holds_file_end: bool, tail: Tail, sink: &mut S, stats: &mut ParseStats) {
     let mut rest = chunk;
     while !rest.is_empty() {
         let (line, next, complete) = match memchr::memchr(b'\n', rest) {
@@ -205,10 +194,7 @@ fn parse_chunk<S: LineSink>(
                 let unterminated_end = holds_file_end && !complete;
                 if unterminated_end && tail == Tail::MayBePartial {
                     stats.skipped += 1;
-                    stats.note_problem(
-                        stats.lines,
-                        "last line is incomplete (the run is in flight); skipped",
-                    );
+                    stats.note_problem(stats.lines, "last line is incomplete (the run is in flight); skipped");
                 } else if unterminated_end {
                     stats.note_malformed(stats.lines, format!("last line is cut off: {reason}"));
                 } else {
@@ -276,10 +262,7 @@ mod tests {
         assert_eq!((p.stats.records, p.stats.malformed), (3, 0));
         let text = b"1\n2\n{\"ts\":";
         let p = parse_reader(&mut &text[..], Tail::MayBePartial, Numbers::default).unwrap();
-        assert_eq!(
-            (p.stats.records, p.stats.skipped, p.stats.malformed),
-            (2, 1, 0)
-        );
+        assert_eq!((p.stats.records, p.stats.skipped, p.stats.malformed), (2, 1, 0));
         let p = parse_reader(&mut &text[..], Tail::Complete, Numbers::default).unwrap();
         assert_eq!((p.stats.records, p.stats.malformed), (2, 1));
         assert!(p.stats.problems[0].reason.contains("cut off"));
@@ -291,10 +274,7 @@ mod tests {
         let text = format!("1\n{long}\n2\n");
         let p = parse_reader(&mut text.as_bytes(), Tail::Complete, Numbers::default).unwrap();
         // The long line does not fit an i64: it must be one malformed line, not several.
-        assert_eq!(
-            (p.stats.lines, p.stats.records, p.stats.malformed),
-            (3, 2, 1)
-        );
+        assert_eq!((p.stats.lines, p.stats.records, p.stats.malformed), (3, 2, 1));
         assert_eq!(p.stats.problems[0].line, 2);
     }
 }

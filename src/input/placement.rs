@@ -91,12 +91,8 @@ mod tests {
 
     #[test]
     fn unknown_keys_and_other_lines_are_ignored_but_missing_node_is_not() {
-        assert!(parse_line("placement target=a node=b colour=red")
-            .unwrap()
-            .is_some());
+        assert!(parse_line("placement target=a node=b colour=red").unwrap().is_some());
         assert!(parse_line("# balancer v2").unwrap().is_none());
-        assert!(parse_line("placement target=a")
-            .unwrap_err()
-            .contains("node"));
+        assert!(parse_line("placement target=a").unwrap_err().contains("node"));
     }
 }

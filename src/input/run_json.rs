@@ -64,10 +64,8 @@ pub fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
             return (None, stats);
         }
     };
-    let mut bad =
-        |field: &str, why: &str| stats.note_problem(0, format!("field `{field}` {why}; ignored"));
-    let string =
-        |v: &Option<serde_json::Value>| v.as_ref().and_then(|v| v.as_str()).map(str::to_string);
+    let mut bad = |field: &str, why: &str| stats.note_problem(0, format!("field `{field}` {why}; ignored"));
+    let string = |v: &Option<serde_json::Value>| v.as_ref().and_then(|v| v.as_str()).map(str::to_string);
     let mut info = RunInfo {
         stamp: string(&wire.stamp),
         arch: string(&wire.arch),
@@ -85,10 +83,7 @@ pub fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
         }
     };
     if let Some(serde_json::Value::Array(items)) = &wire.targets {
-        info.targets = items
-            .iter()
-            .filter_map(|t| t.as_str().map(str::to_string))
-            .collect();
+        info.targets = items.iter().filter_map(|t| t.as_str().map(str::to_string)).collect();
     }
     match &wire.started_at {
         None | Some(serde_json::Value::Null) => {}
@@ -116,10 +111,7 @@ pub fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
             };
             info.nodes.push(NodeInfo {
                 name: name.to_string(),
-                builder: n
-                    .get("builder")
-                    .and_then(|v| v.as_str())
-                    .map(str::to_string),
+                builder: n.get("builder").and_then(|v| v.as_str()).map(str::to_string),
                 addr: n.get("addr").and_then(|v| v.as_str()).map(str::to_string),
                 cores: n
                     .get("cores")
@@ -172,16 +164,12 @@ mod tests {
         assert_eq!(info.targets.len(), 3);
         assert_eq!(info.nodes[0].addr.as_deref(), Some("10.0.3.12"));
         assert_eq!(info.nodes[0].cores, Some(32));
-        assert_eq!(
-            info.started_at,
-            timefmt::parse_rfc3339("2026-10-20T02:00:00Z")
-        );
+        assert_eq!(info.started_at, timefmt::parse_rfc3339("2026-10-20T02:00:00Z"));
     }
 
     #[test]
     fn a_wrong_mode_is_reported_not_fatal() {
-        let (info, stats) =
-            parse(br#"{"mode": "lukewarm", "finished_at": "2026-10-20T03:00:00Z"}"#);
+        let (info, stats) = parse(br#"{"mode": "lukewarm", "finished_at": "2026-10-20T03:00:00Z"}"#);
         let info = info.unwrap();
         assert_eq!(info.mode, None);
         assert!(!info.in_flight);

@@ -128,9 +128,7 @@ impl<'de> Deserialize<'de> for Cpu {
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                     let v: f64 = map.next_value()?;
                     if !v.is_finite() || v < 0.0 {
-                        return Err(de::Error::custom(format!(
-                            "cpu.{key} is not a counter value"
-                        )));
+                        return Err(de::Error::custom(format!("cpu.{key} is not a counter value")));
                     }
                     cpu.total += v;
                     if matches!(&*key, "idle" | "iowait" | "steal") {
@@ -146,8 +144,7 @@ impl<'de> Deserialize<'de> for Cpu {
 }
 
 pub fn parse_line(line: &[u8]) -> Result<(String, Sample), Cow<'static, str>> {
-    let w: Wire =
-        serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a sample: {e}")))?;
+    let w: Wire = serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a sample: {e}")))?;
     let node = w.node.ok_or(Cow::Borrowed("sample without `node`"))?;
     let ts = match w.ts {
         Some(Ts::Text(s)) => timefmt::parse_rfc3339(&s),

@@ -75,13 +75,7 @@ impl LogFormat {
         // Comments are allowed in nginx config.
         let text: String = text
             .lines()
-            .map(|l| {
-                if l.trim_start().starts_with('#') {
-                    ""
-                } else {
-                    l
-                }
-            })
+            .map(|l| if l.trim_start().starts_with('#') { "" } else { l })
             .collect::<Vec<_>>()
             .join("\n");
         let rest = text
@@ -113,9 +107,11 @@ impl LogFormat {
         let variables = parts.iter().filter(|p| matches!(p, Part::Var(_))).count();
         let has_request_length = parts.contains(&Part::Var(Field::RequestLength));
         let needed = |f: Field| parts.contains(&Part::Var(f));
-        if !(needed(Field::Request) || (needed(Field::RequestMethod) && needed(Field::RequestUri)))
-        {
-            return Err("the format has neither $request nor $request_method with $request_uri: requests cannot be classified".into());
+        if !(needed(Field::Request) || (needed(Field::RequestMethod) && needed(Field::RequestUri))) {
+            return Err(
+                "the format has neither $request nor $request_method with $request_uri: requests cannot be classified"
+                    .into(),
+            );
         }
         if !needed(Field::Status) {
             return Err("the format has no $status: hits and misses cannot be told apart".into());
@@ -125,9 +121,7 @@ impl LogFormat {
         } else {
             for pair in parts.windows(2) {
                 if let [Part::Var(_), Part::Var(_)] = pair {
-                    return Err(
-                        "two variables with nothing between them cannot be told apart".into(),
-                    );
+                    return Err("two variables with nothing between them cannot be told apart".into());
                 }
             }
             Shape::Text(parts)
@@ -151,10 +145,7 @@ impl LogFormat {
         } else {
             ""
         };
-        format!(
-            "sccache.log: log_format {}{kind}, {} fields",
-            self.name, self.variables
-        )
+        format!("sccache.log: log_format {}{kind}, {} fields", self.name, self.variables)
     }
 
     /// Whether upload sizes can be measured (`$request_length`).
@@ -174,10 +165,7 @@ impl LogFormat {
                 .collect(),
             Shape::Json(keys) => format!(
                 "JSON object with keys {}",
-                keys.iter()
-                    .map(|(k, _)| k.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                keys.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
             ),
         }
     }
@@ -294,10 +282,7 @@ fn json_keys(parts: &[Part]) -> Result<Vec<(String, Field)>, String> {
                 let head = head
                     .strip_suffix(':')
                     .ok_or("a variable in a JSON log_format is not a value of a key")?;
-                let head = head
-                    .trim_end()
-                    .strip_suffix('"')
-                    .ok_or("a JSON key must be quoted")?;
+                let head = head.trim_end().strip_suffix('"').ok_or("a JSON key must be quoted")?;
                 let start = head.rfind('"').ok_or("a JSON key must be quoted")?;
                 keys.push((head[start + 1..].to_string(), *f));
                 prev = None;
@@ -388,12 +373,9 @@ fn parse_text<'a>(parts: &[Part], line: &'a [u8]) -> Result<Request<'a>, Cow<'st
     for (i, part) in parts.iter().enumerate() {
         match part {
             Part::Literal(lit) => {
-                rest = rest.strip_prefix(lit.as_str()).ok_or_else(|| {
-                    Cow::Owned(format!(
-                        "expected {lit:?} at column {}",
-                        line.len() - rest.len() + 1
-                    ))
-                })?;
+                rest = rest
+                    .strip_prefix(lit.as_str())
+                    .ok_or_else(|| Cow::Owned(format!("expected {lit:?} at column {}", line.len() - rest.len() + 1)))?;
             }
             Part::Var(f) => {
                 let value = match parts.get(i + 1) {
@@ -417,12 +399,9 @@ fn parse_text<'a>(parts: &[Part], line: &'a [u8]) -> Result<Request<'a>, Cow<'st
     fields.finish()
 }
 
-fn parse_json<'a>(
-    keys: &[(String, Field)],
-    line: &'a [u8],
-) -> Result<Request<'a>, Cow<'static, str>> {
-    let map: BTreeMap<Cow<'a, str>, serde_json::Value> = serde_json::from_slice(line)
-        .map_err(|e| Cow::Owned(format!("not a JSON log line: {e}")))?;
+fn parse_json<'a>(keys: &[(String, Field)], line: &'a [u8]) -> Result<Request<'a>, Cow<'static, str>> {
+    let map: BTreeMap<Cow<'a, str>, serde_json::Value> =
+        serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a JSON log line: {e}")))?;
     let mut fields = Fields::default();
     for (key, f) in keys {
         let value = match map.get(key.as_str()) {
@@ -459,10 +438,7 @@ pub fn classify(method: &str, path: &str, status: u16, prefix: Option<&str>) -> 
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     if let Some(p) = prefix {
         let p = p.trim_matches('/');
-        let ours = !p.is_empty()
-            && (segments
-                .windows(p.split('/').count())
-                .any(|w| w.join("/") == p));
+        let ours = !p.is_empty() && (segments.windows(p.split('/').count()).any(|w| w.join("/") == p));
         if !ours {
             return Access::OtherPrefix;
         }
@@ -474,10 +450,7 @@ pub fn classify(method: &str, path: &str, status: u16, prefix: Option<&str>) -> 
     let is_object = match segments.as_slice() {
         [.., a, b, c, key] => {
             let k = key.as_bytes();
-            k.len() > 3
-                && a.as_bytes() == &k[0..1]
-                && b.as_bytes() == &k[1..2]
-                && c.as_bytes() == &k[2..3]
+            k.len() > 3 && a.as_bytes() == &k[0..1] && b.as_bytes() == &k[1..2] && c.as_bytes() == &k[2..3]
         }
         _ => false,
     };
@@ -632,7 +605,8 @@ mod tests {
     fn combined_is_the_default_and_has_no_upload_sizes() {
         let f = LogFormat::combined();
         assert!(!f.has_request_length());
-        let line = br#"10.0.3.12 - - [20/Oct/2026:02:00:05 +0000] "GET /p/a/b/c/abcdef HTTP/1.1" 404 153 "-" "opendal""#;
+        let line =
+            br#"10.0.3.12 - - [20/Oct/2026:02:00:05 +0000] "GET /p/a/b/c/abcdef HTTP/1.1" 404 153 "-" "opendal""#;
         assert_eq!(f.parse_line(line).unwrap().status, 404);
     }
 
@@ -651,16 +625,12 @@ mod tests {
         let r = f
             .parse_line(br#"{"addr":"10.0.0.1","t":"2026-10-20T02:00:05+00:00","req":"GET /p/a/b/c/abcd HTTP/1.1","status":200,"len":310}"#)
             .unwrap();
-        assert_eq!(
-            (r.method.as_ref(), r.status, r.request_length),
-            ("GET", 200, Some(310))
-        );
+        assert_eq!((r.method.as_ref(), r.status, r.request_length), ("GET", 200, Some(310)));
     }
 
     #[test]
     fn a_format_without_status_is_refused_with_the_reason() {
-        let err =
-            LogFormat::from_directive("log_format x '$remote_addr \"$request\"';").unwrap_err();
+        let err = LogFormat::from_directive("log_format x '$remote_addr \"$request\"';").unwrap_err();
         assert!(err.contains("$status"));
     }
 
@@ -675,32 +645,14 @@ mod tests {
     fn classification_follows_sccache_layout_and_prefix() {
         let p = Some("perf-1");
         assert_eq!(classify("GET", "/perf-1/a/b/c/abcdef", 200, p), Access::Hit);
-        assert_eq!(
-            classify("GET", "/perf-1/a/b/c/abcdef", 404, p),
-            Access::Miss
-        );
-        assert_eq!(
-            classify("PUT", "/perf-1/a/b/c/abcdef", 204, p),
-            Access::Write
-        );
-        assert_eq!(
-            classify("PUT", "/perf-1/a/b/c/abcdef", 507, p),
-            Access::FailedWrite
-        );
+        assert_eq!(classify("GET", "/perf-1/a/b/c/abcdef", 404, p), Access::Miss);
+        assert_eq!(classify("PUT", "/perf-1/a/b/c/abcdef", 204, p), Access::Write);
+        assert_eq!(classify("PUT", "/perf-1/a/b/c/abcdef", 507, p), Access::FailedWrite);
         assert_eq!(classify("MKCOL", "/perf-1/a/b/", 405, p), Access::Overhead);
-        assert_eq!(
-            classify("PUT", "/perf-1/.sccache_check", 201, p),
-            Access::Check
-        );
-        assert_eq!(
-            classify("GET", "/perf-0/a/b/c/abcdef", 200, p),
-            Access::OtherPrefix
-        );
+        assert_eq!(classify("PUT", "/perf-1/.sccache_check", 201, p), Access::Check);
+        assert_eq!(classify("GET", "/perf-0/a/b/c/abcdef", 200, p), Access::OtherPrefix);
         // Behind a base path the prefix is still found.
-        assert_eq!(
-            classify("GET", "/dav/perf-1/a/b/c/abcdef", 200, p),
-            Access::Hit
-        );
+        assert_eq!(classify("GET", "/dav/perf-1/a/b/c/abcdef", 200, p), Access::Hit);
         // Without a known prefix every object is this run's.
         assert_eq!(classify("GET", "/x/a/b/c/abcdef", 200, None), Access::Hit);
         // Folders are not objects: a key's first three characters are.

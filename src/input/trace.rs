@@ -67,12 +67,7 @@ pub fn parse(data: &[u8]) -> (Result<Trace, String>, ParseStats) {
     let mut spans = Vec::new();
     let encoding = if first.get("data").is_some() {
         for trace in first["data"].as_array().into_iter().flatten() {
-            for s in trace
-                .get("spans")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for s in trace.get("spans").and_then(Value::as_array).into_iter().flatten() {
                 push(&mut spans, &mut stats, jaeger_span(s));
             }
         }
@@ -84,12 +79,7 @@ pub fn parse(data: &[u8]) -> (Result<Trace, String>, ParseStats) {
                 .or_else(|| rs.get("instrumentationLibrarySpans"))
                 .and_then(Value::as_array);
             for scope in scopes.into_iter().flatten() {
-                for s in scope
-                    .get("spans")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
+                for s in scope.get("spans").and_then(Value::as_array).into_iter().flatten() {
                     push(&mut spans, &mut stats, otlp_span(s));
                 }
             }
@@ -108,10 +98,7 @@ pub fn parse(data: &[u8]) -> (Result<Trace, String>, ParseStats) {
                 Err(e) => {
                     // A stream cut short (the run is in flight, or the copy was
                     // interrupted): keep what came before.
-                    stats.note_malformed(
-                        e.line() as u64,
-                        format!("span stream ends in broken JSON: {e}"),
-                    );
+                    stats.note_malformed(e.line() as u64, format!("span stream ends in broken JSON: {e}"));
                     break;
                 }
             }
@@ -153,8 +140,7 @@ fn normalise_id(id: &str) -> String {
 }
 
 fn parent_of(id: Option<&str>) -> Option<String> {
-    id.filter(|p| !p.is_empty() && !is_zero_id(p))
-        .map(normalise_id)
+    id.filter(|p| !p.is_empty() && !is_zero_id(p)).map(normalise_id)
 }
 
 /// An end before the start is not a duration: treated as not ended.
@@ -193,9 +179,7 @@ impl Attrs {
             "vertex" => self.vertex = scalar_str(value),
             // v0.26 renamed it; whichever appears is the method.
             "http.method" | "http.request.method" => self.http_method = scalar_str(value),
-            "http.request_content_length" | "http.request.body.size" => {
-                self.request_bytes = scalar_u64(value)
-            }
+            "http.request_content_length" | "http.request.body.size" => self.request_bytes = scalar_u64(value),
             _ => {}
         }
     }
@@ -217,19 +201,10 @@ fn jaeger_span(s: &Value) -> Result<Span, String> {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .find(|r| {
-            r.get("refType")
-                .and_then(Value::as_str)
-                .is_none_or(|t| t == "CHILD_OF")
-        })
+        .find(|r| r.get("refType").and_then(Value::as_str).is_none_or(|t| t == "CHILD_OF"))
         .and_then(|r| r.get("spanID").and_then(Value::as_str));
     let mut attrs = Attrs::default();
-    for tag in s
-        .get("tags")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for tag in s.get("tags").and_then(Value::as_array).into_iter().flatten() {
         if let (Some(k), Some(v)) = (tag.get("key").and_then(Value::as_str), tag.get("value")) {
             attrs.take(k, v);
         }
@@ -268,12 +243,7 @@ fn otlp_span(s: &Value) -> Result<Span, String> {
         .ok_or_else(|| format!("span {id} ({name}) without startTimeUnixNano"))?;
     let end = nanos_to_micros(s.get("endTimeUnixNano"));
     let mut attrs = Attrs::default();
-    for a in s
-        .get("attributes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for a in s.get("attributes").and_then(Value::as_array).into_iter().flatten() {
         let Some(k) = a.get("key").and_then(Value::as_str) else {
             continue;
         };
@@ -304,24 +274,11 @@ fn stub_span(s: &Value) -> Result<Span, String> {
         .and_then(Value::as_str)
         .ok_or("span stub without SpanContext.SpanID")?;
     let name = s.get("Name").and_then(Value::as_str).unwrap_or("");
-    let time = |k: &str| {
-        s.get(k)
-            .and_then(Value::as_str)
-            .and_then(timefmt::parse_rfc3339)
-    };
-    let start = time("StartTime")
-        .ok_or_else(|| format!("span {id} ({name}) without a readable StartTime"))?;
+    let time = |k: &str| s.get(k).and_then(Value::as_str).and_then(timefmt::parse_rfc3339);
+    let start = time("StartTime").ok_or_else(|| format!("span {id} ({name}) without a readable StartTime"))?;
     let mut attrs = Attrs::default();
-    for a in s
-        .get("Attributes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let (Some(k), Some(v)) = (
-            a.get("Key").and_then(Value::as_str),
-            a.pointer("/Value/Value"),
-        ) {
+    for a in s.get("Attributes").and_then(Value::as_array).into_iter().flatten() {
+        if let (Some(k), Some(v)) = (a.get("Key").and_then(Value::as_str), a.pointer("/Value/Value")) {
             attrs.take(k, v);
         }
     }
@@ -352,10 +309,7 @@ mod tests {
 
     #[test]
     fn target_name_comes_from_the_file_name() {
-        assert_eq!(
-            target_of_file("trace-triton-wheel.json"),
-            Some("triton-wheel")
-        );
+        assert_eq!(target_of_file("trace-triton-wheel.json"), Some("triton-wheel"));
         assert_eq!(target_of_file("trace-.json"), None);
         assert_eq!(target_of_file("samples.jsonl"), None);
     }
@@ -385,10 +339,7 @@ mod tests {
         assert_eq!(trace.encoding, Encoding::SpanStubs);
         assert_eq!(stats.records, 2);
         assert_eq!(trace.spans[0].parent, None);
-        assert_eq!(
-            trace.spans[0].end.unwrap() - trace.spans[0].start,
-            10_500_000
-        );
+        assert_eq!(trace.spans[0].end.unwrap() - trace.spans[0].start, 10_500_000);
         assert_eq!(trace.spans[1].parent.as_deref(), Some("aa00000000000001"));
         assert_eq!(trace.spans[1].http_method.as_deref(), Some("PUT"));
         assert_eq!(trace.spans[1].end, None, "Go's zero time is not an end");

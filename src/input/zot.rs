@@ -52,8 +52,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for First<'a> {
                 f.write_str("a list of header values")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<First<'de>, A::Error> {
-                let first: Option<Cow<'de, str>> =
-                    seq.next_element::<Borrowed<'de>>()?.map(|b| b.0);
+                let first: Option<Cow<'de, str>> = seq.next_element::<Borrowed<'de>>()?.map(|b| b.0);
                 while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
                 Ok(First(first))
             }
@@ -166,21 +165,13 @@ pub fn client_host(client_ip: &str) -> &str {
         return rest.split(']').next().unwrap_or(rest);
     }
     match client_ip.rsplit_once(':') {
-        Some((host, port)) if !host.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
-            host
-        }
+        Some((host, port)) if !host.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => host,
         _ => client_ip,
     }
 }
 
 /// Adds `bytes` to the buckets covering `[from, to]` in proportion to overlap.
-pub fn spread(
-    series: &mut BTreeMap<i64, LaneBucket>,
-    from: Micros,
-    to: Micros,
-    bytes: u64,
-    cache: bool,
-) {
+pub fn spread(series: &mut BTreeMap<i64, LaneBucket>, from: Micros, to: Micros, bytes: u64, cache: bool) {
     let width = BUCKET_SECS * 1_000_000;
     let first = from.div_euclid(width);
     let last = to.div_euclid(width);
@@ -257,9 +248,7 @@ impl LineSink for ZotLog {
                 }
             }
             Request::UploadStart if ok => self.upload_starts += 1,
-            Request::BlobChunk | Request::BlobComplete | Request::ManifestWrite if !ok => {
-                self.failed_writes += 1
-            }
+            Request::BlobChunk | Request::BlobComplete | Request::ManifestWrite if !ok => self.failed_writes += 1,
             Request::BlobChunk | Request::BlobComplete | Request::ManifestWrite => {
                 let manifest = kind == Request::ManifestWrite;
                 if manifest {
@@ -287,19 +276,12 @@ impl LineSink for ZotLog {
                         // The request line is logged when the write completes; its
                         // bytes flowed during the request's latency, so spread them
                         // over it rather than piling a whole blob into one instant.
-                        let latency = l
-                            .latency
-                            .as_deref()
-                            .and_then(timefmt::parse_go_duration)
-                            .unwrap_or(0.0);
+                        let latency = l.latency.as_deref().and_then(timefmt::parse_go_duration).unwrap_or(0.0);
                         let from = t - (latency * 1e6) as Micros;
                         spread(&mut self.series, from, t, n, cache);
                     }
                     let host = client_host(l.client_ip.as_deref().unwrap_or("-"));
-                    let ev = WriteEvent {
-                        time: t,
-                        bytes: size,
-                    };
+                    let ev = WriteEvent { time: t, bytes: size };
                     match self.writes_by_client.get_mut(host) {
                         Some(v) => v.push(ev),
                         None => {
@@ -346,28 +328,13 @@ mod tests {
 
     #[test]
     fn repository_names_with_slashes_split_at_blobs_and_manifests() {
-        let (k, name, _) = classify(
-            "PUT",
-            "/v2/rocm/pytorch/blobs/uploads/7f3a?digest=sha256%3Aab",
-        );
+        let (k, name, _) = classify("PUT", "/v2/rocm/pytorch/blobs/uploads/7f3a?digest=sha256%3Aab");
         assert_eq!((k, name), (Request::BlobComplete, "rocm/pytorch"));
         let (k, name, r) = classify("PUT", "/v2/rocm/cache/manifests/triton-wheel");
-        assert_eq!(
-            (k, name, r),
-            (Request::ManifestWrite, "rocm/cache", "triton-wheel")
-        );
-        assert_eq!(
-            classify("POST", "/v2/a/blobs/uploads/").0,
-            Request::UploadStart
-        );
-        assert_eq!(
-            classify("PATCH", "/v2/a/blobs/uploads/x").0,
-            Request::BlobChunk
-        );
-        assert_eq!(
-            classify("GET", "/v2/a/blobs/sha256:00").0,
-            Request::BlobRead
-        );
+        assert_eq!((k, name, r), (Request::ManifestWrite, "rocm/cache", "triton-wheel"));
+        assert_eq!(classify("POST", "/v2/a/blobs/uploads/").0, Request::UploadStart);
+        assert_eq!(classify("PATCH", "/v2/a/blobs/uploads/x").0, Request::BlobChunk);
+        assert_eq!(classify("GET", "/v2/a/blobs/sha256:00").0, Request::BlobRead);
         assert_eq!(classify("GET", "/v2/").0, Request::Other);
     }
 
@@ -389,11 +356,7 @@ mod tests {
     }
 
     fn agg(text: &str) -> (ZotLog, crate::input::ParseStats) {
-        crate::input::lines::parse_bytes(
-            text.as_bytes(),
-            crate::input::lines::Tail::Complete,
-            ZotLog::default,
-        )
+        crate::input::lines::parse_bytes(text.as_bytes(), crate::input::lines::Tail::Complete, ZotLog::default)
     }
 
     #[test]
@@ -432,9 +395,6 @@ mod tests {
             r#"{"message":"HTTP\u0020API","method":"PUT","path":"\/v2\/r\/manifests\/v1","statusCode":201,"headers":{"Content-Length":["7"]},"clientIP":"h:1","time":"2026-10-20T02:00:00Z"}
 "#,
         );
-        assert_eq!(
-            (stats.records, z.manifest_writes, z.image_write_bytes),
-            (1, 1, 7)
-        );
+        assert_eq!((stats.records, z.manifest_writes, z.image_write_bytes), (1, 1, 7));
     }
 }

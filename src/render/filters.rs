@@ -14,32 +14,24 @@ fn num(v: &Value) -> Option<f64> {
 
 /// Seconds as `38m52s`; null as a dash.
 pub fn dur(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
-    Ok(Value::String(
-        num(v).map(human_duration).unwrap_or_else(|| DASH.into()),
-    ))
+    Ok(Value::String(num(v).map(human_duration).unwrap_or_else(|| DASH.into())))
 }
 
 /// Seconds as a plain number with a unit, for tables that are sorted by value.
 pub fn secs(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(
-        num(v)
-            .map(|s| format!("{s:.0} s"))
-            .unwrap_or_else(|| DASH.into()),
+        num(v).map(|s| format!("{s:.0} s")).unwrap_or_else(|| DASH.into()),
     ))
 }
 
 pub fn bytes(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
-    Ok(Value::String(
-        num(v).map(human_bytes).unwrap_or_else(|| DASH.into()),
-    ))
+    Ok(Value::String(num(v).map(human_bytes).unwrap_or_else(|| DASH.into())))
 }
 
 /// A percentage already in 0..100.
 pub fn pct(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(
-        num(v)
-            .map(|p| format!("{p:.0}%"))
-            .unwrap_or_else(|| DASH.into()),
+        num(v).map(|p| format!("{p:.0}%")).unwrap_or_else(|| DASH.into()),
     ))
 }
 
@@ -72,9 +64,7 @@ pub fn cell(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
         Value::Null => DASH.into(),
         other => other.to_string(),
     };
-    Ok(Value::String(
-        s.replace('|', "\\|").replace(['\n', '\r'], " "),
-    ))
+    Ok(Value::String(s.replace('|', "\\|").replace(['\n', '\r'], " ")))
 }
 
 pub fn register(t: &mut tera::Tera) {

@@ -46,10 +46,7 @@ impl Export for Html<'_> {
             let figure = format!("<figure class=\"chart\" data-chart=\"{path}\">{svg}</figure>");
             // pulldown-cmark writes <p><img src="charts/x.svg" alt="..." /></p>
             if let Some(start) = body.find(&format!("<img src=\"{path}\"")) {
-                let end = body[start..]
-                    .find("/>")
-                    .map(|e| start + e + 2)
-                    .unwrap_or(body.len());
+                let end = body[start..].find("/>").map(|e| start + e + 2).unwrap_or(body.len());
                 body.replace_range(start..end, &figure);
             }
         }
@@ -84,9 +81,6 @@ mod tests {
 
     #[test]
     fn a_closing_script_tag_in_the_data_cannot_end_the_script() {
-        assert_eq!(
-            script_safe(r#"{"w":"</script><b>"}"#),
-            r#"{"w":"<\/script><b>"}"#
-        );
+        assert_eq!(script_safe(r#"{"w":"</script><b>"}"#), r#"{"w":"<\/script><b>"}"#);
     }
 }

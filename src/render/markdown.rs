@@ -14,11 +14,10 @@ pub fn engine(name: &str, template: &str) -> Result<tera::Tera> {
     let mut t = tera::Tera::default();
     t.autoescape_on(vec![]);
     super::filters::register(&mut t);
-    t.add_raw_template(name, template)
-        .map_err(|e| Error::Template {
-            name: name.into(),
-            message: format!("{e:?}"),
-        })?;
+    t.add_raw_template(name, template).map_err(|e| Error::Template {
+        name: name.into(),
+        message: format!("{e:?}"),
+    })?;
     Ok(t)
 }
 

@@ -25,10 +25,7 @@ pub fn sentences(v: &View) -> Vec<String> {
     out.push(format!(
         "{mode} {}{}: {} nodes, {} targets{wall}{status}. {}.",
         v.stamp,
-        v.arch
-            .as_deref()
-            .map(|a| format!(" on {a}"))
-            .unwrap_or_default(),
+        v.arch.as_deref().map(|a| format!(" on {a}")).unwrap_or_default(),
         v.nodes.len(),
         v.targets.len(),
         capitalise(&v.mode_note),
@@ -72,11 +69,7 @@ pub fn sentences(v: &View) -> Vec<String> {
         if total <= 0.0 || gap / total <= GAP_SHARE {
             continue;
         }
-        let node = t
-            .node
-            .as_deref()
-            .map(|n| format!(" on {n}"))
-            .unwrap_or_default();
+        let node = t.node.as_deref().map(|n| format!(" on {n}")).unwrap_or_default();
         let mut s = format!(
             "{}{node}: {} of its {} ({:.0}%) outside its own steps",
             t.name,
@@ -87,11 +80,7 @@ pub fn sentences(v: &View) -> Vec<String> {
         if let Some(u) = t.upload_s.filter(|u| *u > 0.0) {
             s.push_str(&format!(", {} of it uploading", dur(u)));
             if let Some(b) = t.upload_bytes.filter(|b| *b > 0) {
-                s.push_str(&format!(
-                    " {} at {:.1} MB/s",
-                    human_bytes(b as f64),
-                    b as f64 / u / 1e6
-                ));
+                s.push_str(&format!(" {} at {:.1} MB/s", human_bytes(b as f64), b as f64 / u / 1e6));
             }
         }
         s.push('.');

@@ -16,14 +16,11 @@ pub fn draw(view: &View) -> Result<String> {
     })
 }
 
-fn sccache_lane(
-    view: &View,
-    axis: TimeAxis,
-    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-) -> DrawResult {
+fn sccache_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plotters::coord::Shift>) -> DrawResult {
     let s = &view.sccache;
     let bucket = s.bucket_s;
     let caption = format!("Compiler cache (sccache): requests per {bucket} s");
+    let span = axis.x(x_max(view));
     if let Some(why) = &s.why {
         let area = area.titled(&caption, (FONT, 16))?;
         return message(&area, &format!("not drawn: {why}"));
@@ -41,18 +38,14 @@ fn sccache_lane(
         .margin(10)
         .x_label_area_size(32)
         .y_label_area_size(48)
-        .build_cartesian_2d(0f64..axis.x(x_max(view)), 0f64..ymax)?;
+        .build_cartesian_2d(0f64..span, 0f64..ymax)?;
     chart
         .configure_mesh()
         .x_label_formatter(&|v| axis.label(v))
         .y_desc("requests")
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
-    type Lane = (
-        &'static str,
-        RGBColor,
-        fn(&crate::view::SccachePoint) -> u64,
-    );
+    type Lane = (&'static str, RGBColor, fn(&crate::view::SccachePoint) -> u64);
     let lanes: [Lane; 3] = [
         ("hits", RGBColor(44, 160, 44), |p| p.hits),
         ("misses", RGBColor(214, 39, 40), |p| p.misses),
@@ -62,13 +55,11 @@ fn sccache_lane(
         let total: u64 = s.series.iter().map(get).sum();
         chart
             .draw_series(LineSeries::new(
-                s.series.iter().map(|p| (axis.x(p.t_s), get(p) as f64)),
+                s.series.iter().map(|p| (clamp(axis.x(p.t_s), span), get(p) as f64)),
                 colour.stroke_width(2),
             ))?
             .label(format!("{name} ({total})"))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
-            });
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3)));
     }
     chart
         .configure_series_labels()
@@ -80,14 +71,11 @@ fn sccache_lane(
     Ok(())
 }
 
-fn zot_lane(
-    view: &View,
-    axis: TimeAxis,
-    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-) -> DrawResult {
+fn zot_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plotters::coord::Shift>) -> DrawResult {
     let z = &view.zot;
     let bucket = z.bucket_s;
     let caption = format!("Registry (zot): write rate, MB/s over {bucket} s buckets");
+    let span = axis.x(x_max(view));
     if let Some(why) = &z.why {
         let area = area.titled(&caption, (FONT, 16))?;
         return message(&area, &format!("not drawn: {why}"));
@@ -105,7 +93,7 @@ fn zot_lane(
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(48)
-        .build_cartesian_2d(0f64..axis.x(x_max(view)), 0f64..ymax)?;
+        .build_cartesian_2d(0f64..span, 0f64..ymax)?;
     chart
         .configure_mesh()
         .x_label_formatter(&|v| axis.label(v))
@@ -122,16 +110,11 @@ fn zot_lane(
         let total: u64 = z.series.iter().map(get).sum();
         chart
             .draw_series(LineSeries::new(
-                z.series.iter().map(|p| (axis.x(p.t_s), mb(get(p)))),
+                z.series.iter().map(|p| (clamp(axis.x(p.t_s), span), mb(get(p)))),
                 colour.stroke_width(2),
             ))?
-            .label(format!(
-                "{name} ({})",
-                crate::view::human_bytes(total as f64)
-            ))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
-            });
+            .label(format!("{name} ({})", crate::view::human_bytes(total as f64)))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3)));
     }
     chart
         .configure_series_labels()

@@ -21,11 +21,7 @@ pub fn draw(view: &View) -> Result<String> {
             .x_label_formatter(&|v| axis.label(v))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()?;
-        if view
-            .nodes
-            .iter()
-            .all(|n| n.cpu.t.is_empty() && n.mem.t.is_empty())
-        {
+        if view.nodes.iter().all(|n| n.cpu.t.is_empty() && n.mem.t.is_empty()) {
             let why = if view.inputs.get("samples.jsonl").is_some_and(|i| i.present) {
                 "samples.jsonl holds no usable node samples"
             } else {
@@ -41,21 +37,19 @@ pub fn draw(view: &View) -> Result<String> {
             };
             let mut labelled = false;
             let scaled = |t: &[f64]| t.iter().map(|s| axis.x(*s)).collect::<Vec<f64>>();
-            for seg in segments(&scaled(&n.cpu.t), &n.cpu.v) {
+            for seg in segments(&scaled(&n.cpu.t), &n.cpu.v, span) {
                 let s = chart.draw_series(LineSeries::new(seg, c.stroke_width(2)))?;
                 if !labelled {
-                    s.label(label.clone()).legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(3))
-                    });
+                    s.label(label.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(3)));
                     labelled = true;
                 }
             }
-            for seg in segments(&scaled(&n.mem.t), &n.mem.v) {
+            for seg in segments(&scaled(&n.mem.t), &n.mem.v, span) {
                 let s = chart.draw_series(DashedLineSeries::new(seg, 6, 4, c.stroke_width(2)))?;
                 if !labelled {
-                    s.label(label.clone()).legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(3))
-                    });
+                    s.label(label.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(3)));
                     labelled = true;
                 }
             }

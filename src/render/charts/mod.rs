@@ -41,15 +41,34 @@ pub fn svg(
     size: (u32, u32),
     draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> DrawResult,
 ) -> Result<String> {
-    let mut buf = String::new();
-    {
-        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
-        draw(root).map_err(|e| Error::Chart {
-            name: name.into(),
-            message: e.to_string(),
-        })?;
+    // Every coordinate is clipped before it is drawn; should plotters still
+    // panic on some input, the report fails with a message, not a crash.
+    let drawn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut buf = String::new();
+        {
+            let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
+            draw(root).map_err(|e| e.to_string())?;
+        }
+        Ok::<String, String>(buf)
+    }));
+    let chart_error = |message: String| Error::Chart {
+        name: name.into(),
+        message,
+    };
+    match drawn {
+        Ok(Ok(svg)) => Ok(svg),
+        Ok(Err(message)) => Err(chart_error(message)),
+        Err(_) => Err(chart_error("the chart library panicked on this data".into())),
     }
-    Ok(buf)
+}
+
+/// Keeps a value inside the axis range, so no point lands off the chart.
+pub fn clamp(v: f64, max: f64) -> f64 {
+    if v.is_nan() {
+        0.0
+    } else {
+        v.clamp(0.0, max)
+    }
 }
 
 pub fn rgb(i: usize) -> RGBColor {
@@ -120,22 +139,20 @@ pub fn message(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, text: &st
             plotters::style::text_anchor::HPos::Center,
             plotters::style::text_anchor::VPos::Center,
         ));
-    area.draw(&Text::new(
-        text.to_string(),
-        ((w / 2) as i32, (h / 2) as i32),
-        style,
-    ))?;
+    area.draw(&Text::new(text.to_string(), ((w / 2) as i32, (h / 2) as i32), style))?;
     Ok(())
 }
 
 /// Splits a series at its `null`s into drawable runs.
-pub fn segments(t: &[f64], v: &[Option<f64>]) -> Vec<Vec<(f64, f64)>> {
+/// Points outside `0..=x_max` are left out (and break the line).
+pub fn segments(t: &[f64], v: &[Option<f64>], x_max: f64) -> Vec<Vec<(f64, f64)>> {
     let mut out = vec![];
     let mut cur = vec![];
     for (x, y) in t.iter().zip(v) {
+        let inside = x.is_finite() && (0.0..=x_max).contains(x);
         match y {
-            Some(y) => cur.push((*x, *y)),
-            None => {
+            Some(y) if inside && y.is_finite() => cur.push((*x, *y)),
+            _ => {
                 if !cur.is_empty() {
                     out.push(std::mem::take(&mut cur));
                 }
@@ -157,10 +174,11 @@ mod tests {
         let s = segments(
             &[0.0, 1.0, 2.0, 3.0, 4.0],
             &[Some(1.0), Some(2.0), None, Some(3.0), Some(4.0)],
+            10.0,
         );
-        assert_eq!(
-            s,
-            vec![vec![(0.0, 1.0), (1.0, 2.0)], vec![(3.0, 3.0), (4.0, 4.0)]]
-        );
+        assert_eq!(s, vec![vec![(0.0, 1.0), (1.0, 2.0)], vec![(3.0, 3.0), (4.0, 4.0)]]);
+        // A point off the axis (a clock years away) is not drawn.
+        let s = segments(&[0.0, 1.0e9, 2.0], &[Some(1.0), Some(2.0), Some(3.0)], 10.0);
+        assert_eq!(s, vec![vec![(0.0, 1.0)], vec![(2.0, 3.0)]]);
     }
 }

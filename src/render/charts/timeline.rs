@@ -71,11 +71,7 @@ pub fn draw(view: &View) -> Result<String> {
     let span = axis.x(x_max(view));
     let rows = rows(view);
     // Two lanes more than the rows need: the legend's, above them.
-    let lanes: u32 = rows
-        .iter()
-        .map(|r| r.lanes.len() as u32)
-        .sum::<u32>()
-        .max(1);
+    let lanes: u32 = rows.iter().map(|r| r.lanes.len() as u32).sum::<u32>().max(1);
     let height = 120 + (lanes + 2) * LANE_PX;
     svg("timeline", (WIDTH, height), |root| {
         root.fill(&WHITE)?;
@@ -103,8 +99,7 @@ pub fn draw(view: &View) -> Result<String> {
             );
         }
         let critical = view.fleet.critical.as_ref().map(|c| c.node.as_str());
-        let name_style =
-            TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+        let name_style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
         let bar_text = TextStyle::from((FONT, 11).into_font())
             .color(&BLACK)
             .pos(Pos::new(HPos::Left, VPos::Center));
@@ -135,7 +130,7 @@ pub fn draw(view: &View) -> Result<String> {
                             _ => c.mix(0.35).filled(),
                         };
                         chart.draw_series(std::iter::once(Rectangle::new(
-                            [(axis.x(p.start_s), y0), (axis.x(p.end_s), y1)],
+                            [(clamp(axis.x(p.start_s), span), y0), (clamp(axis.x(p.end_s), span), y1)],
                             style,
                         )))?;
                     }
@@ -143,7 +138,7 @@ pub fn draw(view: &View) -> Result<String> {
                         // A record without steps: one light bar for the whole record.
                         if let (Some(s), Some(e)) = (t.start_s, t.end_s) {
                             chart.draw_series(std::iter::once(Rectangle::new(
-                                [(axis.x(s), y0), (axis.x(e), y1)],
+                                [(clamp(axis.x(s), span), y0), (clamp(axis.x(e), span), y1)],
                                 c.mix(0.35).filled(),
                             )))?;
                         }
@@ -151,12 +146,12 @@ pub fn draw(view: &View) -> Result<String> {
                     for u in &t.uploads {
                         let (ua, ub) = (y0, y0 + (y1 - y0) * 0.4);
                         chart.draw_series(std::iter::once(Rectangle::new(
-                            [(axis.x(u[0]), ua), (axis.x(u[1]), ub)],
+                            [(clamp(axis.x(u[0]), span), ua), (clamp(axis.x(u[1]), span), ub)],
                             UPLOAD.filled(),
                         )))?;
                     }
                     if let Some(s) = t.start_s {
-                        let (bx, by) = chart.backend_coord(&(axis.x(s), (y0 + y1) / 2.0 + 0.12));
+                        let (bx, by) = chart.backend_coord(&(clamp(axis.x(s), span), (y0 + y1) / 2.0 + 0.12));
                         root.draw(&Text::new(t.name.clone(), (bx + 3, by), bar_text.clone()))?;
                     }
                 }
