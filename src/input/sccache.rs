@@ -435,20 +435,21 @@ pub enum Access {
 /// Classifies one request. `prefix` is this run's `sccache_prefix`, if known.
 pub fn classify(method: &str, path: &str, status: u16, prefix: Option<&str>) -> Access {
     let path = path.split(['?', '#']).next().unwrap_or(path);
-    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     if let Some(p) = prefix {
         let p = p.trim_matches('/');
-        let ours = !p.is_empty() && (segments.windows(p.split('/').count()).any(|w| w.join("/") == p));
-        if !ours {
+        if p.is_empty() || !has_segments(path, p) {
             return Access::OtherPrefix;
         }
     }
-    if segments.last() == Some(&".sccache_check") {
+    // The last four segments, without collecting: called once per log line.
+    let mut tail = path.rsplit('/').filter(|s| !s.is_empty());
+    let (key, c, b, a) = (tail.next(), tail.next(), tail.next(), tail.next());
+    if key == Some(".sccache_check") {
         return Access::Check;
     }
     // /<prefix>/<k0>/<k1>/<k2>/<key>: the first three characters as folders.
-    let is_object = match segments.as_slice() {
-        [.., a, b, c, key] => {
+    let is_object = match (a, b, c, key) {
+        (Some(a), Some(b), Some(c), Some(key)) => {
             let k = key.as_bytes();
             k.len() > 3 && a.as_bytes() == &k[0..1] && b.as_bytes() == &k[1..2] && c.as_bytes() == &k[2..3]
         }
@@ -463,6 +464,15 @@ pub fn classify(method: &str, path: &str, status: u16, prefix: Option<&str>) -> 
         "PROPFIND" | "MKCOL" | "HEAD" | "OPTIONS" => Access::Overhead,
         _ => Access::Other,
     }
+}
+
+/// Whether `path` holds `segments` (one or more whole path segments).
+fn has_segments(path: &str, segments: &str) -> bool {
+    path.match_indices(segments).any(|(i, _)| {
+        let before = path[..i].ends_with('/');
+        let after = &path[i + segments.len()..];
+        before && (after.is_empty() || after.starts_with('/'))
+    })
 }
 
 /// Counts of one time bucket of the cache lane.
@@ -653,6 +663,12 @@ mod tests {
         assert_eq!(classify("GET", "/perf-0/a/b/c/abcdef", 200, p), Access::OtherPrefix);
         // Behind a base path the prefix is still found.
         assert_eq!(classify("GET", "/dav/perf-1/a/b/c/abcdef", 200, p), Access::Hit);
+        // A prefix is whole segments: perf-10 is not perf-1.
+        assert_eq!(classify("GET", "/perf-10/a/b/c/abcdef", 200, p), Access::OtherPrefix);
+        assert_eq!(
+            classify("GET", "/x/perf-1/a/b/c/abcdef", 200, Some("x/perf-1")),
+            Access::Hit
+        );
         // Without a known prefix every object is this run's.
         assert_eq!(classify("GET", "/x/a/b/c/abcdef", 200, None), Access::Hit);
         // Folders are not objects: a key's first three characters are.
