@@ -5,6 +5,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "browser/page.rs"]
+mod page;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -379,15 +382,19 @@ fn index_html_is_self_contained_and_embeds_the_data() {
         "src=\"//",
         "@import",
         "url(http",
+        "href=\"//",
         "<img src=\"charts/",
-        "<link ",
     ] {
         assert!(
             !html.contains(needle),
             "index.html must request nothing: found {needle}"
         );
     }
-    assert_eq!(html.matches("<svg").count(), 3, "the three charts inline");
+    // The only link is the empty inline icon (so a browser does not ask for /favicon.ico).
+    assert_eq!(html.matches("<link ").count(), 1);
+    assert!(html.contains("<link rel=\"icon\" href=\"data:,\">"));
+    // The static charts stay inline for readers without JS; the page draws its own four.
+    assert_eq!(html.matches("<svg").count(), 3 + 4);
     let start = html.find("id=\"perf-data\">").unwrap() + "id=\"perf-data\">".len();
     let end = start + html[start..].find("</script>").unwrap();
     let embedded: Value = serde_json::from_str(&html[start..end]).unwrap();

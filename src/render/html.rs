@@ -1,6 +1,7 @@
-//! `index.html`: one self-contained page (CSS, JS, charts and data inlined),
-//! so it opens from `file://`, from a static host or a CI artifact with no
-//! request to anything.
+//! `index.html`: one self-contained page (CSS, JS and data inlined), so it
+//! opens from `file://`, from a static host or a CI artifact with no request
+//! to anything. The page draws its charts from the embedded view model; the
+//! markdown report with its static SVG charts is kept inside `<noscript>`.
 
 use super::Export;
 use crate::error::{Error, Result};
@@ -10,7 +11,7 @@ use crate::view::View;
 pub const FILE: &str = "index.html";
 const TEMPLATE: &str = include_str!("../../templates/index.html.tera");
 const CSS: &str = include_str!("../../assets/report.css");
-const JS: &str = include_str!("../../assets/report.js");
+const JS: &str = include_str!("../../assets/page.js");
 
 /// The page is built from what the other renderers made of the same view.
 pub struct Html<'a> {
@@ -67,6 +68,7 @@ impl Export for Html<'_> {
         ctx.insert("js", JS);
         ctx.insert("body", &body);
         ctx.insert("data", &script_safe(json.trim_end()));
+        ctx.insert("version", env!("CARGO_PKG_VERSION"));
         let page = t.render(FILE, &ctx).map_err(|e| Error::Template {
             name: FILE.into(),
             message: format!("{e:?}"),

@@ -1,0 +1,598 @@
+// The run page: plain JS drawing SVG from the embedded view model (the same
+// object as data.json), in the manner of cargo's --timings page. No framework,
+// nothing fetched unless the page is served over HTTP while the run is in
+// flight, when it polls data.json and redraws in place.
+(function () {
+  "use strict";
+
+  var SVGNS = "http://www.w3.org/2000/svg";
+  // The same palette as the SVG charts (src/render/mod.rs PALETTE).
+  var PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+  var UPLOAD = "#e6550d";
+  var POLL_MS = 3000;
+  var MARGIN = { left: 190, right: 24, top: 12, bottom: 30 };
+  var LANE = 26;
+
+  var data = JSON.parse(document.getElementById("perf-data").textContent);
+  var state = { hiddenNodes: {}, hiddenTargets: {}, zoom: null, sort: {} };
+  var drag = null;
+  var pollTimer = null;
+
+  // ---------- formatting ----------
+  function pad2(n) { return (n < 10 ? "0" : "") + n; }
+  function fmtDur(s) {
+    if (s === null || s === undefined || !isFinite(s)) return "—";
+    var neg = s < 0, v = Math.round(Math.abs(s)), out;
+    if (v >= 3600) out = Math.floor(v / 3600) + "h" + pad2(Math.floor((v % 3600) / 60)) + "m";
+    else if (v >= 60) out = Math.floor(v / 60) + "m" + pad2(v % 60) + "s";
+    else out = v + "s";
+    return (neg ? "-" : "") + out;
+  }
+  function fmtOffset(s) { return "+" + fmtDur(s); }
+  function fmtBytes(b) {
+    if (b === null || b === undefined) return "—";
+    var units = ["B", "kB", "MB", "GB", "TB"], i = 0, v = b;
+    while (Math.abs(v) >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+    return i === 0 ? v.toFixed(0) + " B" : v.toFixed(1) + " " + units[i];
+  }
+  function fmtPct(p) { return p === null || p === undefined ? "—" : Math.round(p) + "%"; }
+  function fmtNum(n) { return n === null || n === undefined ? "—" : String(n); }
+  function colour(i) { return PALETTE[i % PALETTE.length]; }
+
+  // ---------- state in the URL hash ----------
+  function readHash() {
+    state.hiddenNodes = {};
+    state.hiddenTargets = {};
+    state.zoom = null;
+    var h = decodeURIComponent(location.hash.replace(/^#/, ""));
+    h.split("&").forEach(function (part) {
+      var kv = part.split("="), k = kv[0], v = kv.slice(1).join("=");
+      if (!v) return;
+      if (k === "hide-node") v.split(",").forEach(function (n) { state.hiddenNodes[n] = true; });
+      if (k === "hide-target") v.split(",").forEach(function (n) { state.hiddenTargets[n] = true; });
+      if (k === "zoom") {
+        var z = v.split("-").map(parseFloat);
+        if (z.length === 2 && isFinite(z[0]) && isFinite(z[1]) && z[1] > z[0]) state.zoom = z;
+      }
+    });
+  }
+  function writeHash() {
+    var parts = [];
+    var hn = Object.keys(state.hiddenNodes).filter(function (k) { return state.hiddenNodes[k]; }).sort();
+    var ht = Object.keys(state.hiddenTargets).filter(function (k) { return state.hiddenTargets[k]; }).sort();
+    if (hn.length) parts.push("hide-node=" + hn.map(encodeURIComponent).join(","));
+    if (ht.length) parts.push("hide-target=" + ht.map(encodeURIComponent).join(","));
+    if (state.zoom) parts.push("zoom=" + state.zoom[0].toFixed(1) + "-" + state.zoom[1].toFixed(1));
+    var hash = parts.length ? "#" + parts.join("&") : "";
+    if (hash !== location.hash) history.replaceState(null, "", location.pathname + location.search + hash);
+  }
+
+  // ---------- geometry ----------
+  function fullSpan() {
+    if (data.fleet && data.fleet.wall_s > 0) return data.fleet.wall_s;
+    var m = 0;
+    (data.targets || []).forEach(function (t) { if (t.end_s) m = Math.max(m, t.end_s); });
+    (data.nodes || []).forEach(function (n) { if (n.cpu.t.length) m = Math.max(m, n.cpu.t[n.cpu.t.length - 1]); });
+    return m > 0 ? m : 60;
+  }
+  function range() { return state.zoom || [0, fullSpan()]; }
+  function plotWidth() {
+    var w = document.getElementById("charts").clientWidth || 1200;
+    return Math.max(640, w) - MARGIN.left - MARGIN.right;
+  }
+  function xScale() {
+    var r = range(), w = plotWidth();
+    var f = function (t) { return MARGIN.left + (t - r[0]) / (r[1] - r[0]) * w; };
+    f.invert = function (px) { return r[0] + (px - MARGIN.left) / w * (r[1] - r[0]); };
+    f.width = w;
+    return f;
+  }
+
+  function el(name, attrs, parent) {
+    var e = document.createElementNS(SVGNS, name);
+    for (var k in attrs) if (Object.prototype.hasOwnProperty.call(attrs, k)) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function text(parent, x, y, s, attrs) {
+    var t = el("text", Object.assign({ x: x, y: y }, attrs || {}), parent);
+    t.textContent = s;
+    return t;
+  }
+  function clear(svg) { while (svg.firstChild) svg.removeChild(svg.firstChild); }
+
+  function niceStep(spanUnits, target) {
+    var raw = spanUnits / target, p = Math.pow(10, Math.floor(Math.log10(raw))), m = raw / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+  }
+  function drawTimeAxis(svg, x, top, height) {
+    var r = range(), unit = fullSpan() > 3 * 3600 ? 3600 : 60, name = unit === 3600 ? "h" : "m";
+    var step = niceStep((r[1] - r[0]) / unit, 10) * unit;
+    var g = el("g", { "class": "axis" }, svg);
+    for (var t = Math.ceil(r[0] / step) * step; t <= r[1] + 1e-9; t += step) {
+      var px = x(t);
+      el("line", { x1: px, x2: px, y1: top, y2: top + height, "class": "grid" }, g);
+      var v = t / unit;
+      text(g, px, top + height + 16, (Math.abs(v - Math.round(v)) < 1e-9 ? Math.round(v) : v.toFixed(1)) + name, { "text-anchor": "middle" });
+    }
+  }
+
+  // ---------- charts ----------
+  function seriesPath(t, v, x, y) {
+    var r = range(), d = "", pen = false;
+    for (var i = 0; i < t.length; i++) {
+      var inside = t[i] >= r[0] && t[i] <= r[1];
+      // One point beyond each edge keeps the line running to the border.
+      var near = inside || (i + 1 < t.length && t[i] < r[0] && t[i + 1] >= r[0]) || (i > 0 && t[i] > r[1] && t[i - 1] <= r[1]);
+      if (v[i] === null || !near) { pen = false; continue; }
+      d += (pen ? "L" : "M") + x(t[i]).toFixed(1) + " " + y(v[i]).toFixed(1);
+      pen = true;
+    }
+    return d;
+  }
+
+  function drawCpu() {
+    var svg = document.getElementById("chart-cpu"), h = 300, x = xScale();
+    clear(svg);
+    svg.setAttribute("width", MARGIN.left + x.width + MARGIN.right);
+    svg.setAttribute("height", h);
+    var top = MARGIN.top, ph = h - MARGIN.top - MARGIN.bottom;
+    var y = function (v) { return top + (1 - v / 100) * ph; };
+    drawTimeAxis(svg, x, top, ph);
+    for (var p = 0; p <= 100; p += 20) {
+      el("line", { x1: MARGIN.left, x2: MARGIN.left + x.width, y1: y(p), y2: y(p), "class": "grid" }, svg);
+      text(svg, MARGIN.left - 6, y(p) + 4, p + "%", { "text-anchor": "end", "class": "tick" });
+    }
+    var any = data.nodes.some(function (n) { return n.cpu.t.length || n.mem.t.length; });
+    if (!any) {
+      var why = data.inputs["samples.jsonl"] && data.inputs["samples.jsonl"].present ? "samples.jsonl holds no usable node samples" : "no samples.jsonl in this run";
+      text(svg, MARGIN.left + x.width / 2, top + ph / 2, "not drawn: " + why, { "text-anchor": "middle", "class": "why" });
+    }
+    var clip = clipRect(svg, "clip-cpu", top, ph, x);
+    var g = el("g", { "clip-path": "url(#" + clip + ")" }, svg);
+    data.nodes.forEach(function (n) {
+      if (state.hiddenNodes[n.name]) return;
+      var c = colour(n.colour);
+      var cpu = seriesPath(n.cpu.t, n.cpu.v, x, y), mem = seriesPath(n.mem.t, n.mem.v, x, y);
+      if (cpu) el("path", { d: cpu, stroke: c, "class": "series cpu", "data-node": n.name }, g);
+      if (mem) el("path", { d: mem, stroke: c, "class": "series mem", "stroke-dasharray": "6 4", "data-node": n.name }, g);
+    });
+    hoverLayer(svg, top, ph, x, function (t) {
+      var rows = data.nodes.filter(function (n) { return !state.hiddenNodes[n.name]; }).map(function (n) {
+        return "<tr><td><span class=\"swatch\" style=\"background:" + colour(n.colour) + "\"></span>" + esc(n.name) +
+          "</td><td>CPU " + fmtPct(valueAt(n.cpu, t)) + "</td><td>memory " + fmtPct(valueAt(n.mem, t)) + "</td></tr>";
+      });
+      return "<b>" + fmtOffset(t) + "</b><table>" + rows.join("") + "</table>";
+    });
+  }
+
+  function clipRect(svg, id, top, ph, x) {
+    var defs = el("defs", {}, svg), cp = el("clipPath", { id: id }, defs);
+    el("rect", { x: MARGIN.left, y: top - 2, width: x.width, height: ph + 4 }, cp);
+    return id;
+  }
+
+  function valueAt(series, t) {
+    var ts = series.t, lo = 0, hi = ts.length - 1;
+    if (hi < 0 || t < ts[0] || t > ts[hi]) return null;
+    while (hi - lo > 1) { var mid = (lo + hi) >> 1; if (ts[mid] <= t) lo = mid; else hi = mid; }
+    var i = Math.abs(ts[lo] - t) <= Math.abs(ts[hi] - t) ? lo : hi;
+    return series.v[i];
+  }
+
+  function rows() {
+    var out = data.nodes.map(function (n) { return { node: n, lanes: [] }; });
+    var unplaced = null;
+    data.targets.forEach(function (t) {
+      if (t.start_s === null) return;
+      var row = null;
+      for (var i = 0; i < out.length; i++) if (out[i].node.name === t.node) row = out[i];
+      if (!row) {
+        if (!unplaced) { unplaced = { node: { name: "(no placement)", colour: 7, builder: null }, lanes: [] }; out.push(unplaced); }
+        row = unplaced;
+      }
+      var end = t.end_s !== null ? t.end_s : t.phases.reduce(function (m, p) { return Math.max(m, p.end_s); }, t.start_s);
+      var lane = null;
+      for (var j = 0; j < row.lanes.length; j++) if (row.lanes[j].end <= t.start_s) { lane = row.lanes[j]; break; }
+      if (!lane) { lane = { end: 0, targets: [] }; row.lanes.push(lane); }
+      lane.targets.push(t);
+      lane.end = Math.max(lane.end, end);
+    });
+    out.forEach(function (r) { if (!r.lanes.length) r.lanes.push({ end: 0, targets: [] }); });
+    return out;
+  }
+
+  function drawTimeline() {
+    var svg = document.getElementById("chart-timeline"), x = xScale();
+    var all = rows().filter(function (r) { return !state.hiddenNodes[r.node.name]; });
+    var lanes = all.reduce(function (n, r) { return n + r.lanes.length; }, 0);
+    var ph = Math.max(1, lanes) * LANE, top = MARGIN.top, h = top + ph + MARGIN.bottom;
+    clear(svg);
+    svg.setAttribute("width", MARGIN.left + x.width + MARGIN.right);
+    svg.setAttribute("height", h);
+    drawTimeAxis(svg, x, top, ph);
+    var clip = clipRect(svg, "clip-timeline", top, ph, x);
+    var critical = data.fleet.critical ? data.fleet.critical.node : null;
+    var y = top;
+    all.forEach(function (r) {
+      var g = el("g", { "class": "row", "data-row": r.node.name }, svg);
+      var rh = r.lanes.length * LANE;
+      el("line", { x1: 0, x2: MARGIN.left + x.width, y1: y + rh, y2: y + rh, "class": "row-rule" }, g);
+      var label = (r.node.name === critical ? "★ " : "") + r.node.name + (r.node.builder ? " · " + r.node.builder : "");
+      text(g, MARGIN.left - 8, y + rh / 2 + 4, label, { "text-anchor": "end", "class": "row-label" + (r.node.name === critical ? " critical" : "") });
+      var bars = el("g", { "clip-path": "url(#" + clip + ")" }, g);
+      var c = colour(r.node.colour);
+      r.lanes.forEach(function (lane, i) {
+        var ly = y + i * LANE + 3, lh = LANE - 6;
+        lane.targets.forEach(function (t) {
+          if (state.hiddenTargets[t.name]) return;
+          t.phases.forEach(function (p) {
+            band(bars, t, p.phase, p.start_s, p.end_s, x, ly, lh, c, p.phase === "build" ? 1 : 0.35);
+          });
+          if (!t.phases.length && t.start_s !== null && t.end_s !== null) band(bars, t, "record", t.start_s, t.end_s, x, ly, lh, c, 0.35);
+          t.uploads.forEach(function (u) { band(bars, t, "upload", u[0], u[1], x, ly + lh * 0.6, lh * 0.4, UPLOAD, 1); });
+          var lx = Math.max(x(t.start_s), MARGIN.left) + 3;
+          if (lx < MARGIN.left + x.width - 20) text(bars, lx, ly + lh / 2 + 1, t.name, { "class": "bar-label", "data-target": t.name });
+        });
+      });
+      y += rh;
+    });
+    if (!all.length) text(svg, MARGIN.left + x.width / 2, top + 16, "every builder is hidden: use the legend to show one", { "text-anchor": "middle", "class": "why" });
+    dragLayer(svg, top, ph, x);
+  }
+
+  function band(g, t, phase, s, e, x, y, h, fill, opacity) {
+    var x0 = x(s), x1 = x(e);
+    var r = el("rect", {
+      x: x0, y: y, width: Math.max(1, x1 - x0), height: h, fill: fill, "fill-opacity": opacity,
+      "class": "band phase-" + phase, "data-target": t.name, "data-node": t.node || "", "data-phase": phase,
+      tabindex: 0
+    }, g);
+    var show = function (ev) { showTooltip(bandTooltip(t, phase, s, e), ev); };
+    r.addEventListener("mousemove", show);
+    r.addEventListener("focus", function () { var b = r.getBoundingClientRect(); showTooltip(bandTooltip(t, phase, s, e), { clientX: b.left + b.width / 2, clientY: b.bottom }); });
+    r.addEventListener("mouseleave", hideTooltip);
+    r.addEventListener("blur", hideTooltip);
+  }
+
+  function bandTooltip(t, phase, s, e) {
+    var names = { setup: "setup (before its first step)", build: "its own steps", "export": "export (after its last step)", upload: "upload", record: "record" };
+    var steps = (t.steps || []).filter(function (st) { return st.end_s >= s - 0.001 && st.start_s <= e + 0.001; });
+    var html = "<b>" + esc(t.name) + "</b> on " + esc(t.node || "?") + " · " + names[phase] +
+      "<div>" + fmtOffset(s) + " → " + fmtOffset(e) + " · " + fmtDur(e - s) + "</div>";
+    if (phase === "upload" && t.upload_bytes !== null) html += "<div>" + fmtBytes(t.upload_bytes) + " uploaded by this target in all</div>";
+    if (steps.length) {
+      html += "<ol class=\"commands\">" + steps.map(function (st) {
+        return "<li" + (st.cached ? " class=\"cached\"" : "") + ">" + esc(st.name) + (st.cached ? " <em>(cached)</em>" : " <em>" + fmtDur(st.end_s - st.start_s) + "</em>") + "</li>";
+      }).join("") + "</ol>";
+    } else if (phase !== "upload") {
+      html += "<div class=\"muted\">no step of its own runs in this phase</div>";
+    }
+    return html;
+  }
+
+  function drawLane(id, view, bucketLabel, lanes, unit) {
+    var svg = document.getElementById(id), x = xScale(), h = 190;
+    clear(svg);
+    svg.setAttribute("width", MARGIN.left + x.width + MARGIN.right);
+    svg.setAttribute("height", h);
+    var top = MARGIN.top, ph = h - top - MARGIN.bottom;
+    drawTimeAxis(svg, x, top, ph);
+    if (view.why) {
+      text(svg, MARGIN.left + x.width / 2, top + ph / 2, "not drawn: " + view.why, { "text-anchor": "middle", "class": "why", "data-why": id });
+      return;
+    }
+    var r = range(), series = view.series.filter(function (p) { return p.t_s >= r[0] - view.bucket_s && p.t_s <= r[1]; });
+    var max = 1;
+    series.forEach(function (p) { lanes.forEach(function (l) { max = Math.max(max, l.get(p)); }); });
+    max *= 1.1;
+    var y = function (v) { return top + (1 - v / max) * ph; };
+    [0, 0.5, 1].forEach(function (f) {
+      el("line", { x1: MARGIN.left, x2: MARGIN.left + x.width, y1: y(max * f), y2: y(max * f), "class": "grid" }, svg);
+      text(svg, MARGIN.left - 6, y(max * f) + 4, (max * f).toFixed(max < 10 ? 1 : 0) + unit, { "text-anchor": "end", "class": "tick" });
+    });
+    var clip = clipRect(svg, "clip-" + id, top, ph, x);
+    var g = el("g", { "clip-path": "url(#" + clip + ")" }, svg);
+    lanes.forEach(function (l) {
+      var d = series.map(function (p, i) { return (i ? "L" : "M") + x(p.t_s).toFixed(1) + " " + y(l.get(p)).toFixed(1); }).join("");
+      if (d) el("path", { d: d, stroke: l.colour, "class": "series lane", "data-lane": l.name }, g);
+    });
+    var legend = el("g", { "class": "lane-legend" }, svg);
+    lanes.forEach(function (l, i) {
+      el("rect", { x: MARGIN.left + 8 + i * 150, y: top + 4, width: 12, height: 4, fill: l.colour }, legend);
+      text(legend, MARGIN.left + 24 + i * 150, top + 10, l.name, {});
+    });
+    hoverLayer(svg, top, ph, x, function (t) {
+      var p = null;
+      view.series.forEach(function (q) { if (q.t_s <= t && t < q.t_s + view.bucket_s) p = q; });
+      if (!p) return "<b>" + fmtOffset(t) + "</b>";
+      return "<b>" + fmtOffset(p.t_s) + "</b> (" + bucketLabel + ")<table>" + lanes.map(function (l) {
+        return "<tr><td><span class=\"swatch\" style=\"background:" + l.colour + "\"></span>" + l.name + "</td><td>" + l.fmt(l.get(p)) + "</td></tr>";
+      }).join("") + "</table>";
+    });
+  }
+
+  function drawLanes() {
+    var s = data.sccache, z = data.zot;
+    drawLane("chart-sccache", s, s.bucket_s + " s", [
+      { name: "hits", colour: "#2ca02c", get: function (p) { return p.hits; }, fmt: String },
+      { name: "misses", colour: "#d62728", get: function (p) { return p.misses; }, fmt: String },
+      { name: "writes", colour: "#1f77b4", get: function (p) { return p.writes; }, fmt: String }
+    ], "");
+    var rate = function (b) { return b / 1e6 / z.bucket_s; };
+    drawLane("chart-zot", z, "MB/s over " + z.bucket_s + " s", [
+      { name: "layer cache", colour: "#9467bd", get: function (p) { return rate(p.cache_bytes); }, fmt: function (v) { return v.toFixed(1) + " MB/s"; } },
+      { name: "images", colour: "#7f7f7f", get: function (p) { return rate(p.image_bytes); }, fmt: function (v) { return v.toFixed(1) + " MB/s"; } }
+    ], " MB/s");
+  }
+
+  // ---------- hover and zoom ----------
+  function hoverLayer(svg, top, ph, x, content) {
+    var rule = el("line", { x1: 0, x2: 0, y1: top, y2: top + ph, "class": "hover-rule", visibility: "hidden" }, svg);
+    var layer = dragLayer(svg, top, ph, x);
+    layer.addEventListener("mousemove", function (ev) {
+      if (drag) return;
+      var px = ev.clientX - svg.getBoundingClientRect().left;
+      rule.setAttribute("x1", px);
+      rule.setAttribute("x2", px);
+      rule.setAttribute("visibility", "visible");
+      showTooltip(content(x.invert(px)), ev);
+    });
+    layer.addEventListener("mouseleave", function () { rule.setAttribute("visibility", "hidden"); hideTooltip(); });
+  }
+
+  function dragLayer(svg, top, ph, x) {
+    var existing = svg.querySelector(".drag-layer");
+    if (existing) return existing;
+    var layer = el("rect", { x: MARGIN.left, y: top, width: x.width, height: ph, "class": "drag-layer" }, svg);
+    // Bands sit above the layer in the timeline, so they keep their hover.
+    if (svg.id === "chart-timeline") svg.insertBefore(layer, svg.firstChild.nextSibling);
+    var sel = el("rect", { x: 0, y: top, width: 0, height: ph, "class": "selection", visibility: "hidden" }, svg);
+    var px = function (ev) { return ev.clientX - svg.getBoundingClientRect().left; };
+    svg.addEventListener("mousedown", function (ev) {
+      var p = px(ev);
+      if (p < MARGIN.left || p > MARGIN.left + x.width || ev.button !== 0) return;
+      drag = { svg: svg, start: p, sel: sel, x: x };
+      ev.preventDefault();
+    });
+    svg.addEventListener("mousemove", function (ev) {
+      if (!drag || drag.svg !== svg) return;
+      var p = Math.max(MARGIN.left, Math.min(MARGIN.left + x.width, px(ev)));
+      sel.setAttribute("x", Math.min(p, drag.start));
+      sel.setAttribute("width", Math.abs(p - drag.start));
+      sel.setAttribute("visibility", "visible");
+      hideTooltip();
+    });
+    return layer;
+  }
+
+  document.addEventListener("mouseup", function (ev) {
+    if (!drag) return;
+    var d = drag;
+    drag = null;
+    d.sel.setAttribute("visibility", "hidden");
+    var p = Math.max(MARGIN.left, Math.min(MARGIN.left + d.x.width, ev.clientX - d.svg.getBoundingClientRect().left));
+    if (Math.abs(p - d.start) < 6) return;
+    var a = d.x.invert(Math.min(p, d.start)), b = d.x.invert(Math.max(p, d.start));
+    setZoom([a, b]);
+  });
+
+  function setZoom(z) {
+    var full = fullSpan();
+    if (z) {
+      var a = Math.max(0, z[0]), b = Math.min(full, z[1]);
+      z = b - a >= 1 && (a > 0 || b < full) ? [a, b] : null;
+    }
+    state.zoom = z;
+    writeHash();
+    draw();
+  }
+
+  function zoomBy(factor) {
+    var r = range(), mid = (r[0] + r[1]) / 2, half = (r[1] - r[0]) / 2 * factor;
+    setZoom([mid - half, mid + half]);
+  }
+
+  var tooltip = document.getElementById("tooltip");
+  function showTooltip(html, ev) {
+    tooltip.innerHTML = html;
+    tooltip.hidden = false;
+    var w = tooltip.offsetWidth, h = tooltip.offsetHeight;
+    var left = ev.clientX + 14, topPx = ev.clientY + 14;
+    if (left + w > window.innerWidth - 8) left = Math.max(8, ev.clientX - w - 14);
+    if (topPx + h > window.innerHeight - 8) topPx = Math.max(8, ev.clientY - h - 14);
+    tooltip.style.left = left + "px";
+    tooltip.style.top = topPx + "px";
+  }
+  function hideTooltip() { tooltip.hidden = true; }
+  function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" }[c]; }); }
+
+  // ---------- legend ----------
+  function legendButton(kind, name, label, swatch, hidden) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "legend-item";
+    b.setAttribute("data-legend-" + kind, name);
+    b.setAttribute("aria-pressed", hidden ? "false" : "true");
+    b.title = (hidden ? "Show " : "Hide ") + name;
+    if (swatch) {
+      var s = document.createElement("span");
+      s.className = "swatch";
+      s.style.background = swatch;
+      b.appendChild(s);
+    }
+    b.appendChild(document.createTextNode(label));
+    b.addEventListener("click", function () {
+      var set = kind === "node" ? state.hiddenNodes : state.hiddenTargets;
+      if (set[name]) delete set[name]; else set[name] = true;
+      writeHash();
+      draw();
+      var again = document.querySelector("[data-legend-" + kind + "=\"" + cssEsc(name) + "\"]");
+      if (again) again.focus();
+    });
+    return b;
+  }
+  function cssEsc(s) { return String(s).replace(/["\\]/g, "\\$&"); }
+
+  function drawLegend() {
+    var nodes = document.getElementById("legend-nodes"), targets = document.getElementById("legend-targets");
+    nodes.innerHTML = "<span class=\"legend-title\">Builders</span>";
+    targets.innerHTML = "<span class=\"legend-title\">Targets</span>";
+    data.nodes.forEach(function (n) {
+      var label = n.name + (n.builder ? " (" + n.builder + ")" : "");
+      nodes.appendChild(legendButton("node", n.name, label, colour(n.colour), state.hiddenNodes[n.name]));
+    });
+    data.targets.forEach(function (t) {
+      var n = data.nodes.filter(function (x) { return x.name === t.node; })[0];
+      targets.appendChild(legendButton("target", t.name, t.name, n ? colour(n.colour) : null, state.hiddenTargets[t.name]));
+    });
+    var hidden = Object.keys(state.hiddenNodes).concat(Object.keys(state.hiddenTargets));
+    var status = document.getElementById("filter-status");
+    status.textContent = hidden.length ? "Hidden: " + hidden.join(", ") + ". The link in the address bar keeps this view." : "Showing every builder and target. Click a name to hide it.";
+  }
+
+  // ---------- header and tables ----------
+  function drawHeader() {
+    document.getElementById("run-title").textContent = "Run " + data.stamp;
+    var bits = [data.mode ? data.mode : "mode unknown", data.arch || "arch unknown"];
+    if (data.window) bits.push("wall clock " + fmtDur(data.window.wall_s));
+    var status = document.getElementById("run-status");
+    status.textContent = bits.join(" · ");
+    var live = document.getElementById("live");
+    live.textContent = data.in_flight ? (pollTimer ? "in flight · live, updated " + new Date().toLocaleTimeString() : "in flight (open it from perfreport serve to follow it live)") : "complete";
+    live.className = data.in_flight ? "badge live" : "badge";
+    var ul = document.getElementById("summary");
+    ul.innerHTML = (data.summary || []).map(function (s) { return "<li>" + esc(s) + "</li>"; }).join("");
+    var reduced = data.nodes.some(function (n) { return n.reduced; });
+    document.getElementById("notes").textContent = (reduced ? "Long node series are shown reduced to display resolution (minimum and maximum per bucket, so peaks are kept). " : "") + (data.mode_note ? "Note: " + data.mode_note + "." : "");
+  }
+
+  function table(id, columns, rows) {
+    var host = document.getElementById(id);
+    var sort = state.sort[id];
+    if (sort) {
+      rows = rows.slice().sort(function (a, b) {
+        var x = a[sort.col].sort, y = b[sort.col].sort;
+        if (x === null || x === undefined) return 1;
+        if (y === null || y === undefined) return -1;
+        return (x < y ? -1 : x > y ? 1 : 0) * sort.dir;
+      });
+    }
+    var html = "<table><thead><tr>" + columns.map(function (c, i) {
+      var aria = sort && sort.col === i ? (sort.dir > 0 ? "ascending" : "descending") : "none";
+      return "<th scope=\"col\" tabindex=\"0\" aria-sort=\"" + aria + "\" data-col=\"" + i + "\"" + (c.num ? " class=\"num\"" : "") + ">" + esc(c.name) + "</th>";
+    }).join("") + "</tr></thead><tbody>" + rows.map(function (r) {
+      return "<tr>" + r.map(function (cell, i) { return "<td" + (columns[i].num ? " class=\"num\"" : "") + ">" + cell.html + "</td>"; }).join("") + "</tr>";
+    }).join("") + "</tbody></table>";
+    host.innerHTML = html;
+    Array.prototype.forEach.call(host.querySelectorAll("th"), function (th) {
+      var go = function () {
+        var col = +th.getAttribute("data-col"), cur = state.sort[id];
+        state.sort[id] = { col: col, dir: cur && cur.col === col ? -cur.dir : 1 };
+        drawTables();
+        var again = document.querySelector("#" + id + " th[data-col=\"" + col + "\"]");
+        if (again) again.focus();
+      };
+      th.addEventListener("click", go);
+      th.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); } });
+    });
+  }
+  function cell(html, sortKey) { return { html: html, sort: sortKey }; }
+  function dur(s) { return cell(fmtDur(s), s); }
+  function txt(s) { return cell(esc(s === null || s === undefined ? "—" : s), s); }
+
+  function drawTables() {
+    var total = data.mode === "cold" ? "total (excl. export)" : data.mode === "warm" ? "total (incl. export)" : "total";
+    table("table-targets", [
+      { name: "target" }, { name: "node" }, { name: total, num: 1 }, { name: "build", num: 1 }, { name: "gap", num: 1 },
+      { name: "gap share", num: 1 }, { name: "upload", num: 1 }, { name: "upload share", num: 1 }, { name: "uploaded", num: 1 },
+      { name: "steps", num: 1 }, { name: "cached", num: 1 }
+    ], data.targets.map(function (t) {
+      return [txt(t.name), txt(t.node), dur(t.total_s), dur(t.build_s), dur(t.gap_s), cell(fmtPct(t.gap_pct), t.gap_pct),
+        dur(t.upload_s), cell(fmtPct(t.upload_pct), t.upload_pct),
+        cell(fmtBytes(t.upload_bytes) + (t.upload_bytes_source === "registry" ? " <abbr title=\"from the registry's writes\">ᴿ</abbr>" : ""), t.upload_bytes),
+        txt(t.steps_total), txt(t.steps_cached)];
+    }));
+    var notes = [];
+    data.targets.forEach(function (t) { (t.notes || []).forEach(function (n) { notes.push(esc(t.name) + " " + esc(n)); }); });
+    document.getElementById("target-notes").innerHTML = notes.length ? "<p>Not measured (—):</p><ul>" + notes.map(function (n) { return "<li>" + n.replace(/`([^`]*)`/g, "<code>$1</code>") + "</li>"; }).join("") + "</ul>" : "";
+    var critical = data.fleet.critical ? data.fleet.critical.node : null;
+    table("table-nodes", [
+      { name: "node" }, { name: "builder" }, { name: "targets" }, { name: "busy", num: 1 }, { name: "idle", num: 1 },
+      { name: "idle after last target", num: 1 }, { name: "CPU mean", num: 1 }, { name: "memory max", num: 1 }, { name: "max load", num: 1 }
+    ], data.nodes.map(function (n) {
+      return [cell((n.name === critical ? "★ <b>" + esc(n.name) + "</b> (critical)" : esc(n.name)), n.name), txt(n.builder), txt(n.targets.join(", ")),
+        dur(n.busy_s), dur(n.idle_s), dur(n.idle_after_s), cell(fmtPct(n.cpu_pct_mean), n.cpu_pct_mean), cell(fmtPct(n.mem_pct_max), n.mem_pct_max),
+        cell(n.load1_max === null ? "—" : n.load1_max.toFixed(1) + (n.cores ? " / " + n.cores + " cores" : ""), n.load1_max)];
+    }));
+    var s = data.sccache, z = data.zot;
+    table("table-caches", [{ name: "cache" }, { name: "figure" }, { name: "value", num: 1 }], [].concat(
+      s.why ? [[txt("sccache"), txt("not measured"), txt(s.why)]] : [
+        [txt("sccache"), txt("hits"), txt(s.hits)], [txt("sccache"), txt("misses"), txt(s.misses)],
+        [txt("sccache"), txt("hit ratio"), cell(s.hit_ratio === null ? "—" : (100 * s.hit_ratio).toFixed(1) + "%", s.hit_ratio)],
+        [txt("sccache"), txt("writes"), txt(s.writes)], [txt("sccache"), txt("written"), cell(fmtBytes(s.write_bytes), s.write_bytes)],
+        [txt("sccache"), txt("requests under other prefixes"), txt(s.other_prefix)]],
+      z.why ? [[txt("registry"), txt("not measured"), txt(z.why)]] : [
+        [txt("registry"), txt("requests"), txt(z.requests)], [txt("registry"), txt("layer-cache bytes written"), cell(fmtBytes(z.cache_write_bytes), z.cache_write_bytes)],
+        [txt("registry"), txt("image bytes written"), cell(fmtBytes(z.image_write_bytes), z.image_write_bytes)],
+        [txt("registry"), txt("manifest writes"), txt(z.manifest_writes)], [txt("registry"), txt("writes of unknown size"), txt(z.writes_unsized)]]
+    ));
+    var names = Object.keys(data.inputs).sort();
+    table("table-inputs", [
+      { name: "input" }, { name: "present" }, { name: "read as" }, { name: "bytes", num: 1 }, { name: "lines", num: 1 },
+      { name: "records", num: 1 }, { name: "skipped", num: 1 }, { name: "malformed", num: 1 }
+    ], names.map(function (n) {
+      var i = data.inputs[n];
+      return [cell((i.contract_broken ? "⚠ " : "") + esc(n), n), txt(i.present ? "yes" : "no"), txt(i.format), txt(i.bytes),
+        txt(i.present ? i.lines : null), txt(i.present ? i.records : null), txt(i.present ? i.skipped : null), txt(i.present ? i.malformed : null)];
+    }));
+    document.getElementById("warnings").innerHTML = (data.warnings || []).length ?
+      "<p>Warnings:</p><ul>" + data.warnings.map(function (w) { return "<li>" + esc(w) + "</li>"; }).join("") + "</ul>" : "<p>No warnings: every present input was read whole.</p>";
+  }
+
+  // ---------- drawing and live updates ----------
+  function draw() {
+    drawHeader();
+    drawLegend();
+    drawCpu();
+    drawTimeline();
+    drawLanes();
+    var r = range();
+    document.getElementById("range").textContent = state.zoom ? "Showing " + fmtOffset(r[0]) + " to " + fmtOffset(r[1]) : "Showing the whole run";
+  }
+
+  var lastText = null;
+  function poll() {
+    fetch("data.json?t=" + Date.now(), { cache: "no-store" }).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return r.text();
+    }).then(function (body) {
+      // Redraw only on change: the legend under the pointer stays put otherwise.
+      if (body === lastText) return;
+      var next = JSON.parse(body);
+      var first = lastText === null;
+      lastText = body;
+      if (first && next.stamp === data.stamp && JSON.stringify(next) === JSON.stringify(data)) return;
+      var scroll = window.scrollY;
+      data = next;
+      draw();
+      drawTables();
+      window.scrollTo(0, scroll);
+      if (!data.in_flight) { clearInterval(pollTimer); pollTimer = null; drawHeader(); }
+    }).catch(function (e) {
+      document.getElementById("live").textContent = "in flight · live update failed (" + e.message + "), retrying";
+    });
+  }
+
+  readHash();
+  document.getElementById("zoom-in").addEventListener("click", function () { zoomBy(0.5); });
+  document.getElementById("zoom-out").addEventListener("click", function () { zoomBy(2); });
+  document.getElementById("zoom-reset").addEventListener("click", function () { setZoom(null); });
+  window.addEventListener("hashchange", function () { readHash(); draw(); });
+  var resizeTimer = null;
+  window.addEventListener("resize", function () { clearTimeout(resizeTimer); resizeTimer = setTimeout(draw, 150); });
+  if (/^https?:$/.test(location.protocol) && data.in_flight) pollTimer = setInterval(poll, POLL_MS);
+  draw();
+  drawTables();
+  document.documentElement.setAttribute("data-ready", "1");
+})();
