@@ -36,8 +36,11 @@ pub fn draw(view: &View) -> Result<String> {
                 None => n.name.clone(),
             };
             let mut labelled = false;
-            let scaled = |t: &[f64]| t.iter().map(|s| axis.x(*s)).collect::<Vec<f64>>();
-            for seg in segments(&scaled(&n.cpu.t), &n.cpu.v, span) {
+            // About two points per pixel column is all an SVG can show; dashed
+            // memory lines cost an element per dash, so they get fewer.
+            let (cpu_t, cpu_v) = thin(&n.cpu.t, &n.cpu.v, 2 * WIDTH as usize, axis);
+            let (mem_t, mem_v) = thin(&n.mem.t, &n.mem.v, WIDTH as usize / 2, axis);
+            for seg in segments(&cpu_t, &cpu_v, span) {
                 let s = chart.draw_series(LineSeries::new(seg, c.stroke_width(2)))?;
                 if !labelled {
                     s.label(label.clone())
@@ -45,7 +48,7 @@ pub fn draw(view: &View) -> Result<String> {
                     labelled = true;
                 }
             }
-            for seg in segments(&scaled(&n.mem.t), &n.mem.v, span) {
+            for seg in segments(&mem_t, &mem_v, span) {
                 let s = chart.draw_series(DashedLineSeries::new(seg, 6, 4, c.stroke_width(2)))?;
                 if !labelled {
                     s.label(label.clone())
@@ -64,4 +67,11 @@ pub fn draw(view: &View) -> Result<String> {
         root.present()?;
         Ok(())
     })
+}
+
+/// A series in axis units, reduced to at most `max` points with peaks kept.
+fn thin(t: &[f64], v: &[Option<f64>], max: usize, axis: TimeAxis) -> (Vec<f64>, Vec<Option<f64>>) {
+    let points: Vec<(i64, Option<f64>)> = t.iter().zip(v).map(|(t, v)| ((t * 1e3) as i64, *v)).collect();
+    let (reduced, _) = crate::view::reduce_min_max(&points, max);
+    reduced.into_iter().map(|(t, v)| (axis.x(t as f64 / 1e3), v)).unzip()
 }
