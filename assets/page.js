@@ -548,6 +548,24 @@
     }));
     document.getElementById("warnings").innerHTML = (data.warnings || []).length ?
       "<p>Warnings:</p><ul>" + data.warnings.map(function (w) { return "<li>" + esc(w) + "</li>"; }).join("") + "</ul>" : "<p>No warnings: every present input was read whole.</p>";
+    drawProvenance();
+  }
+
+  function drawProvenance() {
+    var p = data.provenance;
+    if (!p) return;
+    var r = p.run;
+    var coords = "Made by " + esc(p.tool.name) + " " + esc(p.tool.version) + " (commit " + esc(p.tool.commit) + "). Run " + esc(r.stamp) +
+      ": mode " + esc(r.mode || "—") + ", arch " + esc(r.arch || "—") + ", namespace " + esc(r.namespace || "—") +
+      ", job width " + esc(r.job_width === null ? "—" : r.job_width) + ", nodes " +
+      r.nodes.map(function (n) { return esc(n.name) + " (" + (n.cores ? n.cores + " cores" : "cores unknown") + ")"; }).join(", ") + ".";
+    var why = Object.keys(r.why_null || {}).map(function (k) { return "<li><code>" + esc(k) + "</code> unknown: " + esc(r.why_null[k]) + "</li>"; }).join("");
+    document.getElementById("provenance-body").innerHTML = "<p>" + coords + "</p>" + (why ? "<ul>" + why + "</ul>" : "") + "<div id=\"table-provenance\"></div>";
+    table("table-provenance", [{ name: "input" }, { name: "bytes", num: 1 }, { name: "modified" }, { name: "xxh3" }, { name: "read as" }],
+      Object.keys(p.inputs).sort().map(function (n) {
+        var i = p.inputs[n];
+        return [txt(n), txt(i.bytes), txt(i.mtime), cell("<code>" + esc(i.xxh3 || "—") + "</code>", i.xxh3), txt(i.read_as)];
+      }));
   }
 
   // ---------- drawing and live updates ----------

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "perfreport",
-    version,
+    version = VERSION,
     about = "Static reports for build-fleet performance runs"
 )]
 struct Cli {
@@ -37,6 +37,9 @@ enum Command {
         root: PathBuf,
     },
 }
+
+/// The version with the commit it was built from, as every report records it.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PERFREPORT_COMMIT"), ")");
 
 /// Exit codes: 0 done, 1 a contract broken under --strict, 2 unusable arguments or unwritable output.
 const EXIT_STRICT: u8 = 1;

@@ -99,6 +99,16 @@ fn size_of(path: &Path) -> std::result::Result<Option<u64>, std::io::Error> {
     }
 }
 
+/// A file's modification time, RFC 3339 in UTC.
+fn mtime_of(path: &Path) -> Option<String> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    jiff::Timestamp::try_from(modified).ok().map(|t| t.to_string())
+}
+
+fn xxh3(data: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(data)
+}
+
 /// Reads a small whole-file input, reporting absence and I/O errors.
 fn read_small(dir: &Path, name: &str) -> std::result::Result<Option<(Vec<u8>, u64)>, Box<InputReport>> {
     let path = dir.join(name);
@@ -135,7 +145,8 @@ where
         Err(e) => (None, InputReport::unreadable(name, None, format!("cannot read: {e}"))),
         Ok(Some(_)) => match lines::parse_file(&path, 0, tail, make) {
             Ok(p) => {
-                let report = InputReport::from_parse(name, p.bytes, format, &p.stats);
+                let report =
+                    InputReport::from_parse(name, p.bytes, format, &p.stats).with_identity(mtime_of(&path), p.xxh3);
                 (Some(p.sink), report)
             }
             Err(e) => (None, InputReport::unreadable(name, None, format!("cannot read: {e}"))),
@@ -194,7 +205,10 @@ pub fn load(dir: &Path) -> Result<Run> {
         Err(r) => inputs.push(*r),
         Ok(Some((data, n))) => {
             let (info, stats) = run_json::parse(&data);
-            inputs.push(InputReport::from_parse(RUN_JSON, n, Some("run.json".into()), &stats));
+            inputs.push(
+                InputReport::from_parse(RUN_JSON, n, Some("run.json".into()), &stats)
+                    .with_identity(mtime_of(&dir.join(RUN_JSON)), xxh3(&data)),
+            );
             run.info = info;
         }
     }
@@ -219,14 +233,16 @@ pub fn load(dir: &Path) -> Result<Run> {
                     stats.records = 1;
                     (
                         f,
-                        InputReport::from_parse(NGINX_FORMAT, n, Some("nginx log_format directive".into()), &stats),
+                        InputReport::from_parse(NGINX_FORMAT, n, Some("nginx log_format directive".into()), &stats)
+                            .with_identity(mtime_of(&dir.join(NGINX_FORMAT)), xxh3(&data)),
                     )
                 }
                 Err(e) => {
                     stats.note_malformed(1, format!("{e}; reading sccache.log as nginx `combined` instead"));
                     (
                         LogFormat::combined(),
-                        InputReport::from_parse(NGINX_FORMAT, n, None, &stats),
+                        InputReport::from_parse(NGINX_FORMAT, n, None, &stats)
+                            .with_identity(mtime_of(&dir.join(NGINX_FORMAT)), xxh3(&data)),
                     )
                 }
             }
@@ -383,7 +399,8 @@ fn read_trace(dir: &Path, target: &str, file: &str) -> (Option<TargetTrace>, Inp
     let (decoded, stats) = trace::parse(&data);
     match decoded {
         Ok(t) => {
-            let report = InputReport::from_parse(file, data.len() as u64, Some(t.encoding.label().into()), &stats);
+            let report = InputReport::from_parse(file, data.len() as u64, Some(t.encoding.label().into()), &stats)
+                .with_identity(mtime_of(&dir.join(file)), xxh3(&data));
             let tt = TargetTrace {
                 target: target.to_string(),
                 encoding: t.encoding,
@@ -392,7 +409,8 @@ fn read_trace(dir: &Path, target: &str, file: &str) -> (Option<TargetTrace>, Inp
             (Some(tt), report)
         }
         Err(reason) => {
-            let mut r = InputReport::from_parse(file, data.len() as u64, None, &stats);
+            let mut r = InputReport::from_parse(file, data.len() as u64, None, &stats)
+                .with_identity(mtime_of(&dir.join(file)), xxh3(&data));
             if !r.warnings.iter().any(|w| w.contains(&reason)) {
                 r.warnings.push(format!("{file}: {reason}"));
             }

@@ -39,12 +39,64 @@ pub struct View {
     pub sccache: SccacheView,
     pub zot: ZotView,
     pub artifacts: Vec<Artifact>,
+    /// What is needed to decide later whether a figure still holds.
+    pub provenance: Provenance,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Tool {
     pub name: &'static str,
     pub version: &'static str,
+    /// The commit the binary was built from (`-dirty` with local changes).
+    pub commit: &'static str,
+}
+
+impl Tool {
+    pub fn this() -> Tool {
+        Tool {
+            name: "perfreport",
+            version: env!("CARGO_PKG_VERSION"),
+            commit: env!("PERFREPORT_COMMIT"),
+        }
+    }
+}
+
+/// One input as read: enough to tell whether it changed since.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputIdentity {
+    pub bytes: Option<u64>,
+    pub mtime: Option<String>,
+    pub xxh3: Option<String>,
+    pub read_as: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeCoordinate {
+    pub name: String,
+    pub cores: Option<u32>,
+}
+
+/// The run's coordinates: what decides what it may be compared with.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunCoordinates {
+    pub stamp: String,
+    pub mode: Option<Mode>,
+    pub arch: Option<String>,
+    pub namespace: Option<String>,
+    pub sccache_prefix: Option<String>,
+    pub nodes: Vec<NodeCoordinate>,
+    pub job_width: Option<u32>,
+    pub why_null: BTreeMap<String, String>,
+}
+
+/// Nothing in here changes between two runs of the same tool on the same
+/// inputs: no generation time, no host name.
+#[derive(Debug, Clone, Serialize)]
+pub struct Provenance {
+    pub tool: Tool,
+    /// Present inputs only, by file name.
+    pub inputs: BTreeMap<String, InputIdentity>,
+    pub run: RunCoordinates,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -757,6 +809,7 @@ pub fn build(run: &Run) -> View {
         Some(Mode::Warm) => "warm run: totals include the cache export".to_string(),
         None => "mode unknown (no run.json mode): whether totals include cache export is not known".to_string(),
     };
+    let provenance = provenance(run, &node_views);
     let mut view = View {
         schema: SCHEMA,
         stamp: run.stamp().to_string(),
@@ -765,10 +818,7 @@ pub fn build(run: &Run) -> View {
         arch: info.and_then(|i| i.arch.clone()),
         namespace: info.and_then(|i| i.namespace.clone()),
         in_flight: run.in_flight(),
-        tool: Tool {
-            name: "perfreport",
-            version: env!("CARGO_PKG_VERSION"),
-        },
+        tool: Tool::this(),
         window: window.map(|(s, e)| Window {
             start: timefmt::format_rfc3339(s),
             end: timefmt::format_rfc3339(e),
@@ -788,9 +838,61 @@ pub fn build(run: &Run) -> View {
         sccache,
         zot: zot_view,
         artifacts: run.artifacts.clone(),
+        provenance,
     };
     view.summary = crate::render::summary::sentences(&view);
     view
+}
+
+fn provenance(run: &Run, nodes: &[NodeView]) -> Provenance {
+    let info = run.info.as_ref();
+    let mut why = BTreeMap::new();
+    let mut check = |field: &str, key: &str, missing: bool| {
+        if missing {
+            let reason = if info.is_none() {
+                "no run.json in this run".to_string()
+            } else {
+                format!("run.json has no `{key}`")
+            };
+            why.insert(field.to_string(), reason);
+        }
+    };
+    check("mode", "mode", info.and_then(|i| i.mode).is_none());
+    check("arch", "arch", info.and_then(|i| i.arch.as_ref()).is_none());
+    check("job_width", "max_jobs", info.and_then(|i| i.job_width).is_none());
+    Provenance {
+        tool: Tool::this(),
+        inputs: run
+            .inputs
+            .iter()
+            .filter(|i| i.present)
+            .map(|i| {
+                let id = InputIdentity {
+                    bytes: i.bytes,
+                    mtime: i.mtime.clone(),
+                    xxh3: i.xxh3.clone(),
+                    read_as: i.format.clone(),
+                };
+                (i.name.clone(), id)
+            })
+            .collect(),
+        run: RunCoordinates {
+            stamp: run.stamp().to_string(),
+            mode: info.and_then(|i| i.mode),
+            arch: info.and_then(|i| i.arch.clone()),
+            namespace: info.and_then(|i| i.namespace.clone()),
+            sccache_prefix: info.and_then(|i| i.sccache_prefix.clone()),
+            nodes: nodes
+                .iter()
+                .map(|n| NodeCoordinate {
+                    name: n.name.clone(),
+                    cores: n.cores,
+                })
+                .collect(),
+            job_width: info.and_then(|i| i.job_width),
+            why_null: why,
+        },
+    }
 }
 
 /// Groups fields that are null for the same reason.

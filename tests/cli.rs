@@ -438,20 +438,100 @@ fn charts_carry_every_series_and_say_why_a_lane_is_missing() {
     assert!(cpu2.contains("no samples.jsonl in this run"));
 }
 
+/// A copy of a sample run whose files carry one fixed modification time, so
+/// a snapshot does not depend on when the repository was checked out.
+fn pinned_copy(stamp: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_792_461_600);
+    for e in std::fs::read_dir(sample(stamp)).unwrap().flatten() {
+        let dst = dir.path().join(e.file_name());
+        std::fs::copy(e.path(), &dst).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&dst)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    }
+    dir
+}
+
+/// The commit changes with every commit of this repository: not part of a snapshot.
+fn without_commit(text: &str) -> String {
+    let commit = env!("PERFREPORT_COMMIT");
+    text.replace(&format!("commit {commit}"), "commit [commit]")
+}
+
 #[test]
 fn report_md_of_the_cold_sample() {
+    let run = pinned_copy(COLD);
     let out = tempfile::tempdir().unwrap();
-    report(&sample(COLD), out.path(), &[]);
+    report(run.path(), out.path(), &[]);
     let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
-    insta::assert_snapshot!("cold_report_md", md);
+    insta::assert_snapshot!("cold_report_md", without_commit(&md));
 }
 
 #[test]
 fn report_md_of_the_warm_run_in_flight() {
+    let run = pinned_copy(WARM);
     let out = tempfile::tempdir().unwrap();
-    report(&sample(WARM), out.path(), &[]);
+    report(run.path(), out.path(), &[]);
     let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
-    insta::assert_snapshot!("warm_in_flight_report_md", md);
+    insta::assert_snapshot!("warm_in_flight_report_md", without_commit(&md));
+}
+
+#[test]
+fn provenance_records_the_tool_and_each_input_and_one_changed_byte_shows() {
+    let run = pinned_copy(COLD);
+    let out = tempfile::tempdir().unwrap();
+    report(run.path(), out.path(), &[]);
+    let before = data(out.path());
+    let p = &before["provenance"];
+    // The version shown is the built binary's.
+    let version = perfreport(&["--version"]);
+    let version = String::from_utf8_lossy(&version.stdout);
+    let tool = format!(
+        "perfreport {} (commit {})",
+        p["tool"]["version"].as_str().unwrap(),
+        p["tool"]["commit"].as_str().unwrap()
+    );
+    assert_eq!(version.trim(), tool);
+    assert_eq!(p["tool"]["commit"], env!("PERFREPORT_COMMIT"));
+    // Every present input: size, time, hash and the reader that read it.
+    let zot = &p["inputs"]["zot.jsonl"];
+    assert_eq!(
+        zot["bytes"],
+        std::fs::metadata(run.path().join("zot.jsonl")).unwrap().len()
+    );
+    assert_eq!(zot["mtime"], "2026-10-20T02:00:00Z");
+    assert_eq!(zot["xxh3"].as_str().unwrap().len(), 16);
+    assert_eq!(p["inputs"]["trace-vllm.json"]["read_as"], "trace: OTLP/JSON");
+    assert_eq!(p["run"]["arch"], "gfx1201");
+    assert_eq!(p["run"]["mode"], "cold");
+    assert_eq!(p["run"]["nodes"][0]["cores"], 16);
+    assert!(p["run"]["job_width"].is_null());
+    assert_eq!(p["run"]["why_null"]["job_width"], "run.json has no `max_jobs`");
+    // One byte of one input changes that input's hash, and only that one.
+    let path = run.path().join("zot.jsonl");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] = if bytes[at] == b'1' { b'2' } else { b'1' };
+    std::fs::write(&path, &bytes).unwrap();
+    report(run.path(), out.path(), &[]);
+    let after = data(out.path());
+    assert_ne!(after["provenance"]["inputs"]["zot.jsonl"]["xxh3"], zot["xxh3"]);
+    assert_eq!(
+        after["provenance"]["inputs"]["samples.jsonl"]["xxh3"],
+        p["inputs"]["samples.jsonl"]["xxh3"]
+    );
+    // Nothing of the machine or the hour gets in: no host name, no generation time.
+    let text = std::fs::read_to_string(out.path().join("data.json")).unwrap();
+    if let Ok(host) = std::fs::read_to_string("/etc/hostname") {
+        let host = host.trim();
+        if host.len() > 3 {
+            assert!(!text.contains(host), "the host name leaked into data.json");
+        }
+    }
 }
 
 /// A hand-written span: `(id, parent, name, start_s, end_s, tags)`.

@@ -47,6 +47,8 @@ pub struct LineParse<S> {
     pub stats: ParseStats,
     /// Bytes consumed, i.e. the offset a later incremental parse starts from.
     pub bytes: u64,
+    /// xxh3 of the bytes read, computed in the same pass (provenance).
+    pub xxh3: u64,
 }
 
 /// Parses `path` from byte `start` to its end.
@@ -77,7 +79,9 @@ where
         sink: make(),
         stats: ParseStats::default(),
         bytes: 0,
+        xxh3: 0,
     };
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
     loop {
         // Top the buffer up to BLOCK bytes (it may hold a carried-over partial line).
@@ -94,6 +98,7 @@ where
             }
         }
         buf.truncate(filled);
+        hasher.update(&buf[filled_before..]);
         let eof = filled < want;
         if buf.is_empty() {
             break;
@@ -117,6 +122,7 @@ where
             break;
         }
     }
+    total.xxh3 = hasher.digest();
     Ok(total)
 }
 
@@ -253,6 +259,11 @@ mod tests {
         assert_eq!(parsed.stats.malformed, 1);
         assert_eq!(parsed.stats.problems[0].line, 150_001);
         assert_eq!(parsed.bytes as usize, text.len());
+        assert_eq!(
+            parsed.xxh3,
+            xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+            "the streamed hash is the file's hash"
+        );
     }
 
     #[test]

@@ -80,6 +80,10 @@ pub struct InputReport {
     pub bytes: Option<u64>,
     /// Which reader understood the file, e.g. "trace: Jaeger JSON".
     pub format: Option<String>,
+    /// The file's modification time (RFC 3339), for provenance.
+    pub mtime: Option<String>,
+    /// xxh3-64 of the file's bytes as read, in hex.
+    pub xxh3: Option<String>,
     pub lines: u64,
     pub records: u64,
     pub skipped: u64,
@@ -89,7 +93,18 @@ pub struct InputReport {
     pub contract_broken: bool,
 }
 
+pub fn hex_hash(h: u64) -> String {
+    format!("{h:016x}")
+}
+
 impl InputReport {
+    /// Records what was read, to decide later whether a figure still holds.
+    pub fn with_identity(mut self, mtime: Option<String>, xxh3: u64) -> Self {
+        self.mtime = mtime;
+        self.xxh3 = Some(hex_hash(xxh3));
+        self
+    }
+
     pub fn absent(name: &str) -> Self {
         InputReport {
             name: name.to_string(),
@@ -143,6 +158,7 @@ impl InputReport {
             malformed: stats.malformed,
             warnings,
             contract_broken: broken,
+            ..Default::default()
         }
     }
 

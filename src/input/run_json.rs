@@ -35,6 +35,8 @@ pub struct RunInfo {
     pub finished_at: Option<Micros>,
     pub in_flight: bool,
     pub nodes: Vec<NodeInfo>,
+    /// The fleet's job width (`max_jobs`), when the harness records it.
+    pub job_width: Option<u32>,
 }
 
 // The wire shape, lenient on purpose: a field of the wrong type is reported
@@ -50,6 +52,7 @@ struct Wire {
     started_at: Option<serde_json::Value>,
     finished_at: Option<serde_json::Value>,
     nodes: Option<serde_json::Value>,
+    max_jobs: Option<serde_json::Value>,
 }
 
 pub fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
@@ -82,6 +85,11 @@ pub fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
             None
         }
     };
+    info.job_width = wire
+        .max_jobs
+        .as_ref()
+        .and_then(|v| v.as_u64())
+        .and_then(|v| u32::try_from(v).ok());
     if let Some(serde_json::Value::Array(items)) = &wire.targets {
         info.targets = items.iter().filter_map(|t| t.as_str().map(str::to_string)).collect();
     }
