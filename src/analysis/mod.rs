@@ -1,6 +1,7 @@
 //! Analysis: pure functions from the run model to figures. Each is
 //! unit-tested on small hand-made cases with numbers worked out by hand.
 
+pub mod comparable;
 pub mod fleet;
 pub mod intervals;
 pub mod nodes;
