@@ -5,10 +5,16 @@ RUN ?=
 OUT ?=
 PERFREPORT ?= cargo run --release --quiet --
 
-.PHONY: perf-report samples test
+BENCH ?= bench.jsonl
+FLEET ?=
+
+.PHONY: perf-report perf-ratios samples test
 
 perf-report:
 	PERF_ROOT=$(PERF_ROOT) $(PERFREPORT) report $(RUN) $(if $(OUT),--out $(OUT))
+
+perf-ratios:
+	$(PERFREPORT) ratios $(BENCH) $(if $(FLEET),--fleet $(FLEET)) $(if $(OUT),--out $(OUT))
 
 # Regenerate the bundled sample runs (deterministic: the same bytes every time).
 samples:

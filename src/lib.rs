@@ -6,6 +6,7 @@
 //! only reads the view.
 
 pub mod analysis;
+pub mod bench;
 pub mod error;
 pub mod input;
 pub mod model;

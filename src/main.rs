@@ -36,6 +36,26 @@ enum Command {
         #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
         root: PathBuf,
     },
+    /// Cache ratios from the serial benchmark harness's bench.jsonl: ratios.md, ratios.json, ratios.html, charts.
+    Ratios {
+        bench_jsonl: PathBuf,
+        /// Where to write; default: the directory holding bench.jsonl.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// A run.json-style file whose `nodes` give each builder's core count (flags loaded samples).
+        #[arg(long)]
+        fleet: Option<PathBuf>,
+        /// Exit 1 when a row could not be read.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// The figures bench.sh scrapes from a BuildKit plain-progress build log, as JSON.
+    Buildlog {
+        log: PathBuf,
+        /// The target whose steps and sccache counters to report.
+        #[arg(long)]
+        target: String,
+    },
 }
 
 /// The version with the commit it was built from, as every report records it.
@@ -109,6 +129,34 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 );
                 return Ok(EXIT_STRICT);
             }
+            Ok(0)
+        }
+        Command::Ratios {
+            bench_jsonl,
+            out,
+            fleet,
+            strict,
+        } => {
+            let (view, files) = perfreport::bench::ratios_report(&bench_jsonl, fleet.as_deref())?;
+            let out_dir = out.unwrap_or_else(|| {
+                bench_jsonl
+                    .parent()
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| PathBuf::from("."))
+            });
+            perfreport::output::write_all(&out_dir, &files)?;
+            for w in &view.input.warnings {
+                eprintln!("warning: {w}");
+            }
+            if strict && view.input.contract_broken {
+                return Ok(EXIT_STRICT);
+            }
+            Ok(0)
+        }
+        Command::Buildlog { log, target } => {
+            let bytes = std::fs::read(&log).with_context(|| format!("cannot read {}", log.display()))?;
+            let figures = perfreport::bench::buildlog::analyse(&String::from_utf8_lossy(&bytes), &target);
+            println!("{}", serde_json::to_string_pretty(&figures)?);
             Ok(0)
         }
     }

@@ -20,6 +20,30 @@ pub struct Html<'a> {
     pub json: &'a [OutFile],
 }
 
+/// Markdown rendered to HTML, each `![..](charts/x.svg)` replaced by the
+/// chart itself, so the result requests nothing.
+pub fn markdown_with_inline_charts(md: &str, charts: &[OutFile]) -> String {
+    let mut body = String::new();
+    let parser = pulldown_cmark::Parser::new_ext(md, pulldown_cmark::Options::ENABLE_TABLES);
+    pulldown_cmark::html::push_html(&mut body, parser);
+    for chart in charts {
+        let path = chart.path.to_string_lossy().replace('\\', "/");
+        let svg = String::from_utf8_lossy(&chart.bytes);
+        let svg = match svg.find("<svg") {
+            Some(i) => &svg[i..],
+            None => &svg[..],
+        };
+        let figure = format!("<figure class=\"chart\" data-chart=\"{path}\">{svg}</figure>");
+        // pulldown-cmark writes <p><img src="charts/x.svg" alt="..." /></p>
+        if let Some(start) = body.find(&format!("<img src=\"{path}\"")) {
+            let end = body[start..].find("/>").map(|e| start + e + 2).unwrap_or(body.len());
+            body.replace_range(start..end, &figure);
+        }
+    }
+    body.replace("<p><figure", "<figure")
+        .replace("</figure></p>", "</figure>")
+}
+
 /// Embeds text inside `<script>`: `</` would end the element early.
 pub fn script_safe(json: &str) -> String {
     json.replace("</", "<\\/").replace("<!--", "<\\!--")
@@ -32,28 +56,7 @@ impl Export for Html<'_> {
             .first()
             .map(|f| String::from_utf8_lossy(&f.bytes).into_owned())
             .unwrap_or_default();
-        let mut body = String::new();
-        let parser = pulldown_cmark::Parser::new_ext(&md, pulldown_cmark::Options::ENABLE_TABLES);
-        pulldown_cmark::html::push_html(&mut body, parser);
-        // Charts go inline in place of their image references.
-        for chart in self.charts {
-            let path = chart.path.to_string_lossy().replace('\\', "/");
-            let svg = String::from_utf8_lossy(&chart.bytes);
-            let svg = svg.trim_start_matches(|c| c != '<');
-            let svg = match svg.find("<svg") {
-                Some(i) => &svg[i..],
-                None => svg,
-            };
-            let figure = format!("<figure class=\"chart\" data-chart=\"{path}\">{svg}</figure>");
-            // pulldown-cmark writes <p><img src="charts/x.svg" alt="..." /></p>
-            if let Some(start) = body.find(&format!("<img src=\"{path}\"")) {
-                let end = body[start..].find("/>").map(|e| start + e + 2).unwrap_or(body.len());
-                body.replace_range(start..end, &figure);
-            }
-        }
-        let body = body
-            .replace("<p><figure", "<figure")
-            .replace("</figure></p>", "</figure>");
+        let body = markdown_with_inline_charts(&md, self.charts);
         let json = self
             .json
             .first()

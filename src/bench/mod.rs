@@ -1,0 +1,94 @@
+//! The serial benchmark harness: `bench.jsonl` rows pooled into cache ratios,
+//! and the figures `bench.sh` scrapes from a BuildKit plain-progress log.
+
+pub mod buildlog;
+pub mod ratios;
+pub mod rows;
+
+use crate::error::{Error, Result};
+use crate::input::lines::{self, Tail};
+use crate::input::InputReport;
+use crate::output::OutFile;
+use crate::render::ratios::{RatiosProvenance, RatiosView};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Core counts by builder and node name, from a run.json-style `nodes` list.
+pub fn fleet_cores(path: &Path) -> Result<BTreeMap<String, u32>> {
+    let text = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let v: serde_json::Value = serde_json::from_slice(&text).map_err(|e| Error::NotARun {
+        path: path.to_path_buf(),
+        reason: format!("not a fleet file (JSON with a `nodes` list): {e}"),
+    })?;
+    let nodes = v.get("nodes").unwrap_or(&v).as_array().cloned().unwrap_or_default();
+    let mut out = BTreeMap::new();
+    for n in nodes {
+        let Some(cores) = n
+            .get("cores")
+            .and_then(|c| c.as_u64())
+            .and_then(|c| u32::try_from(c).ok())
+        else {
+            continue;
+        };
+        for k in ["builder", "name"] {
+            if let Some(name) = n.get(k).and_then(|x| x.as_str()) {
+                out.insert(name.to_string(), cores);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads bench.jsonl and renders the ratios report in memory.
+pub fn ratios_report(bench: &Path, fleet: Option<&Path>) -> Result<(RatiosView, Vec<OutFile>)> {
+    let name = bench
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "bench.jsonl".into());
+    let parsed =
+        lines::parse_file(bench, 0, Tail::MayBePartial, rows::BenchRows::default).map_err(|source| Error::NotARun {
+            path: bench.to_path_buf(),
+            reason: format!("cannot read: {source}"),
+        })?;
+    let mtime = std::fs::metadata(bench)
+        .ok()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| jiff::Timestamp::try_from(t).ok())
+        .map(|t| t.to_string());
+    let input = InputReport::from_parse(
+        &name,
+        parsed.bytes,
+        Some("bench.jsonl: JSON lines".into()),
+        &parsed.stats,
+    )
+    .with_identity(mtime, parsed.xxh3);
+    let cores = match fleet {
+        Some(f) => fleet_cores(f)?,
+        None => BTreeMap::new(),
+    };
+    let report = ratios::analyse(&parsed.sink.rows, &|b: &str| cores.get(b).copied());
+    let mut inputs = BTreeMap::new();
+    inputs.insert(
+        name.clone(),
+        crate::view::InputIdentity {
+            bytes: input.bytes,
+            mtime: input.mtime.clone(),
+            xxh3: input.xxh3.clone(),
+            read_as: input.format.clone(),
+        },
+    );
+    let view = RatiosView {
+        report,
+        input,
+        fleet: fleet.map(|f| f.display().to_string()),
+        provenance: RatiosProvenance {
+            tool: crate::view::Tool::this(),
+            inputs,
+        },
+    };
+    let files = crate::render::ratios::render(&view)?;
+    Ok((view, files))
+}

@@ -1,0 +1,430 @@
+//! Cache ratios from bench.jsonl rows, pooled by (target, builder, arch,
+//! max_jobs). Whether a compile ran is judged on steps cached, never on
+//! sccache having reported anything; a ratio exists only where both sides
+//! share the whole key (dividing a cold build by a 3 s layer-cache hit once
+//! printed "2297.3x").
+
+use super::rows::{BenchRow, Scenario};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// End load over this multiple of the start load (floored at 1) is suspect.
+pub const LOAD_GROWTH: f64 = 4.0;
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Key {
+    pub target: String,
+    pub builder: String,
+    pub arch: String,
+    pub max_jobs: Option<u64>,
+}
+
+impl Key {
+    fn of(r: &BenchRow) -> Key {
+        Key {
+            target: r.target.clone(),
+            builder: r.builder.clone(),
+            arch: r.arch.clone(),
+            max_jobs: r.max_jobs,
+        }
+    }
+    pub fn jobs(&self) -> String {
+        self.max_jobs.map(|j| j.to_string()).unwrap_or_else(|| "unknown".into())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pool {
+    Frozen,
+    Cold,
+    Compiled,
+    Skipped,
+}
+
+impl Pool {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Pool::Frozen => "frozen run with the registry evicted",
+            Pool::Cold => "cold run",
+            Pool::Compiled => "hot run with fewer than half its steps cached",
+            Pool::Skipped => "hot run with at least half its steps cached",
+        }
+    }
+}
+
+/// Which pool a successful row belongs to, or why none.
+pub fn pool_of(r: &BenchRow) -> Result<Pool, String> {
+    match r.scenario {
+        Scenario::Cold => Ok(Pool::Cold),
+        Scenario::Frozen if r.registry_evicted == Some(true) => Ok(Pool::Frozen),
+        Scenario::Frozen => Err("a frozen run whose registry was not evicted measures nothing of the registry".into()),
+        Scenario::Hot => match (r.steps_cached, r.steps_total) {
+            (Some(c), Some(t)) if t > 0 => Ok(if c * 2 < t { Pool::Compiled } else { Pool::Skipped }),
+            _ => Err("a hot run without steps_cached/steps_total: whether it compiled cannot be judged".into()),
+        },
+    }
+}
+
+/// One sample as the report quotes it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sample {
+    pub line: u64,
+    pub ts: String,
+    pub seconds: f64,
+    pub load_start: Option<f64>,
+    pub load_end: Option<f64>,
+    /// Why the sample is suspect (load), if it is.
+    pub suspect: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PoolStats {
+    pub n: usize,
+    pub newest_s: f64,
+    pub min_s: f64,
+    pub max_s: f64,
+    pub median_s: f64,
+    pub newest: Sample,
+    pub samples: Vec<Sample>,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Ratios {
+    pub registry: Option<f64>,
+    pub compiler_cache: Option<f64>,
+    pub layer_cache: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KeyReport {
+    pub key: Key,
+    pub pools: BTreeMap<Pool, PoolStats>,
+    pub ratios: Ratios,
+    /// Why a ratio is `null`, by ratio name.
+    pub why_null: BTreeMap<String, String>,
+    /// Ratios built on a suspect sample, by ratio name.
+    pub suspect: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    pub line: u64,
+    pub ts: String,
+    pub target: String,
+    pub builder: String,
+    pub rc: i64,
+    pub failure: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Excluded {
+    pub line: u64,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RatiosReport {
+    pub schema: u32,
+    pub keys: Vec<KeyReport>,
+    pub failures: Vec<Failure>,
+    /// Valid rows that fit no pool, with the reason.
+    pub excluded: Vec<Excluded>,
+}
+
+/// Whether a sample's node was loaded by something else. With the builder's
+/// core count known (`--fleet`), an end load above it is the rule; without,
+/// a load that grew several-fold is the fallback, and says it is one.
+pub fn suspect(load_start: Option<f64>, load_end: Option<f64>, cores: Option<u32>) -> Option<String> {
+    let end = load_end?;
+    if let Some(c) = cores {
+        return (end > c as f64).then(|| format!("load {end} at the end on {c} cores"));
+    }
+    let start = load_start.unwrap_or(0.0).max(1.0);
+    (end > LOAD_GROWTH * start).then(|| {
+        format!(
+            "load grew from {} to {end} during the run (core count unknown: pass --fleet)",
+            load_start.unwrap_or(0.0)
+        )
+    })
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn stats(rows: &[&BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> Option<PoolStats> {
+    let mut sorted: Vec<&&BenchRow> = rows.iter().collect();
+    sorted.sort_by_key(|r| (r.ts, r.line));
+    let samples: Vec<Sample> = sorted
+        .iter()
+        .map(|r| Sample {
+            line: r.line,
+            ts: r.ts_text.clone(),
+            seconds: r.seconds,
+            load_start: r.load_start,
+            load_end: r.load_end,
+            suspect: suspect(r.load_start, r.load_end, cores(&r.builder)),
+        })
+        .collect();
+    let newest = samples.last()?.clone();
+    let mut secs: Vec<f64> = samples.iter().map(|s| s.seconds).collect();
+    Some(PoolStats {
+        n: samples.len(),
+        newest_s: newest.seconds,
+        min_s: secs.iter().copied().fold(f64::INFINITY, f64::min),
+        max_s: secs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        median_s: median(&mut secs),
+        newest,
+        samples,
+    })
+}
+
+/// Pools the rows and computes every ratio. `cores` maps a builder to its core count.
+pub fn analyse(rows: &[BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> RatiosReport {
+    let mut failures = vec![];
+    let mut excluded = vec![];
+    let mut pooled: BTreeMap<Key, BTreeMap<Pool, Vec<&BenchRow>>> = BTreeMap::new();
+    for r in rows {
+        if r.rc != 0 {
+            failures.push(Failure {
+                line: r.line,
+                ts: r.ts_text.clone(),
+                target: r.target.clone(),
+                builder: r.builder.clone(),
+                rc: r.rc,
+                failure: r.failure.clone(),
+            });
+            continue;
+        }
+        match pool_of(r) {
+            Ok(p) => pooled.entry(Key::of(r)).or_default().entry(p).or_default().push(r),
+            Err(reason) => excluded.push(Excluded { line: r.line, reason }),
+        }
+    }
+    // Which max_jobs each (target, builder, arch) has each pool at, for the reasons.
+    let mut widths: BTreeMap<(String, String, String, Pool), BTreeSet<String>> = BTreeMap::new();
+    for (k, pools) in &pooled {
+        for p in pools.keys() {
+            widths
+                .entry((k.target.clone(), k.builder.clone(), k.arch.clone(), *p))
+                .or_default()
+                .insert(k.jobs());
+        }
+    }
+    let mut keys = vec![];
+    for (key, pools) in &pooled {
+        let stats: BTreeMap<Pool, PoolStats> = pools
+            .iter()
+            .filter_map(|(p, rows)| Some((*p, stats(rows, cores)?)))
+            .collect();
+        let mut report = KeyReport {
+            key: key.clone(),
+            pools: stats,
+            ratios: Ratios::default(),
+            why_null: BTreeMap::new(),
+            suspect: BTreeMap::new(),
+        };
+        for (name, num, den) in [
+            ("registry", Pool::Frozen, Pool::Cold),
+            ("compiler_cache", Pool::Cold, Pool::Compiled),
+            ("layer_cache", Pool::Compiled, Pool::Skipped),
+        ] {
+            match (report.pools.get(&num), report.pools.get(&den)) {
+                (Some(a), Some(b)) if b.newest_s > 0.0 => {
+                    let value = (a.newest_s / b.newest_s * 100.0).round() / 100.0;
+                    match name {
+                        "registry" => report.ratios.registry = Some(value),
+                        "compiler_cache" => report.ratios.compiler_cache = Some(value),
+                        _ => report.ratios.layer_cache = Some(value),
+                    }
+                    let flags: Vec<String> = [a, b]
+                        .iter()
+                        .filter_map(|s| {
+                            s.newest
+                                .suspect
+                                .clone()
+                                .map(|why| format!("line {}: {why}", s.newest.line))
+                        })
+                        .collect();
+                    if !flags.is_empty() {
+                        report.suspect.insert(name.into(), flags.join("; "));
+                    }
+                }
+                (Some(_), Some(_)) => {
+                    report
+                        .why_null
+                        .insert(name.into(), format!("the newest {} took 0 s", den.describe()));
+                }
+                (a, b) => {
+                    let missing: Vec<Pool> = [(num, a.is_none()), (den, b.is_none())]
+                        .into_iter()
+                        .filter(|x| x.1)
+                        .map(|x| x.0)
+                        .collect();
+                    let reasons: Vec<String> = missing
+                        .iter()
+                        .map(|p| {
+                            let elsewhere =
+                                widths.get(&(key.target.clone(), key.builder.clone(), key.arch.clone(), *p));
+                            match elsewhere {
+                                Some(w) => format!(
+                                    "no {} at max_jobs={} (there is one at max_jobs={})",
+                                    p.describe(),
+                                    key.jobs(),
+                                    w.iter().cloned().collect::<Vec<_>>().join(", ")
+                                ),
+                                None => format!(
+                                    "no {} for {} on {} ({})",
+                                    p.describe(),
+                                    key.target,
+                                    key.builder,
+                                    key.arch
+                                ),
+                            }
+                        })
+                        .collect();
+                    report.why_null.insert(name.into(), reasons.join("; "));
+                }
+            }
+        }
+        keys.push(report);
+    }
+    RatiosReport {
+        schema: 1,
+        keys,
+        failures,
+        excluded,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::rows::parse_row;
+
+    fn row(line: u64, json: &str) -> BenchRow {
+        parse_row(json.as_bytes(), line).unwrap()
+    }
+
+    fn no_cores(_: &str) -> Option<u32> {
+        None
+    }
+
+    const COLD: &str = r#"{"ts": "2026-10-20T02:00:00+00:00", "scenario": "cold", "target": "pytorch", "builder": "snoc-think", "arch": "gfx950", "seconds": 2297.3, "rc": 0, "steps_cached": 0, "steps_total": 11, "max_jobs": 10}"#;
+    const SKIPPED: &str = r#"{"ts": "2026-10-20T03:00:00+00:00", "scenario": "hot", "target": "pytorch", "builder": "snoc-think", "arch": "gfx950", "seconds": 1.0, "rc": 0, "steps_cached": 11, "steps_total": 11, "sccache_hits": 5674, "max_jobs": 10}"#;
+
+    #[test]
+    fn the_2297x_trap_cold_over_a_layer_cache_hit_is_no_compiler_cache_ratio() {
+        let r = analyse(&[row(1, COLD), row(2, SKIPPED)], &no_cores);
+        let k = &r.keys[0];
+        assert_eq!(k.ratios.compiler_cache, None, "a skipped hot run compiled nothing");
+        assert!(
+            k.why_null["compiler_cache"].contains("fewer than half its steps cached"),
+            "{:?}",
+            k.why_null
+        );
+        assert_eq!(k.ratios.layer_cache, None);
+    }
+
+    #[test]
+    fn compiled_and_skipped_give_the_compiler_and_layer_cache_ratios() {
+        let compiled = COLD
+            .replace("\"cold\"", "\"hot\"")
+            .replace("2297.3", "459.46")
+            .replace("\"steps_cached\": 0", "\"steps_cached\": 3");
+        let r = analyse(&[row(1, COLD), row(2, &compiled), row(3, SKIPPED)], &no_cores);
+        let k = &r.keys[0];
+        assert_eq!(k.ratios.compiler_cache, Some(5.0));
+        assert_eq!(k.ratios.layer_cache, Some(459.46));
+    }
+
+    #[test]
+    fn mismatched_max_jobs_gives_no_ratio_and_says_where_the_other_side_is() {
+        let compiled = COLD
+            .replace("\"cold\"", "\"hot\"")
+            .replace("\"steps_cached\": 0", "\"steps_cached\": 3")
+            .replace("\"max_jobs\": 10", "\"max_jobs\": 32");
+        let r = analyse(&[row(1, COLD), row(2, &compiled)], &no_cores);
+        assert_eq!(r.keys.len(), 2, "two keys: max_jobs is part of the key");
+        let at10 = r.keys.iter().find(|k| k.key.max_jobs == Some(10)).unwrap();
+        assert_eq!(at10.ratios.compiler_cache, None);
+        assert!(
+            at10.why_null["compiler_cache"].contains("at max_jobs=10 (there is one at max_jobs=32)"),
+            "{:?}",
+            at10.why_null
+        );
+    }
+
+    #[test]
+    fn rows_without_arch_are_gfx950_and_pool_with_new_ones() {
+        let old = COLD
+            .replace(r#""arch": "gfx950", "#, "")
+            .replace("02:00:00", "01:00:00");
+        let r = analyse(&[row(1, &old), row(2, COLD)], &no_cores);
+        assert_eq!(r.keys.len(), 1);
+        assert_eq!(r.keys[0].pools[&Pool::Cold].n, 2);
+    }
+
+    #[test]
+    fn the_newest_sample_is_quoted_with_n_and_range() {
+        let older = COLD.replace("02:00:00", "01:00:00").replace("2297.3", "2400");
+        let newer = COLD.replace("02:00:00", "05:00:00").replace("2297.3", "2350");
+        let r = analyse(&[row(1, &newer), row(2, COLD), row(3, &older)], &no_cores);
+        let p = &r.keys[0].pools[&Pool::Cold];
+        assert_eq!(
+            (p.n, p.newest_s, p.min_s, p.max_s, p.median_s),
+            (3, 2350.0, 2297.3, 2400.0, 2350.0)
+        );
+        assert_eq!(p.newest.line, 1);
+    }
+
+    #[test]
+    fn a_failed_build_is_listed_and_kept_out_of_the_pools() {
+        let failed = COLD.replace("\"rc\": 0", "\"rc\": 2, \"failure\": \"nvcc: out of memory\"");
+        let r = analyse(&[row(1, &failed)], &no_cores);
+        assert!(r.keys.is_empty());
+        assert_eq!(r.failures[0].failure.as_deref(), Some("nvcc: out of memory"));
+        assert_eq!(r.failures[0].line, 1);
+    }
+
+    #[test]
+    fn a_loaded_node_flags_the_sample_and_the_ratio_built_on_it() {
+        let loaded = COLD.replace(
+            "\"max_jobs\": 10",
+            "\"max_jobs\": 10, \"node_load_at_start\": 0.4, \"node_load_at_end\": 41.0",
+        );
+        let compiled = COLD
+            .replace("\"cold\"", "\"hot\"")
+            .replace("\"steps_cached\": 0", "\"steps_cached\": 3");
+        let cores = |b: &str| (b == "snoc-think").then_some(32);
+        let r = analyse(&[row(1, &loaded), row(2, &compiled)], &cores);
+        let k = &r.keys[0];
+        assert_eq!(
+            k.pools[&Pool::Cold].newest.suspect.as_deref(),
+            Some("load 41 at the end on 32 cores")
+        );
+        assert!(k.suspect["compiler_cache"].contains("line 1"));
+        // Without the fleet file, growth several-fold still flags it.
+        assert!(suspect(Some(0.4), Some(41.0), None).unwrap().contains("grew"));
+        assert_eq!(suspect(Some(10.0), Some(12.0), None), None);
+    }
+
+    #[test]
+    fn a_frozen_run_counts_only_with_the_registry_evicted() {
+        let frozen = COLD
+            .replace("\"cold\"", "\"frozen\"")
+            .replace("\"max_jobs\": 10", "\"max_jobs\": 10, \"registry_evicted\": true")
+            .replace("2297.3", "4594.6");
+        let not_evicted = frozen.replace("true", "false");
+        let r = analyse(&[row(1, COLD), row(2, &frozen), row(3, &not_evicted)], &no_cores);
+        assert_eq!(r.keys[0].ratios.registry, Some(2.0));
+        assert_eq!(r.excluded[0].line, 3);
+    }
+}
