@@ -602,6 +602,21 @@
     });
   }
 
+  // On a published site: fill the run selector from runs.js (relative, so it
+  // works from file:// and any static host).
+  var select = document.getElementById("run-select");
+  if (select && window.PERF_RUNS) {
+    var siteRoot = document.getElementById("site-nav").getAttribute("data-root");
+    window.PERF_RUNS.forEach(function (r) {
+      var o = document.createElement("option");
+      o.value = siteRoot + "runs/" + encodeURIComponent(r.dir) + "/index.html";
+      o.textContent = r.stamp + " · " + r.mode + " · " + r.status;
+      if (r.stamp === data.stamp) { o.selected = true; o.value = ""; }
+      select.appendChild(o);
+    });
+    select.addEventListener("change", function () { if (select.value) location.href = select.value; });
+  }
+
   readHash();
   document.getElementById("zoom-in").addEventListener("click", function () { zoomBy(0.5); });
   document.getElementById("zoom-out").addEventListener("click", function () { zoomBy(2); });

@@ -11,6 +11,7 @@ pub mod error;
 pub mod input;
 pub mod model;
 pub mod output;
+pub mod publish;
 pub mod render;
 pub mod runs;
 pub mod synth;

@@ -49,6 +49,22 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Build a static site over every run under ROOT, with a selector from run to run.
+    Publish {
+        /// The runs root; default: $PERF_ROOT (/var/tmp/rocm-perf).
+        root: Option<PathBuf>,
+        /// The site directory to write.
+        #[arg(long)]
+        site: PathBuf,
+        /// Rebuild every run, not only the changed ones.
+        #[arg(long)]
+        force: bool,
+        /// Also publish the cache-ratios report of this bench.jsonl, linked from the index.
+        #[arg(long)]
+        bench: Option<PathBuf>,
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// The figures bench.sh scrapes from a BuildKit plain-progress build log, as JSON.
     Buildlog {
         log: PathBuf,
@@ -150,6 +166,34 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             }
             if strict && view.input.contract_broken {
                 return Ok(EXIT_STRICT);
+            }
+            Ok(0)
+        }
+        Command::Publish {
+            root,
+            site,
+            force,
+            bench,
+            quiet,
+        } => {
+            let root = root.unwrap_or_else(perfreport::runs::default_root);
+            let outcome = perfreport::publish::publish(&perfreport::publish::PublishOptions {
+                root: &root,
+                site: &site,
+                force,
+                bench: bench.as_deref(),
+            })?;
+            for w in &outcome.warnings {
+                eprintln!("warning: {w}");
+            }
+            if !quiet {
+                let broken = outcome.runs.iter().filter(|r| r.status == "broken").count();
+                eprintln!(
+                    "perfreport: {} runs in {} ({} rebuilt, {broken} broken)",
+                    outcome.runs.len(),
+                    site.join("index.html").display(),
+                    outcome.rebuilt.len()
+                );
             }
             Ok(0)
         }

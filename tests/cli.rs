@@ -766,3 +766,173 @@ fn buildlog_reports_the_targets_own_step_counters_as_json() {
         (Some(5684), Some(5674), Some(10))
     );
 }
+
+/// A root of runs: the two samples and a run whose only input is garbage.
+fn root_of_runs() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    for stamp in [COLD, WARM] {
+        let dst = root.path().join(stamp);
+        std::fs::create_dir(&dst).unwrap();
+        for e in std::fs::read_dir(sample(stamp)).unwrap().flatten() {
+            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+        }
+    }
+    std::fs::create_dir(root.path().join("20261019T020000Z-broken")).unwrap();
+    std::fs::write(root.path().join("20261019T020000Z-broken/run.json"), "{not json").unwrap();
+    root
+}
+
+fn publish(root: &Path, site: &Path) -> Output {
+    perfreport(&["publish", root.to_str().unwrap(), "--site", site.to_str().unwrap()])
+}
+
+/// Every file under `dir` with its modification time.
+fn mtimes(dir: &Path) -> std::collections::BTreeMap<PathBuf, std::time::SystemTime> {
+    walk(dir)
+        .into_iter()
+        .map(|p| (p.clone(), std::fs::metadata(&p).unwrap().modified().unwrap()))
+        .collect()
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.file_type().unwrap().is_dir() {
+            out.extend(walk(&e.path()));
+        } else {
+            out.push(e.path());
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn publish_lists_every_run_newest_first_with_the_broken_one_and_its_reason() {
+    let root = root_of_runs();
+    let site = tempfile::tempdir().unwrap();
+    let o = publish(root.path(), site.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let index = std::fs::read_to_string(site.path().join("index.html")).unwrap();
+    let warm = index.find(&format!("data-run=\"{WARM}\"")).unwrap();
+    let cold = index.find(&format!("data-run=\"{COLD}\"")).unwrap();
+    let broken = index.find("data-run=\"20261019T020000Z-broken\"").unwrap();
+    assert!(warm < cold && cold < broken, "newest first");
+    assert!(index.contains("data-status=\"in flight\""));
+    let row = &index[broken..(broken + 600).min(index.len())];
+    assert!(
+        row.contains("broken: no input could be read") && row.contains("not a run description"),
+        "{row}"
+    );
+    for f in [
+        "index.html",
+        "data.json",
+        "report.md",
+        "report.html",
+        "charts/timeline.svg",
+    ] {
+        assert!(site.path().join("runs").join(COLD).join(f).exists(), "{f}");
+    }
+    let page = std::fs::read_to_string(site.path().join("runs").join(COLD).join("index.html")).unwrap();
+    assert!(
+        page.contains("<script src=\"../../runs.js\"></script>"),
+        "the run selector"
+    );
+    let runs_js = std::fs::read_to_string(site.path().join("runs.js")).unwrap();
+    assert!(runs_js.contains(WARM) && runs_js.contains(COLD) && runs_js.contains("broken"));
+}
+
+#[test]
+fn every_link_of_the_published_site_resolves() {
+    let root = root_of_runs();
+    let site = tempfile::tempdir().unwrap();
+    assert!(publish(root.path(), site.path()).status.success());
+    let mut checked = 0;
+    for file in walk(site.path())
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+    {
+        let html = std::fs::read_to_string(&file).unwrap();
+        for attr in ["href=\"", "src=\""] {
+            for part in html.split(attr).skip(1) {
+                let target = part.split('"').next().unwrap();
+                if target.starts_with("data:") || target.starts_with('#') || target.is_empty() {
+                    continue;
+                }
+                assert!(
+                    !target.contains("://") && !target.starts_with('/'),
+                    "{}: not relative: {target}",
+                    file.display()
+                );
+                let path = target.split('#').next().unwrap().replace("%20", " ");
+                let resolved = file.parent().unwrap().join(&path);
+                assert!(resolved.exists(), "{}: broken link {target}", file.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10, "only {checked} links checked");
+}
+
+#[test]
+fn a_second_publish_rewrites_nothing_and_a_new_run_rebuilds_only_it_and_the_index() {
+    let root = root_of_runs();
+    let site = tempfile::tempdir().unwrap();
+    assert!(publish(root.path(), site.path()).status.success());
+    let first = mtimes(site.path());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let again = publish(root.path(), site.path());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("(0 rebuilt"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(mtimes(site.path()), first, "nothing rewritten");
+    // A new run: only its pages, the index and the run list change.
+    let newer = root.path().join("20261022T020000Z");
+    std::fs::create_dir(&newer).unwrap();
+    std::fs::copy(
+        fixture("buildx-history-trace-jaeger.json"),
+        newer.join("trace-bake.json"),
+    )
+    .unwrap();
+    let o = publish(root.path(), site.path());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("(1 rebuilt"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let after = mtimes(site.path());
+    for (path, t) in &first {
+        let name = path.strip_prefix(site.path()).unwrap().to_string_lossy().into_owned();
+        if ["index.html", "runs.js", "manifest.json"].contains(&name.as_str()) {
+            continue;
+        }
+        assert_eq!(after.get(path), Some(t), "{name} was rewritten");
+    }
+    assert!(after.keys().any(|p| p.ends_with("runs/20261022T020000Z/index.html")));
+    // The same runs give byte-identical sites.
+    let other = tempfile::tempdir().unwrap();
+    assert!(publish(root.path(), other.path()).status.success());
+    for p in walk(site.path()) {
+        let rel = p.strip_prefix(site.path()).unwrap();
+        assert_eq!(
+            std::fs::read(&p).unwrap(),
+            std::fs::read(other.path().join(rel)).unwrap(),
+            "{}",
+            rel.display()
+        );
+    }
+}
+
+#[test]
+fn a_symlink_loop_under_the_root_is_reported_and_the_rest_published() {
+    let root = root_of_runs();
+    std::os::unix::fs::symlink(root.path(), root.path().join("loop")).unwrap();
+    let site = tempfile::tempdir().unwrap();
+    let o = publish(root.path(), site.path());
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("symlink loop"), "{stderr}");
+    assert!(site.path().join("runs").join(COLD).join("index.html").exists());
+}

@@ -67,7 +67,22 @@ pub fn cell(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(s.replace('|', "\\|").replace(['\n', '\r'], " ")))
 }
 
+/// A path segment percent-encoded as `encodeURIComponent` does, for links.
+pub fn url_segment(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
+    let s = v.as_str().unwrap_or_default();
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Ok(Value::String(out))
+}
+
 pub fn register(t: &mut tera::Tera) {
+    t.register_filter("url_segment", url_segment);
     t.register_filter("dur", dur);
     t.register_filter("secs", secs);
     t.register_filter("bytes", bytes);
@@ -80,6 +95,19 @@ pub fn register(t: &mut tera::Tera) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn link_segments_are_percent_encoded_like_encode_uri_component() {
+        let none = HashMap::new();
+        assert_eq!(
+            url_segment(&Value::String("a b/#c".into()), &none).unwrap(),
+            Value::String("a%20b%2F%23c".into())
+        );
+        assert_eq!(
+            url_segment(&Value::String("20261020T020000Z".into()), &none).unwrap(),
+            Value::String("20261020T020000Z".into())
+        );
+    }
 
     #[test]
     fn null_reads_as_a_dash_never_as_zero() {

@@ -18,6 +18,10 @@ pub struct Html<'a> {
     pub charts: &'a [OutFile],
     pub markdown: &'a [OutFile],
     pub json: &'a [OutFile],
+    /// On a published site: the path to the site's root, for the run selector
+    /// (which reads the list of runs from `runs.js` there, so adding a run
+    /// does not rewrite every run page).
+    pub site_root: Option<&'a str>,
 }
 
 /// Markdown rendered to HTML, each `![..](charts/x.svg)` replaced by the
@@ -72,6 +76,7 @@ impl Export for Html<'_> {
         ctx.insert("body", &body);
         ctx.insert("data", &script_safe(json.trim_end()));
         ctx.insert("version", env!("CARGO_PKG_VERSION"));
+        ctx.insert("site_root", &self.site_root);
         let page = t.render(FILE, &ctx).map_err(|e| Error::Template {
             name: FILE.into(),
             message: format!("{e:?}"),

@@ -39,6 +39,11 @@ pub fn colour(i: usize) -> (u8, u8, u8) {
 
 /// Everything a report consists of: data.json, charts, report.md, index.html.
 pub fn render_all(view: &View) -> Result<Vec<OutFile>> {
+    render_all_for(view, None)
+}
+
+/// As `render_all`; `site_root` is set for a run page of a published site.
+pub fn render_all_for(view: &View, site_root: Option<&str>) -> Result<Vec<OutFile>> {
     let charts = charts::Charts.render(view)?;
     let markdown = markdown::Markdown.render(view)?;
     let json = json::Json.render(view)?;
@@ -46,6 +51,7 @@ pub fn render_all(view: &View) -> Result<Vec<OutFile>> {
         charts: &charts,
         markdown: &markdown,
         json: &json,
+        site_root,
     }
     .render(view)?;
     Ok([json, markdown, charts, html].concat())

@@ -30,8 +30,8 @@ pub struct RatiosProvenance {
 }
 
 const TEMPLATE: &str = include_str!("../../templates/ratios.md.tera");
-const PAGE: &str = include_str!("../../templates/ratios.html.tera");
-const CSS: &str = include_str!("../../assets/report.css");
+pub const PAGE: &str = include_str!("../../templates/markdown.html.tera");
+pub const CSS: &str = include_str!("../../assets/report.css");
 
 fn chart_name(i: usize) -> String {
     format!("charts/ratios-{i}.svg")
@@ -128,6 +128,7 @@ pub fn render(view: &RatiosView) -> Result<Vec<OutFile>> {
     page.autoescape_on(vec!["ratios.html"]);
     let mut pctx = tera::Context::new();
     pctx.insert("css", CSS);
+    pctx.insert("title", "cache ratios");
     pctx.insert("body", &body);
     let html = page.render("ratios.html", &pctx).map_err(|e| Error::Template {
         name: "ratios.html".into(),
