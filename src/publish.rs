@@ -279,7 +279,9 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         .unwrap_or_default();
     let tool_changed = old.tool != tool_id();
 
-    let plans: Vec<(String, PathBuf, Vec<(String, u64, i128)>, Option<RunEntry>)> = found
+    // (folder, path, fingerprint, the entry to keep when nothing changed)
+    type Plan = (String, PathBuf, Vec<(String, u64, i128)>, Option<RunEntry>);
+    let plans: Vec<Plan> = found
         .into_iter()
         .map(|(dir, path)| {
             let fp = fingerprint(&path);
