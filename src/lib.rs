@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod bench;
 pub mod error;
 pub mod input;
+pub mod live;
 pub mod model;
 pub mod output;
 pub mod publish;

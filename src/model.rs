@@ -11,6 +11,7 @@ use crate::input::sccache::{LogFormat, SccacheLog, SccacheSink};
 use crate::input::trace::{self, Encoding, Span};
 use crate::input::zot::ZotLog;
 use crate::input::{InputReport, ParseStats};
+use crate::live;
 use std::path::{Path, PathBuf};
 
 pub const RUN_JSON: &str = "run.json";
@@ -100,7 +101,7 @@ fn size_of(path: &Path) -> std::result::Result<Option<u64>, std::io::Error> {
 }
 
 /// A file's modification time, RFC 3339 in UTC.
-fn mtime_of(path: &Path) -> Option<String> {
+pub(crate) fn mtime_of(path: &Path) -> Option<String> {
     let modified = std::fs::metadata(path).ok()?.modified().ok()?;
     jiff::Timestamp::try_from(modified).ok().map(|t| t.to_string())
 }
@@ -134,7 +135,13 @@ fn read_small(dir: &Path, name: &str) -> std::result::Result<Option<(Vec<u8>, u6
 }
 
 /// Parses a line-oriented input with the parallel chunked reader.
-fn read_lines<S, F>(dir: &Path, name: &str, tail: Tail, format: Option<String>, make: F) -> (Option<S>, InputReport)
+pub(crate) fn read_lines<S, F>(
+    dir: &Path,
+    name: &str,
+    tail: Tail,
+    format: Option<String>,
+    make: F,
+) -> (Option<S>, InputReport)
 where
     S: lines::LineSink,
     F: Fn() -> S + Sync,
@@ -156,6 +163,12 @@ where
 
 /// Loads and parses a run directory. Fails only when `dir` is not a run.
 pub fn load(dir: &Path) -> Result<Run> {
+    load_with(dir, None)
+}
+
+/// As `load`; with a cache, the big logs are parsed only from where the
+/// previous load stopped (see `live`).
+pub fn load_with(dir: &Path, cache: Option<&mut live::LogCache>) -> Result<Run> {
     let meta = std::fs::metadata(dir).map_err(|e| Error::NotARun {
         path: dir.to_path_buf(),
         reason: format!("cannot open: {e}"),
@@ -276,33 +289,40 @@ pub fn load(dir: &Path) -> Result<Run> {
                 Artifacts::default,
             ))
         });
+        let (cache_samples, cache_sccache, cache_zot) = match cache {
+            Some(c) => (Some(&mut c.samples), Some(&mut c.sccache), Some(&mut c.zot)),
+            None => (None, None, None),
+        };
         s.spawn(|_| {
-            samples = Some(read_lines(
-                dir,
-                SAMPLES,
-                tail,
-                Some("samples: JSON lines".into()),
-                Samples::default,
-            ))
+            let format = Some("samples: JSON lines".into());
+            samples = Some(match cache_samples {
+                Some(slot) => live::read_tracked(dir, SAMPLES, tail, format, "", slot, Samples::default),
+                None => read_lines(dir, SAMPLES, tail, format, Samples::default),
+            })
         });
         s.spawn(|_| {
-            let format = &format;
-            let prefix = prefix.as_deref();
-            let (sink, report) = read_lines(dir, SCCACHE, tail, Some(format.describe()), || SccacheSink {
-                format,
-                prefix,
+            let format = std::sync::Arc::new(format.clone());
+            let prefix: Option<std::sync::Arc<str>> = prefix.as_deref().map(Into::into);
+            let describe = format.describe();
+            // A changed log format or prefix invalidates what was parsed before.
+            let tag = format!("{describe} prefix={prefix:?}");
+            let make = || SccacheSink {
+                format: format.clone(),
+                prefix: prefix.clone(),
                 log: SccacheLog::default(),
-            });
+            };
+            let (sink, report) = match cache_sccache {
+                Some(slot) => live::read_tracked(dir, SCCACHE, tail, Some(describe), &tag, slot, make),
+                None => read_lines(dir, SCCACHE, tail, Some(describe), make),
+            };
             sccache = Some((sink.map(|s| s.log), report));
         });
         s.spawn(|_| {
-            zot = Some(read_lines(
-                dir,
-                ZOT,
-                tail,
-                Some("zot.jsonl: JSON lines".into()),
-                ZotLog::default,
-            ))
+            let format = Some("zot.jsonl: JSON lines".into());
+            zot = Some(match cache_zot {
+                Some(slot) => live::read_tracked(dir, ZOT, tail, format, "", slot, ZotLog::default),
+                None => read_lines(dir, ZOT, tail, format, ZotLog::default),
+            })
         });
         s.spawn(|_| {
             use rayon::prelude::*;

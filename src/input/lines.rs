@@ -49,6 +49,8 @@ pub struct LineParse<S> {
     pub bytes: u64,
     /// xxh3 of the bytes read, computed in the same pass (provenance).
     pub xxh3: u64,
+    /// Bytes after the last newline, left unparsed (with `keep_tail` only).
+    pub tail: Vec<u8>,
 }
 
 /// Parses `path` from byte `start` to its end.
@@ -75,13 +77,35 @@ where
     F: Fn() -> S + Sync,
     R: Read,
 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut p = parse_stream(reader, tail, false, &mut hasher, make)?;
+    p.xxh3 = hasher.digest();
+    Ok(p)
+}
+
+/// The core of the reader. With `keep_tail`, bytes after the last newline
+/// are not parsed but returned in `LineParse::tail` (a producer may still be
+/// writing that line; a live view parses it again next time). `hasher` sees
+/// exactly the bytes consumed, so a live view can continue it.
+pub fn parse_stream<S, F, R>(
+    reader: &mut R,
+    tail: Tail,
+    keep_tail: bool,
+    hasher: &mut xxhash_rust::xxh3::Xxh3,
+    make: F,
+) -> std::io::Result<LineParse<S>>
+where
+    S: LineSink,
+    F: Fn() -> S + Sync,
+    R: Read,
+{
     let mut total = LineParse {
         sink: make(),
         stats: ParseStats::default(),
         bytes: 0,
         xxh3: 0,
+        tail: Vec::new(),
     };
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
     loop {
         // Top the buffer up to BLOCK bytes (it may hold a carried-over partial line).
@@ -98,31 +122,30 @@ where
             }
         }
         buf.truncate(filled);
-        hasher.update(&buf[filled_before..]);
         let eof = filled < want;
         if buf.is_empty() {
             break;
         }
         // Only whole lines are parsed now; the rest waits for the next block.
-        let cut = if eof {
-            buf.len()
-        } else {
-            match memchr::memrchr(b'\n', &buf) {
-                Some(i) => i + 1,
-                // One line longer than the block: grow and read on.
-                None => continue,
-            }
+        let last_newline = memchr::memrchr(b'\n', &buf).map(|i| i + 1);
+        let cut = match (eof, keep_tail, last_newline) {
+            (true, false, _) => buf.len(),
+            (true, true, nl) => nl.unwrap_or(0),
+            (false, _, Some(nl)) => nl,
+            // One line longer than the block: grow and read on.
+            (false, _, None) => continue,
         };
-        let (sink, stats) = parse_block(&buf[..cut], eof, tail, &make);
+        let (sink, stats) = parse_block(&buf[..cut], eof && !keep_tail, tail, &make);
         total.sink.merge_following(sink);
         total.stats.merge_following(stats);
         total.bytes += cut as u64;
+        hasher.update(&buf[..cut]);
         buf.drain(..cut);
         if eof {
+            total.tail = std::mem::take(&mut buf);
             break;
         }
     }
-    total.xxh3 = hasher.digest();
     Ok(total)
 }
 

@@ -26,7 +26,7 @@ pub struct Sample {
 }
 
 /// Per node, in file order until `finish` sorts them by time.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Samples {
     pub by_node: BTreeMap<String, Vec<Sample>>,
 }

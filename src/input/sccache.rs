@@ -506,20 +506,21 @@ pub struct SccacheLog {
 }
 
 /// The sink with what it needs to classify: the format and this run's prefix.
-pub struct SccacheSink<'f> {
-    pub format: &'f LogFormat,
-    pub prefix: Option<&'f str>,
+#[derive(Debug, Clone)]
+pub struct SccacheSink {
+    pub format: std::sync::Arc<LogFormat>,
+    pub prefix: Option<std::sync::Arc<str>>,
     pub log: SccacheLog,
 }
 
-impl LineSink for SccacheSink<'_> {
+impl LineSink for SccacheSink {
     fn line(&mut self, line: &[u8]) -> Outcome {
         let req = match self.format.parse_line(line) {
             Ok(r) => r,
             Err(e) => return Outcome::Malformed(e),
         };
         let log = &mut self.log;
-        let access = classify(&req.method, &req.path, req.status, self.prefix);
+        let access = classify(&req.method, &req.path, req.status, self.prefix.as_deref());
         let bucket = req.time.map(|t| {
             log.first = Some(log.first.map_or(t, |f| f.min(t)));
             log.last = Some(log.last.map_or(t, |l| l.max(t)));

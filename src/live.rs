@@ -1,0 +1,320 @@
+//! The live view of a run in flight: the big line-oriented logs are parsed
+//! only from where the previous parse stopped, and the new aggregate is
+//! merged into the old. A file that was truncated or replaced (another
+//! inode, shorter than what was read, or different bytes at its start or
+//! just before the offset) is parsed again from the start. (A rewrite in
+//! place to the same length that keeps both of those is not noticed:
+//! producers append, or truncate and rewrite from the start.)
+
+use crate::error::Result;
+use crate::input::lines::{self, LineSink, Tail};
+use crate::input::{InputReport, ParseStats};
+use crate::model::{self, Run};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
+
+/// Bytes before the offset compared on every refresh to notice a file
+/// rewritten in place to at least the same length.
+const GUARD: u64 = 64;
+
+/// What was parsed of one log so far: whole lines up to `offset`.
+#[derive(Clone)]
+pub struct Tracked<S> {
+    file_id: (u64, u64),
+    offset: u64,
+    head: Vec<u8>,
+    guard: Vec<u8>,
+    tag: String,
+    sink: S,
+    stats: ParseStats,
+    hasher: Xxh3,
+}
+
+/// The tracked state of the three big logs of one run.
+#[derive(Default)]
+pub struct LogCache {
+    pub samples: Option<Tracked<crate::input::samples::Samples>>,
+    pub sccache: Option<Tracked<crate::input::sccache::SccacheSink>>,
+    pub zot: Option<Tracked<crate::input::zot::ZotLog>>,
+}
+
+impl LogCache {
+    /// Bytes of whole lines already parsed, per log (what the next refresh skips).
+    pub fn offsets(&self) -> [u64; 3] {
+        [
+            self.samples.as_ref().map_or(0, |t| t.offset),
+            self.sccache.as_ref().map_or(0, |t| t.offset),
+            self.zot.as_ref().map_or(0, |t| t.offset),
+        ]
+    }
+}
+
+fn file_id(meta: &std::fs::Metadata) -> (u64, u64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (meta.dev(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        (0, 0)
+    }
+}
+
+fn read_guard(file: &mut std::fs::File, offset: u64) -> std::io::Result<Vec<u8>> {
+    let from = offset.saturating_sub(GUARD);
+    file.seek(SeekFrom::Start(from))?;
+    let mut buf = vec![0; (offset - from) as usize];
+    file.read_exact(&mut buf)?;
+    Ok(buf)
+}
+
+/// Whether the tracked part of the file is still the file's prefix.
+fn still_prefix<S>(t: &Tracked<S>, meta: &std::fs::Metadata, file: &mut std::fs::File, tag: &str) -> bool {
+    t.tag == tag
+        && t.file_id == file_id(meta)
+        && meta.len() >= t.offset
+        && read_guard(file, t.offset).map(|g| g == t.guard).unwrap_or(false)
+        && read_head(file, t.head.len() as u64)
+            .map(|h| h == t.head)
+            .unwrap_or(false)
+}
+
+fn read_head(file: &mut std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut buf = vec![0; len as usize];
+    file.read_exact(&mut buf)?;
+    Ok(buf)
+}
+
+/// Parses a log incrementally into `slot`; returns what `model` needs: the
+/// aggregate including the unfinished last line, and the input's report.
+pub fn read_tracked<S, F>(
+    dir: &Path,
+    name: &str,
+    tail: Tail,
+    format: Option<String>,
+    tag: &str,
+    slot: &mut Option<Tracked<S>>,
+    make: F,
+) -> (Option<S>, InputReport)
+where
+    S: LineSink + Clone,
+    F: Fn() -> S + Sync,
+{
+    let path = dir.join(name);
+    let meta = match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() => m,
+        Ok(_) => {
+            *slot = None;
+            return (
+                None,
+                InputReport::unreadable(name, None, "cannot read: not a regular file".into()),
+            );
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            *slot = None;
+            return (None, InputReport::absent(name));
+        }
+        Err(e) => {
+            *slot = None;
+            return (None, InputReport::unreadable(name, None, format!("cannot read: {e}")));
+        }
+    };
+    let result = (|| -> std::io::Result<(S, ParseStats, u64, u64)> {
+        let mut file = std::fs::File::open(&path)?;
+        let reuse = slot.as_ref().is_some_and(|t| still_prefix(t, &meta, &mut file, tag));
+        let mut t = match slot.take() {
+            Some(t) if reuse => t,
+            _ => Tracked {
+                file_id: file_id(&meta),
+                offset: 0,
+                head: vec![],
+                guard: vec![],
+                tag: tag.to_string(),
+                sink: make(),
+                stats: ParseStats::default(),
+                hasher: Xxh3::new(),
+            },
+        };
+        file.seek(SeekFrom::Start(t.offset))?;
+        let appended = lines::parse_stream(&mut file, tail, true, &mut t.hasher, &make)?;
+        t.sink.merge_following(appended.sink);
+        t.stats.merge_following(appended.stats);
+        t.offset += appended.bytes;
+        t.guard = read_guard(&mut file, t.offset)?;
+        t.head = read_head(&mut file, t.offset.min(GUARD))?;
+        // The unfinished last line counts for this view, not for the next parse.
+        let mut sink = t.sink.clone();
+        let mut stats = t.stats.clone();
+        if !appended.tail.is_empty() {
+            let (tail_sink, tail_stats) = lines::parse_bytes(&appended.tail, tail, &make);
+            sink.merge_following(tail_sink);
+            stats.merge_following(tail_stats);
+        }
+        let mut whole = t.hasher.clone();
+        whole.update(&appended.tail);
+        let bytes = t.offset + appended.tail.len() as u64;
+        *slot = Some(t);
+        Ok((sink, stats, bytes, whole.digest()))
+    })();
+    match result {
+        Ok((sink, stats, bytes, hash)) => {
+            let report =
+                InputReport::from_parse(name, bytes, format, &stats).with_identity(model::mtime_of(&path), hash);
+            (Some(sink), report)
+        }
+        Err(e) => {
+            *slot = None;
+            (None, InputReport::unreadable(name, None, format!("cannot read: {e}")))
+        }
+    }
+}
+
+/// A run followed as it grows.
+pub struct LiveRun {
+    pub dir: PathBuf,
+    pub cache: LogCache,
+}
+
+impl LiveRun {
+    pub fn new(dir: &Path) -> Self {
+        LiveRun {
+            dir: dir.to_path_buf(),
+            cache: LogCache::default(),
+        }
+    }
+
+    /// Reads the run again, the big logs from where the last read stopped.
+    pub fn load(&mut self) -> Result<Run> {
+        model::load_with(&self.dir, Some(&mut self.cache))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::zot::ZotLog;
+    use std::io::Write;
+
+    fn line(i: usize) -> String {
+        format!(
+            r#"{{"time":"2026-10-20T02:00:{:02}Z","message":"HTTP API","method":"PUT","path":"/v2/r/blobs/uploads/{i}?digest=x","statusCode":201,"headers":{{"Content-Length":["{}"]}},"clientIP":"10.0.0.1:1"}}"#,
+            i % 60,
+            100 + i
+        ) + "\n"
+    }
+
+    fn full(dir: &Path) -> (Option<ZotLog>, InputReport) {
+        model::read_lines(dir, "zot.jsonl", Tail::MayBePartial, None, ZotLog::default)
+    }
+
+    #[test]
+    fn appended_lines_are_parsed_alone_and_merge_to_the_full_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("zot.jsonl");
+        let mut text: String = (0..500).map(line).collect();
+        // A half-written last line: parsed for this view, not consumed.
+        let half = &line(500)[..40];
+        std::fs::write(&path, format!("{text}{half}")).unwrap();
+        let mut slot = None;
+        let (z, r) = read_tracked(
+            dir.path(),
+            "zot.jsonl",
+            Tail::MayBePartial,
+            None,
+            "",
+            &mut slot,
+            ZotLog::default,
+        );
+        assert_eq!(z.unwrap().requests, 500);
+        assert_eq!(r.skipped, 1, "the half line is skipped in flight");
+        let consumed = slot.as_ref().unwrap().offset;
+        assert_eq!(consumed, text.len() as u64);
+        // The producer finishes the line and appends more.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(line(500)[40..].as_bytes()).unwrap();
+        for i in 501..800 {
+            f.write_all(line(i).as_bytes()).unwrap();
+        }
+        drop(f);
+        for i in 500..800 {
+            text.push_str(&line(i));
+        }
+        let (z, r) = read_tracked(
+            dir.path(),
+            "zot.jsonl",
+            Tail::MayBePartial,
+            None,
+            "",
+            &mut slot,
+            ZotLog::default,
+        );
+        let (fz, fr) = full(dir.path());
+        assert_eq!(z, fz, "incremental and full parses agree");
+        assert_eq!(
+            (r.lines, r.records, r.malformed, &r.xxh3),
+            (fr.lines, fr.records, fr.malformed, &fr.xxh3)
+        );
+        assert_eq!(z.unwrap().requests, 800);
+        assert_eq!(slot.as_ref().unwrap().offset, text.len() as u64);
+    }
+
+    #[test]
+    fn a_truncated_or_replaced_log_is_parsed_again_from_the_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("zot.jsonl");
+        std::fs::write(&path, (0..100).map(line).collect::<String>()).unwrap();
+        let mut slot = None;
+        read_tracked(
+            dir.path(),
+            "zot.jsonl",
+            Tail::MayBePartial,
+            None,
+            "",
+            &mut slot,
+            ZotLog::default,
+        );
+        // Truncated and rewritten shorter.
+        std::fs::write(&path, (0..10).map(line).collect::<String>()).unwrap();
+        let (z, _) = read_tracked(
+            dir.path(),
+            "zot.jsonl",
+            Tail::MayBePartial,
+            None,
+            "",
+            &mut slot,
+            ZotLog::default,
+        );
+        assert_eq!(z.unwrap().requests, 10);
+        // Rewritten in place to the same length with other bytes: the guard notices.
+        let other: String = (0..10).map(|i| line(i).replace("\"PUT\"", "\"GET\"")).collect();
+        std::fs::write(&path, other).unwrap();
+        let (z, _) = read_tracked(
+            dir.path(),
+            "zot.jsonl",
+            Tail::MayBePartial,
+            None,
+            "",
+            &mut slot,
+            ZotLog::default,
+        );
+        assert_eq!(z.unwrap().blob_writes, 0, "parsed again: no PUT left");
+        // Replaced by another file (a new inode).
+        let tmp = dir.path().join("new");
+        std::fs::write(&tmp, (0..3).map(line).collect::<String>()).unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        let (z, _) = read_tracked(
+            dir.path(),
+            "zot.jsonl",
+            Tail::MayBePartial,
+            None,
+            "",
+            &mut slot,
+            ZotLog::default,
+        );
+        assert_eq!(z.unwrap().requests, 3);
+    }
+}
