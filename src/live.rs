@@ -235,7 +235,7 @@ mod tests {
         assert_eq!(consumed, text.len() as u64);
         // The producer finishes the line and appends more.
         let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
-        f.write_all(line(500)[40..].as_bytes()).unwrap();
+        f.write_all(&line(500).as_bytes()[40..]).unwrap();
         for i in 501..800 {
             f.write_all(line(i).as_bytes()).unwrap();
         }
