@@ -15,6 +15,7 @@ pub mod output;
 pub mod publish;
 pub mod render;
 pub mod runs;
+pub mod serve;
 pub mod synth;
 
 pub mod timefmt;

@@ -65,6 +65,18 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Serve a live view of a run (default: the newest) while it grows.
+    Serve {
+        run_dir: Option<PathBuf>,
+        /// Address to listen on; the fleet binds every interface on purpose (0.0.0.0:8090).
+        #[arg(long, env = "PERF_BIND", default_value = perfreport::serve::DEFAULT_BIND)]
+        bind: String,
+        /// Where the regenerated outputs go (and are served from); default: the run directory.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
+        root: PathBuf,
+    },
     /// The figures bench.sh scrapes from a BuildKit plain-progress build log, as JSON.
     Buildlog {
         log: PathBuf,
@@ -195,6 +207,43 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                     outcome.rebuilt.len()
                 );
             }
+            Ok(0)
+        }
+        Command::Serve {
+            run_dir,
+            bind,
+            out,
+            root,
+        } => {
+            let run_dir = match run_dir {
+                Some(d) => d,
+                None => perfreport::runs::newest(&root)
+                    .with_context(|| format!("no run directory under {}", root.display()))?,
+            };
+            let out_dir = out.unwrap_or_else(|| run_dir.clone());
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let flag = stop.clone();
+            ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed))
+                .context("cannot install the Ctrl-C handler")?;
+            let opts = perfreport::serve::ServeOptions {
+                run_dir: run_dir.clone(),
+                out_dir,
+                bind,
+            };
+            perfreport::serve::serve(&opts, stop, |addr| {
+                let every = if addr.ip().is_unspecified() {
+                    " (every interface)"
+                } else {
+                    ""
+                };
+                println!(
+                    "perfreport: serving {} at http://{addr}/{every}; Ctrl-C stops",
+                    run_dir.display()
+                );
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+            })?;
+            eprintln!("perfreport: stopped");
             Ok(0)
         }
         Command::Buildlog { log, target } => {
