@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod bench;
+pub mod check;
 pub mod error;
 pub mod input;
 pub mod live;

@@ -65,6 +65,15 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Check that each input's producer and perfreport still agree; exit 1 when any does not.
+    Check {
+        run_dir: Option<PathBuf>,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+        #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
+        root: PathBuf,
+    },
     /// Serve a live view of a run (default: the newest) while it grows.
     Serve {
         run_dir: Option<PathBuf>,
@@ -208,6 +217,21 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 );
             }
             Ok(0)
+        }
+        Command::Check { run_dir, json, root } => {
+            let run_dir = match run_dir {
+                Some(d) => d,
+                None => perfreport::runs::newest(&root)
+                    .with_context(|| format!("no run directory under {}", root.display()))?,
+            };
+            let run = perfreport::model::load(&run_dir)?;
+            let report = perfreport::check::check(&run);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", perfreport::check::render_text(&report));
+            }
+            Ok(if report.ok { 0 } else { EXIT_STRICT })
         }
         Command::Serve {
             run_dir,

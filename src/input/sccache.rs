@@ -354,13 +354,22 @@ impl<'a> Fields<'a> {
             .as_deref()
             .and_then(|s| s.parse::<u16>().ok())
             .ok_or("the status is not a number")?;
+        // A number field that holds something else means the line does not
+        // have the directive's shape (a trailing field swallowed the rest).
+        let request_length = match self.request_length.as_deref() {
+            None | Some("-") => None,
+            Some(s) => Some(
+                s.parse()
+                    .map_err(|_| Cow::Owned(format!("$request_length is not a number: {s:?}")))?,
+            ),
+        };
         Ok(Request {
             addr: self.addr.unwrap_or(Cow::Borrowed("-")),
             time: self.time,
             method,
             path,
             status,
-            request_length: self.request_length.and_then(|s| s.parse().ok()),
+            request_length,
         })
     }
 }
@@ -517,7 +526,8 @@ impl LineSink for SccacheSink {
     fn line(&mut self, line: &[u8]) -> Outcome {
         let req = match self.format.parse_line(line) {
             Ok(r) => r,
-            Err(e) => return Outcome::Malformed(e),
+            // The line itself goes with the reason: `check` shows it beside the expected shape.
+            Err(e) => return Outcome::Malformed(format!("{e}; the line: {}", super::lines::excerpt(line)).into()),
         };
         let log = &mut self.log;
         let access = classify(&req.method, &req.path, req.status, self.prefix.as_deref());

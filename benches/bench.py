@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The performance benchmark (issue targets 1-7), one command:
+
+    python3 benches/bench.py            # after: cargo build --release --examples
+
+It generates the big runs reproducibly with the project's seeded generator,
+runs perfreport, the Python reference and the I/O floor (cat) alternately in
+one session, and prints medians with their spread and the ratios. Nothing
+here is a pass/fail test: the figures go into BENCHMARKS.md.
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.environ.get("BENCH_DIR", os.path.join(ROOT, "target", "bench"))
+BIN = os.path.join(ROOT, "target", "release", "perfreport")
+SYNTH = os.path.join(ROOT, "target", "release", "examples", "synth")
+LIVE = os.path.join(ROOT, "target", "release", "examples", "live_append")
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "7"))
+
+
+def run(cmd, **kw):
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, **kw)
+
+
+def timed(cmd):
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def fmt(samples):
+    med = statistics.median(samples)
+    return f"{med:.3f} s (min {min(samples):.3f}, max {max(samples):.3f}, n={len(samples)})", med
+
+
+def generate(name, zot_mb, sccache_mb):
+    d = os.path.join(WORK, name)
+    if not os.path.exists(os.path.join(d, "zot.jsonl")):
+        run([SYNTH, "big", d, "--zot-mb", str(zot_mb), "--sccache-mb", str(sccache_mb)])
+    return d
+
+
+def only(src, files, name):
+    d = os.path.join(WORK, name)
+    os.makedirs(d, exist_ok=True)
+    for f in files:
+        link = os.path.join(d, f)
+        if not os.path.lexists(link):
+            os.symlink(os.path.join(src, f), link)
+    return d
+
+
+def main():
+    for p in (BIN, SYNTH, LIVE):
+        if not os.path.exists(p):
+            sys.exit(f"missing {p}: run `cargo build --release --examples` first")
+    os.makedirs(WORK, exist_ok=True)
+    print(f"machine: {os.cpu_count()} cores; {ROUNDS} alternating rounds per comparison")
+    big = generate("big-300", 300, 50)
+    zot_bytes = os.path.getsize(os.path.join(big, "zot.jsonl"))
+    out = os.path.join(WORK, "out")
+    # Warm the page cache so every command reads from memory.
+    for f in os.listdir(big):
+        with open(os.path.join(big, f), "rb") as fh:
+            while fh.read(1 << 24):
+                pass
+
+    # 1 and 3: the whole report against the Python reference and the I/O floor.
+    report, python, cat = [], [], []
+    for _ in range(ROUNDS):
+        report.append(timed([BIN, "report", big, "--out", out, "-q"]))
+        python.append(timed([sys.executable, os.path.join(ROOT, "benches", "zot_reference.py"), os.path.join(big, "zot.jsonl")]))
+        cat.append(timed(["cat", os.path.join(big, "zot.jsonl")]))
+    r_s, r = fmt(report)
+    p_s, p = fmt(python)
+    c_s, c = fmt(cat)
+    print(f"1. report, 300 MB zot + 50 MB sccache + 12 h of 5 nodes at 2 s + 12 traces: {r_s}   target <= 0.35 s")
+    print(f"   python json.loads zot aggregation alone: {p_s}")
+    print(f"   I/O floor, cat zot.jsonl: {c_s}")
+    print(f"3. python / report = {p / r:.1f}x   target >= 15x;  report / I/O floor = {r / c:.1f}x")
+
+    # 2: the zot parse alone (a run folder holding only zot.jsonl).
+    zot_only = only(big, ["zot.jsonl"], "zot-only")
+    zt = [timed([BIN, "report", zot_only, "--out", os.path.join(WORK, "out-zot"), "-q"]) for _ in range(ROUNDS)]
+    z_s, z = fmt(zt)
+    print(f"2. zot parse alone (whole command): {z_s} = {zot_bytes / z / 1e9:.2f} GB/s   target >= 1.2 GB/s")
+
+    # 4: peak anonymous memory for 30 MB, 300 MB and 1 GB registry logs.
+    peaks = {}
+    for mb, d in ((30, generate("big-30", 30, 50)), (300, big), (1000, generate("big-1000", 1000, 50))):
+        res = subprocess.run([sys.executable, os.path.join(ROOT, "benches", "peak_rss_anon.py"), BIN, "report", d, "--out", out, "-q"],
+                             check=True, capture_output=True, text=True)
+        peaks[mb] = float(res.stdout.strip())
+    spread = (max(peaks.values()) - min(peaks.values())) / min(peaks.values()) * 100
+    print("4. peak RssAnon: " + ", ".join(f"{mb} MB zot: {v:.1f} MB" for mb, v in peaks.items()) +
+          f"; spread {spread:.0f}%   target <= 64 MB, within 10%")
+
+    # 5: live regeneration of data.json after 1 MB appended to the 300 MB log.
+    live_run = os.path.join(WORK, "live")
+    if os.path.exists(live_run):
+        shutil.rmtree(live_run)
+    shutil.copytree(big, live_run)
+    res = subprocess.run([LIVE, live_run, os.path.join(WORK, "out-live"), str(max(ROUNDS, 5))], check=True, capture_output=True, text=True)
+    med, lo, hi = res.stdout.split()
+    print(f"5. live data.json after +1 MB zot: median {med} ms (min {lo}, max {hi})   target <= 30 ms")
+
+    # 6: output sizes of the 12-hour run.
+    sizes = {f: os.path.getsize(os.path.join(out, f)) for f in ("index.html", "data.json")}
+    svgs = {f: os.path.getsize(os.path.join(out, "charts", f)) for f in os.listdir(os.path.join(out, "charts"))}
+    print(f"6. index.html {sizes['index.html'] / 1e6:.2f} MB (target <= 3 MB); largest SVG {max(svgs.values()) / 1e3:.0f} kB (target <= 500 kB)")
+
+    # 7: publish 200 runs from scratch, then add one.
+    root = os.path.join(WORK, "root-200")
+    sample = os.path.join(ROOT, "sample-runs", "20261020T020000Z")
+    if os.path.exists(root):
+        shutil.rmtree(root)
+    for i in range(200):
+        only(sample, os.listdir(sample), os.path.join("root-200", f"run-{i:03d}"))
+    site = os.path.join(WORK, "site")
+    scratch = []
+    for _ in range(3):
+        scratch.append(timed([BIN, "publish", root, "--site", site, "--force", "-q"]))
+    s_s, _ = fmt(scratch)
+    one_report = [timed([BIN, "report", sample, "--out", os.path.join(WORK, "out-one"), "-q"]) for _ in range(ROUNDS)]
+    o_s, o = fmt(one_report)
+    add = []
+    for k in range(ROUNDS):
+        extra = only(sample, os.listdir(sample), os.path.join("root-200", f"added-{k}"))
+        add.append(timed([BIN, "publish", root, "--site", site, "-q"]))
+    a_s, a = fmt(add)
+    print(f"7. publish 200 runs from scratch: {s_s}")
+    print(f"   one run's report: {o_s}; adding one run to the site of 200: {a_s}; overhead {a - o:+.3f} s   target <= +0.1 s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+//! `perfreport check`: does each producer still agree with its consumer?
+//! The failures this catches are the predecessor's: a log format changed,
+//! the parser silently matched nothing, and the report said 0.
+
+use crate::analysis::targets;
+use crate::input::sccache::LogFormat;
+use crate::model::{self, Run};
+use crate::timefmt::{self, Micros};
+use serde::Serialize;
+
+/// More malformed lines than this share of an input is a broken contract.
+pub const MALFORMED_SHARE: f64 = 0.01;
+/// Trace spans further than this outside the samples' window mean skewed clocks.
+pub const SKEW: Micros = 60_000_000;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// The input the finding is about.
+    pub input: String,
+    pub ok: bool,
+    /// What was read, in a few words.
+    pub summary: String,
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub run: String,
+    pub ok: bool,
+    pub findings: Vec<Finding>,
+}
+
+pub fn check(run: &Run) -> CheckReport {
+    let mut findings: Vec<Finding> = vec![];
+    let info = run.info.as_ref();
+    for i in run.inputs.iter().filter(|i| i.present) {
+        let mut problems = vec![];
+        if i.records == 0 {
+            problems.push(format!(
+                "{} lines read but no record recognised: the producer's format may have changed",
+                i.lines
+            ));
+        } else if i.lines > 0 && i.malformed as f64 > MALFORMED_SHARE * i.lines as f64 {
+            problems.push(format!(
+                "{} of {} lines malformed ({:.1}%, more than {:.0}%)",
+                i.malformed,
+                i.lines,
+                100.0 * i.malformed as f64 / i.lines as f64,
+                100.0 * MALFORMED_SHARE
+            ));
+        }
+        if i.contract_broken && problems.is_empty() && i.malformed > 0 {
+            problems.push(format!("{} malformed lines", i.malformed));
+        }
+        if (i.contract_broken || !problems.is_empty()) && !i.warnings.is_empty() {
+            problems.extend(i.warnings.iter().take(3).cloned());
+        }
+        findings.push(Finding {
+            input: i.name.clone(),
+            ok: problems.is_empty(),
+            summary: format!(
+                "{} records from {} lines, {} skipped, {} malformed",
+                i.records, i.lines, i.skipped, i.malformed
+            ),
+            problems,
+        });
+    }
+    // nginx: the lines must fit the format the server says it writes.
+    if let Some(s) = run.input(model::SCCACHE).filter(|s| s.present && s.malformed > 0) {
+        let format = std::fs::read_to_string(run.dir.join(model::NGINX_FORMAT))
+            .ok()
+            .and_then(|t| LogFormat::from_directive(&t).ok())
+            .unwrap_or_else(LogFormat::combined);
+        if let Some(f) = findings.iter_mut().find(|f| f.input == model::SCCACHE) {
+            f.ok = false;
+            f.problems
+                .push(format!("expected shape ({}): {}", format.name, format.expected_shape()));
+            if let Some(sample) = s.warnings.iter().find(|w| w.contains("the line:")) {
+                f.problems.push(format!("a line that does not fit: {sample}"));
+            }
+        }
+    }
+    let mut run_level = vec![];
+    // Every announced target has a trace with a root and steps.
+    if let Some(i) = info {
+        for t in &i.targets {
+            if !run.traces.iter().any(|tr| &tr.target == t) {
+                run_level.push(format!(
+                    "run.json lists target {t} but there is no readable trace-{t}.json"
+                ));
+            }
+        }
+        if !i.nodes.is_empty() {
+            for n in run.samples.by_node.keys() {
+                if !i.nodes.iter().any(|x| &x.name == n) {
+                    run_level.push(format!(
+                        "samples.jsonl has samples from node {n}, which run.json does not list"
+                    ));
+                }
+            }
+        }
+    }
+    let window = sample_window(run);
+    for tr in &run.traces {
+        let f = targets::analyse(&tr.spans);
+        let name = format!("trace-{}.json", tr.target);
+        let mut problems = vec![];
+        if f.why_null.get("total_s").is_some_and(|w| w.contains("root")) && !run.in_flight() {
+            problems.push("no root span: the record's total cannot be measured".to_string());
+        }
+        if f.steps_total == 0 {
+            problems.push("no step spans (`[stage n/m] ...`): the build time cannot be measured".to_string());
+        }
+        if let (Some((lo, hi)), Some(start)) = (window, f.start) {
+            let end = f.end.or(f.last_step_end).unwrap_or(start);
+            if start < lo - SKEW || end > hi + SKEW {
+                problems.push(format!(
+                    "spans from {} to {} lie outside the samples' window {} to {} by more than a minute: clocks may be skewed",
+                    timefmt::format_rfc3339(start),
+                    timefmt::format_rfc3339(end),
+                    timefmt::format_rfc3339(lo),
+                    timefmt::format_rfc3339(hi)
+                ));
+            }
+        }
+        if let Some(existing) = findings.iter_mut().find(|x| x.input == name) {
+            existing.ok &= problems.is_empty();
+            existing.problems.extend(problems);
+        }
+    }
+    if !run_level.is_empty() {
+        findings.push(Finding {
+            input: "(run)".into(),
+            ok: false,
+            summary: "the inputs together".into(),
+            problems: run_level,
+        });
+    }
+    CheckReport {
+        run: run.dir.display().to_string(),
+        ok: findings.iter().all(|f| f.ok),
+        findings,
+    }
+}
+
+/// The time the samples cover, over every node.
+fn sample_window(run: &Run) -> Option<(Micros, Micros)> {
+    let first = run
+        .samples
+        .by_node
+        .values()
+        .filter_map(|v| v.first())
+        .map(|s| s.ts)
+        .min()?;
+    let last = run
+        .samples
+        .by_node
+        .values()
+        .filter_map(|v| v.last())
+        .map(|s| s.ts)
+        .max()?;
+    Some((first, last))
+}
+
+/// The plain-text form, for people.
+pub fn render_text(r: &CheckReport) -> String {
+    let bad = r.findings.iter().filter(|f| !f.ok).count();
+    let mut out = format!(
+        "perfreport check {}: {}\n",
+        r.run,
+        if bad == 0 {
+            "every producer and consumer agree".to_string()
+        } else {
+            format!("{bad} inputs broke their contract")
+        }
+    );
+    let width = r.findings.iter().map(|f| f.input.len()).max().unwrap_or(10);
+    for f in &r.findings {
+        out.push_str(&format!(
+            "  {}  {:width$}  {}\n",
+            if f.ok { "ok  " } else { "FAIL" },
+            f.input,
+            f.summary
+        ));
+        for p in &f.problems {
+            out.push_str(&format!("        {p}\n"));
+        }
+    }
+    out
+}
