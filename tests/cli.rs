@@ -8,6 +8,9 @@ use std::process::{Command, Output};
 #[path = "browser/page.rs"]
 mod page;
 
+#[path = "hostile/inputs.rs"]
+mod hostile;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
