@@ -74,6 +74,15 @@ enum Command {
         #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
         root: PathBuf,
     },
+    /// Write the run's figures for node_exporter's textfile collector.
+    Metrics {
+        run_dir: Option<PathBuf>,
+        /// The collector's directory; when it is not writable, the current directory is used and said.
+        #[arg(long, default_value = "/var/lib/prometheus/node-exporter")]
+        textfile_dir: PathBuf,
+        #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
+        root: PathBuf,
+    },
     /// Serve a live view of a run (default: the newest) while it grows.
     Serve {
         run_dir: Option<PathBuf>,
@@ -232,6 +241,32 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 print!("{}", perfreport::check::render_text(&report));
             }
             Ok(if report.ok { 0 } else { EXIT_STRICT })
+        }
+        Command::Metrics {
+            run_dir,
+            textfile_dir,
+            root,
+        } => {
+            let run_dir = match run_dir {
+                Some(d) => d,
+                None => perfreport::runs::newest(&root)
+                    .with_context(|| format!("no run directory under {}", root.display()))?,
+            };
+            let report = perfreport::report(&run_dir)?;
+            let text = perfreport::render::metrics::render(&report.view);
+            let target = textfile_dir.join(perfreport::render::metrics::FILE);
+            match perfreport::output::write_atomic(&target, text.as_bytes()) {
+                Ok(_) => eprintln!("perfreport: wrote {}", target.display()),
+                Err(e) => {
+                    let local = PathBuf::from(perfreport::render::metrics::FILE);
+                    perfreport::output::write_atomic(&local, text.as_bytes())?;
+                    eprintln!(
+                        "perfreport: {e}; wrote {} in the current directory instead",
+                        local.display()
+                    );
+                }
+            }
+            Ok(0)
         }
         Command::Serve {
             run_dir,

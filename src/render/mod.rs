@@ -6,6 +6,7 @@ pub mod filters;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod metrics;
 pub mod ratios;
 pub mod summary;
 

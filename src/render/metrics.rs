@@ -1,0 +1,193 @@
+//! The run's figures for node_exporter's textfile collector, in the fleet's
+//! conventions: gauges labelled by target and builder, a HELP/TYPE block
+//! only for names with at least one sample, no timestamps, and no sample at
+//! all for a figure that was not measured (never a 0 in its place).
+
+use crate::view::View;
+use std::fmt::Write as _;
+
+pub const FILE: &str = "rocm_perf.prom";
+
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+struct Family {
+    name: &'static str,
+    help: &'static str,
+    samples: Vec<(Vec<(&'static str, String)>, f64)>,
+}
+
+impl Family {
+    fn new(name: &'static str, help: &'static str) -> Self {
+        Family {
+            name,
+            help,
+            samples: vec![],
+        }
+    }
+    fn add(&mut self, labels: Vec<(&'static str, String)>, value: Option<f64>) {
+        if let Some(v) = value.filter(|v| v.is_finite()) {
+            self.samples.push((labels, v));
+        }
+    }
+}
+
+pub fn render(v: &View) -> String {
+    let run_labels = || {
+        vec![
+            ("stamp", v.stamp.clone()),
+            (
+                "mode",
+                v.mode.map(|m| format!("{m:?}").to_lowercase()).unwrap_or_default(),
+            ),
+            ("arch", v.arch.clone().unwrap_or_default()),
+        ]
+    };
+    let mut families = vec![];
+    let target_figures: [(&'static str, &'static str, fn(&crate::view::TargetView) -> Option<f64>); 7] = [
+        (
+            "rocm_perf_target_total_seconds",
+            "The whole build record of the target (its root span).",
+            |t| t.total_s,
+        ),
+        (
+            "rocm_perf_target_build_seconds",
+            "First step's start to last step's end, cached steps included.",
+            |t| t.build_s,
+        ),
+        (
+            "rocm_perf_target_gap_seconds",
+            "Total minus build: setup plus export.",
+            |t| t.gap_s,
+        ),
+        (
+            "rocm_perf_target_upload_seconds",
+            "Union of the target's upload spans.",
+            |t| t.upload_s,
+        ),
+        (
+            "rocm_perf_target_upload_bytes",
+            "Bytes the target uploaded (trace sizes, else registry writes).",
+            |t| t.upload_bytes.map(|b| b as f64),
+        ),
+        // Not `_steps_total`: promtool rejects that suffix on a gauge (it means a counter).
+        ("rocm_perf_target_steps", "Distinct steps of the target.", |t| {
+            t.steps_total.map(|s| s as f64)
+        }),
+        (
+            "rocm_perf_target_steps_cached",
+            "Steps served from the layer cache.",
+            |t| t.steps_cached.map(|s| s as f64),
+        ),
+    ];
+    for (name, help, get) in target_figures {
+        let mut f = Family::new(name, help);
+        for t in &v.targets {
+            let builder = t.builder.clone().or_else(|| t.node.clone()).unwrap_or_default();
+            f.add(vec![("target", t.name.clone()), ("builder", builder)], get(t));
+        }
+        families.push(f);
+    }
+    let node_figures: [(&'static str, &'static str, fn(&crate::view::NodeView) -> Option<f64>); 4] = [
+        (
+            "rocm_perf_node_busy_seconds",
+            "Union of the node's target records inside the run.",
+            |n| n.busy_s,
+        ),
+        ("rocm_perf_node_idle_seconds", "The rest of the run's window.", |n| {
+            n.idle_s
+        }),
+        (
+            "rocm_perf_node_cpu_busy_percent_mean",
+            "Time-weighted mean CPU busy percent.",
+            |n| n.cpu_pct_mean,
+        ),
+        (
+            "rocm_perf_node_memory_used_percent_max",
+            "Highest memory used percent.",
+            |n| n.mem_pct_max,
+        ),
+    ];
+    for (name, help, get) in node_figures {
+        let mut f = Family::new(name, help);
+        for n in &v.nodes {
+            f.add(
+                vec![
+                    ("node", n.name.clone()),
+                    ("builder", n.builder.clone().unwrap_or_default()),
+                ],
+                get(n),
+            );
+        }
+        families.push(f);
+    }
+    let mut run = |name: &'static str, help: &'static str, value: Option<f64>| {
+        let mut f = Family::new(name, help);
+        f.add(run_labels(), value);
+        families.push(f);
+    };
+    run("rocm_perf_run_wall_seconds", "The run's wall clock.", v.fleet.wall_s);
+    run(
+        "rocm_perf_run_in_flight",
+        "1 while the run has not finished.",
+        Some(if v.in_flight { 1.0 } else { 0.0 }),
+    );
+    run(
+        "rocm_perf_run_idle_seconds",
+        "Node time idle inside the run, all nodes.",
+        v.fleet.idle_s,
+    );
+    run(
+        "rocm_perf_sccache_hits",
+        "Compiler-cache hits of this run's prefix.",
+        v.sccache.hits.map(|x| x as f64),
+    );
+    run(
+        "rocm_perf_sccache_misses",
+        "Compiler-cache misses of this run's prefix.",
+        v.sccache.misses.map(|x| x as f64),
+    );
+    run(
+        "rocm_perf_sccache_write_bytes",
+        "Bytes written to the compiler cache.",
+        v.sccache.write_bytes.map(|x| x as f64),
+    );
+    run(
+        "rocm_perf_registry_cache_write_bytes",
+        "Bytes written to layer-cache repositories.",
+        v.zot.cache_write_bytes.map(|x| x as f64),
+    );
+    run(
+        "rocm_perf_registry_image_write_bytes",
+        "Bytes written to image repositories.",
+        v.zot.image_write_bytes.map(|x| x as f64),
+    );
+    let broken = v.inputs.values().filter(|i| i.contract_broken).count() as f64;
+    run(
+        "rocm_perf_inputs_broken",
+        "Inputs that broke their contract (see perfreport check).",
+        Some(broken),
+    );
+
+    let mut out = String::new();
+    for f in families.iter().filter(|f| !f.samples.is_empty()) {
+        let _ = writeln!(out, "# HELP {} {}", f.name, f.help);
+        let _ = writeln!(out, "# TYPE {} gauge", f.name);
+        for (labels, value) in &f.samples {
+            let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k}=\"{}\"", escape(v))).collect();
+            let _ = writeln!(out, "{}{{{}}} {}", f.name, labels.join(","), value);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_are_escaped() {
+        assert_eq!(escape("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+}
