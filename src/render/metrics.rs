@@ -45,7 +45,8 @@ pub fn render(v: &View) -> String {
         ]
     };
     let mut families = vec![];
-    let target_figures: [(&'static str, &'static str, fn(&crate::view::TargetView) -> Option<f64>); 7] = [
+    type Figure<T> = (&'static str, &'static str, fn(&T) -> Option<f64>);
+    let target_figures: [Figure<crate::view::TargetView>; 7] = [
         (
             "rocm_perf_target_total_seconds",
             "The whole build record of the target (its root span).",
@@ -89,7 +90,7 @@ pub fn render(v: &View) -> String {
         }
         families.push(f);
     }
-    let node_figures: [(&'static str, &'static str, fn(&crate::view::NodeView) -> Option<f64>); 4] = [
+    let node_figures: [Figure<crate::view::NodeView>; 4] = [
         (
             "rocm_perf_node_busy_seconds",
             "Union of the node's target records inside the run.",
