@@ -83,6 +83,15 @@ enum Command {
         #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
         root: PathBuf,
     },
+    /// The run as Chrome trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing.
+    Trace {
+        run_dir: Option<PathBuf>,
+        /// Where to write; default: standard output.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
+        root: PathBuf,
+    },
     /// Serve a live view of a run (default: the newest) while it grows.
     Serve {
         run_dir: Option<PathBuf>,
@@ -265,6 +274,22 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                         local.display()
                     );
                 }
+            }
+            Ok(0)
+        }
+        Command::Trace { run_dir, output, root } => {
+            let run_dir = match run_dir {
+                Some(d) => d,
+                None => perfreport::runs::newest(&root)
+                    .with_context(|| format!("no run directory under {}", root.display()))?,
+            };
+            let run = perfreport::model::load(&run_dir)?;
+            let text = perfreport::render::perfetto::render(&perfreport::view::build(&run));
+            match output {
+                Some(path) => {
+                    perfreport::output::write_atomic(&path, text.as_bytes())?;
+                }
+                None => print!("{text}"),
             }
             Ok(0)
         }

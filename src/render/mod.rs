@@ -7,6 +7,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod metrics;
+pub mod perfetto;
 pub mod ratios;
 pub mod summary;
 
