@@ -8,7 +8,9 @@
 pub mod analysis;
 pub mod bench;
 pub mod check;
+pub mod compare;
 pub mod error;
+pub mod gate;
 pub mod input;
 pub mod live;
 pub mod model;

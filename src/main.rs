@@ -92,6 +92,29 @@ enum Command {
         #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
         root: PathBuf,
     },
+    /// What changed from run A to run B, per target, phase and node (markdown, or JSON).
+    Compare {
+        run_a: PathBuf,
+        run_b: PathBuf,
+        /// A root of earlier runs whose spread sets the noise band.
+        #[arg(long)]
+        history: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Gate a run on checked-in expectations: exit 1 on a regression.
+    Gate {
+        run_dir: Option<PathBuf>,
+        #[arg(long)]
+        expect: PathBuf,
+        /// Write the current figures as the new expectations (bands kept).
+        #[arg(long)]
+        update: bool,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
+        root: PathBuf,
+    },
     /// Serve a live view of a run (default: the newest) while it grows.
     Serve {
         run_dir: Option<PathBuf>,
@@ -292,6 +315,71 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 None => print!("{text}"),
             }
             Ok(0)
+        }
+        Command::Compare {
+            run_a,
+            run_b,
+            history,
+            json,
+        } => {
+            let view = |d: &PathBuf| -> anyhow::Result<perfreport::view::View> {
+                Ok(perfreport::view::build(&perfreport::model::load(d)?))
+            };
+            let (a, b) = (view(&run_a)?, view(&run_b)?);
+            let mut earlier = vec![];
+            if let Some(h) = history {
+                for d in perfreport::runs::list(&h) {
+                    if let Ok(v) = view(&d) {
+                        earlier.push(v);
+                    }
+                }
+            }
+            let c = perfreport::compare::compare(&a, &b, &earlier);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&c)?);
+            } else {
+                print!("{}", perfreport::compare::render_markdown(&c));
+            }
+            Ok(if c.comparable { 0 } else { EXIT_STRICT })
+        }
+        Command::Gate {
+            run_dir,
+            expect,
+            update,
+            json,
+            root,
+        } => {
+            let run_dir = match run_dir {
+                Some(d) => d,
+                None => perfreport::runs::newest(&root)
+                    .with_context(|| format!("no run directory under {}", root.display()))?,
+            };
+            let v = perfreport::view::build(&perfreport::model::load(&run_dir)?);
+            let old: perfreport::gate::Expectations = match std::fs::read(&expect) {
+                Ok(b) => serde_json::from_slice(&b)
+                    .with_context(|| format!("{} is not an expectations file", expect.display()))?,
+                Err(_) if update => Default::default(),
+                Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", expect.display())),
+            };
+            if update {
+                let new = perfreport::gate::update(&v, &old);
+                let mut text = serde_json::to_vec_pretty(&new)?;
+                text.push(b'\n');
+                perfreport::output::write_atomic(&expect, &text)?;
+                eprintln!("perfreport: wrote {} from run {}", expect.display(), v.stamp);
+                return Ok(0);
+            }
+            let r = perfreport::gate::gate(&v, &old);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                print!("{}", perfreport::gate::render_text(&r));
+            }
+            Ok(if r.refused.is_some() || r.regressions > 0 {
+                EXIT_STRICT
+            } else {
+                0
+            })
         }
         Command::Serve {
             run_dir,

@@ -1284,3 +1284,164 @@ fn perfetto_trace_is_valid_trace_event_json_whose_slices_nest_per_track() {
     assert!(count("b") > 0);
     assert!(events.iter().any(|e| e["ph"] == "C" && e["name"] == "CPU busy %"));
 }
+
+/// Stretches the root span of a Jaeger trace by `factor` (the record took longer).
+fn stretch_root(trace: &Path, factor: f64) {
+    let mut d: Value = serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    for span in d["data"][0]["spans"].as_array_mut().unwrap() {
+        let root = span["references"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["spanID"].as_str().unwrap().chars().all(|c| c == '0'));
+        if root {
+            let dur = span["duration"].as_f64().unwrap();
+            span["duration"] = Value::from((dur * factor) as i64);
+        }
+    }
+    std::fs::write(trace, serde_json::to_vec(&d).unwrap()).unwrap();
+}
+
+#[test]
+fn compare_refuses_another_mode_and_ranks_only_outside_the_noise() {
+    let o = perfreport(&[
+        "compare",
+        sample(COLD).to_str().unwrap(),
+        sample(WARM).to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("Not comparable")
+            && text.contains("mode differs: 20261020T020000Z is cold, 20261021T020000Z is warm"),
+        "{text}"
+    );
+    assert!(!text.contains("slower") && !text.contains("faster"));
+    // B: rocm-base's record took twice as long, and pytorch moved from strix to kiln.
+    let b = pinned_copy(COLD);
+    stretch_root(&b.path().join("trace-rocm-base.json"), 2.0);
+    let placement = std::fs::read_to_string(b.path().join("placement.txt")).unwrap();
+    std::fs::write(
+        b.path().join("placement.txt"),
+        placement.replace("target=pytorch node=strix", "target=pytorch node=kiln"),
+    )
+    .unwrap();
+    let o = perfreport(&[
+        "compare",
+        sample(COLD).to_str().unwrap(),
+        b.path().to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success());
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let change = |t: &str, m: &str| {
+        let t = c["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["target"] == t)
+            .unwrap();
+        t["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["metric"] == m)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(change("rocm-base", "total_s")["verdict"], "slower");
+    assert_eq!(change("rocm-base", "build_s")["verdict"], "unchanged");
+    assert_eq!(change("vllm", "total_s")["verdict"], "unchanged");
+    let pytorch = c["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["target"] == "pytorch")
+        .unwrap();
+    assert!(pytorch["moved"].as_str().unwrap().contains("moved from strix to kiln"));
+    // With a history whose rocm-base totals spread widely, a +20% change is noise.
+    let history = tempfile::tempdir().unwrap();
+    for (i, f) in [0.6, 1.0, 1.6].iter().enumerate() {
+        let dst = history.path().join(format!("h{i}"));
+        std::fs::create_dir(&dst).unwrap();
+        for e in std::fs::read_dir(sample(COLD)).unwrap().flatten() {
+            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+        }
+        stretch_root(&dst.join("trace-rocm-base.json"), *f);
+    }
+    let c2 = pinned_copy(COLD);
+    stretch_root(&c2.path().join("trace-rocm-base.json"), 1.2);
+    let o = perfreport(&[
+        "compare",
+        sample(COLD).to_str().unwrap(),
+        c2.path().to_str().unwrap(),
+        "--history",
+        history.path().to_str().unwrap(),
+        "--json",
+    ]);
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = c["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["target"] == "rocm-base")
+        .unwrap();
+    let total = t["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["metric"] == "total_s")
+        .unwrap();
+    assert_eq!(total["verdict"], "within noise", "{total}");
+    assert!(total["band_from"].as_str().unwrap().contains("3 earlier runs"));
+}
+
+#[test]
+fn gate_fails_on_a_regression_not_on_noise_and_says_what_it_cannot_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let expect = dir.path().join("expectations.json");
+    let exp = expect.to_str().unwrap();
+    let cold = sample(COLD);
+    assert!(
+        perfreport(&["gate", cold.to_str().unwrap(), "--expect", exp, "--update"])
+            .status
+            .success()
+    );
+    let o = perfreport(&["gate", cold.to_str().unwrap(), "--expect", exp]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    let mut e: Value = serde_json::from_str(&std::fs::read_to_string(&expect).unwrap()).unwrap();
+    let build = e["targets"]["pytorch"]["build_s"].as_f64().unwrap();
+    // Expected 30% faster than measured: the run regressed. 5% slower is inside the 10% band.
+    e["targets"]["pytorch"]["build_s"] = Value::from(build / 1.3);
+    e["targets"]["vllm"]["build_s"] = Value::from(e["targets"]["vllm"]["build_s"].as_f64().unwrap() / 1.05);
+    e["targets"]["xformers"]["build_s"] = Value::from(e["targets"]["xformers"]["build_s"].as_f64().unwrap() * 1.5);
+    e["targets"]["rccl-tests"]["upload_s"] = Value::from(2.0);
+    e["targets"]["not-built"] = serde_json::json!({"total_s": 100.0});
+    std::fs::write(&expect, serde_json::to_vec(&e).unwrap()).unwrap();
+    let o = perfreport(&["gate", cold.to_str().unwrap(), "--expect", exp, "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let verdict = |t: &str, m: &str| {
+        r["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["target"] == t && c["metric"] == m)
+            .unwrap()["verdict"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(verdict("pytorch", "build_s"), "REGRESSION");
+    assert_eq!(verdict("vllm", "build_s"), "ok");
+    assert_eq!(verdict("xformers", "build_s"), "improved");
+    assert!(verdict("rccl-tests", "upload_s").starts_with("ungateable: 2 s is below"));
+    assert!(verdict("not-built", "total_s").contains("not in this run"));
+    assert_eq!(r["regressions"], 1);
+    // Expectations measured on another arch are refused, with the reason.
+    e["coordinates"]["arch"] = Value::from("gfx950");
+    std::fs::write(&expect, serde_json::to_vec(&e).unwrap()).unwrap();
+    let o = perfreport(&["gate", cold.to_str().unwrap(), "--expect", exp]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("arch differs"));
+}

@@ -4,7 +4,7 @@ use super::ParseStats;
 use crate::timefmt::{self, Micros};
 use serde::Deserialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     Cold,
