@@ -207,6 +207,10 @@ mod tests {
         ) + "\n"
     }
 
+    fn track(dir: &Path, slot: &mut Option<Tracked<ZotLog>>) -> (Option<ZotLog>, InputReport) {
+        read_tracked(dir, "zot.jsonl", Tail::MayBePartial, None, "", slot, ZotLog::default)
+    }
+
     fn full(dir: &Path) -> (Option<ZotLog>, InputReport) {
         model::read_lines(dir, "zot.jsonl", Tail::MayBePartial, None, ZotLog::default)
     }
@@ -220,15 +224,7 @@ mod tests {
         let half = &line(500)[..40];
         std::fs::write(&path, format!("{text}{half}")).unwrap();
         let mut slot = None;
-        let (z, r) = read_tracked(
-            dir.path(),
-            "zot.jsonl",
-            Tail::MayBePartial,
-            None,
-            "",
-            &mut slot,
-            ZotLog::default,
-        );
+        let (z, r) = track(dir.path(), &mut slot);
         assert_eq!(z.unwrap().requests, 500);
         assert_eq!(r.skipped, 1, "the half line is skipped in flight");
         let consumed = slot.as_ref().unwrap().offset;
@@ -243,15 +239,7 @@ mod tests {
         for i in 500..800 {
             text.push_str(&line(i));
         }
-        let (z, r) = read_tracked(
-            dir.path(),
-            "zot.jsonl",
-            Tail::MayBePartial,
-            None,
-            "",
-            &mut slot,
-            ZotLog::default,
-        );
+        let (z, r) = track(dir.path(), &mut slot);
         let (fz, fr) = full(dir.path());
         assert_eq!(z, fz, "incremental and full parses agree");
         assert_eq!(
@@ -268,53 +256,21 @@ mod tests {
         let path = dir.path().join("zot.jsonl");
         std::fs::write(&path, (0..100).map(line).collect::<String>()).unwrap();
         let mut slot = None;
-        read_tracked(
-            dir.path(),
-            "zot.jsonl",
-            Tail::MayBePartial,
-            None,
-            "",
-            &mut slot,
-            ZotLog::default,
-        );
+        track(dir.path(), &mut slot);
         // Truncated and rewritten shorter.
         std::fs::write(&path, (0..10).map(line).collect::<String>()).unwrap();
-        let (z, _) = read_tracked(
-            dir.path(),
-            "zot.jsonl",
-            Tail::MayBePartial,
-            None,
-            "",
-            &mut slot,
-            ZotLog::default,
-        );
+        let (z, _) = track(dir.path(), &mut slot);
         assert_eq!(z.unwrap().requests, 10);
         // Rewritten in place to the same length with other bytes: the guard notices.
         let other: String = (0..10).map(|i| line(i).replace("\"PUT\"", "\"GET\"")).collect();
         std::fs::write(&path, other).unwrap();
-        let (z, _) = read_tracked(
-            dir.path(),
-            "zot.jsonl",
-            Tail::MayBePartial,
-            None,
-            "",
-            &mut slot,
-            ZotLog::default,
-        );
+        let (z, _) = track(dir.path(), &mut slot);
         assert_eq!(z.unwrap().blob_writes, 0, "parsed again: no PUT left");
         // Replaced by another file (a new inode).
         let tmp = dir.path().join("new");
         std::fs::write(&tmp, (0..3).map(line).collect::<String>()).unwrap();
         std::fs::rename(&tmp, &path).unwrap();
-        let (z, _) = read_tracked(
-            dir.path(),
-            "zot.jsonl",
-            Tail::MayBePartial,
-            None,
-            "",
-            &mut slot,
-            ZotLog::default,
-        );
+        let (z, _) = track(dir.path(), &mut slot);
         assert_eq!(z.unwrap().requests, 3);
     }
 }

@@ -166,11 +166,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             quiet,
             root,
         } => {
-            let run_dir = match run_dir {
-                Some(d) => d,
-                None => perfreport::runs::newest(&root)
-                    .with_context(|| format!("no run directory under {}", root.display()))?,
-            };
+            let run_dir = run_or_newest(run_dir, &root)?;
             let tty = std::io::stderr().is_terminal() && !quiet;
             let started = std::time::Instant::now();
             let size = dir_size(&run_dir);
@@ -260,11 +256,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             Ok(0)
         }
         Command::Check { run_dir, json, root } => {
-            let run_dir = match run_dir {
-                Some(d) => d,
-                None => perfreport::runs::newest(&root)
-                    .with_context(|| format!("no run directory under {}", root.display()))?,
-            };
+            let run_dir = run_or_newest(run_dir, &root)?;
             let run = perfreport::model::load(&run_dir)?;
             let report = perfreport::check::check(&run);
             if json {
@@ -279,11 +271,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             textfile_dir,
             root,
         } => {
-            let run_dir = match run_dir {
-                Some(d) => d,
-                None => perfreport::runs::newest(&root)
-                    .with_context(|| format!("no run directory under {}", root.display()))?,
-            };
+            let run_dir = run_or_newest(run_dir, &root)?;
             let report = perfreport::report(&run_dir)?;
             let text = perfreport::render::metrics::render(&report.view);
             let target = textfile_dir.join(perfreport::render::metrics::FILE);
@@ -301,11 +289,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             Ok(0)
         }
         Command::Trace { run_dir, output, root } => {
-            let run_dir = match run_dir {
-                Some(d) => d,
-                None => perfreport::runs::newest(&root)
-                    .with_context(|| format!("no run directory under {}", root.display()))?,
-            };
+            let run_dir = run_or_newest(run_dir, &root)?;
             let run = perfreport::model::load(&run_dir)?;
             let text = perfreport::render::perfetto::render(&perfreport::view::build(&run));
             match output {
@@ -349,11 +333,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             json,
             root,
         } => {
-            let run_dir = match run_dir {
-                Some(d) => d,
-                None => perfreport::runs::newest(&root)
-                    .with_context(|| format!("no run directory under {}", root.display()))?,
-            };
+            let run_dir = run_or_newest(run_dir, &root)?;
             let v = perfreport::view::build(&perfreport::model::load(&run_dir)?);
             let old: perfreport::gate::Expectations = match std::fs::read(&expect) {
                 Ok(b) => serde_json::from_slice(&b)
@@ -387,11 +367,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             out,
             root,
         } => {
-            let run_dir = match run_dir {
-                Some(d) => d,
-                None => perfreport::runs::newest(&root)
-                    .with_context(|| format!("no run directory under {}", root.display()))?,
-            };
+            let run_dir = run_or_newest(run_dir, &root)?;
             let out_dir = out.unwrap_or_else(|| run_dir.clone());
             let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
             let flag = stop.clone();
@@ -424,6 +400,14 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             println!("{}", serde_json::to_string_pretty(&figures)?);
             Ok(0)
         }
+    }
+}
+
+/// The run directory given, else the newest under the root.
+fn run_or_newest(run_dir: Option<PathBuf>, root: &std::path::Path) -> anyhow::Result<PathBuf> {
+    match run_dir {
+        Some(d) => Ok(d),
+        None => perfreport::runs::newest(root).with_context(|| format!("no run directory under {}", root.display())),
     }
 }
 

@@ -88,13 +88,7 @@ fn pool_chart(view: &RatiosView, i: usize) -> Result<String> {
                 c.stroke_width(1),
             ))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()?;
+        super::charts::legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present()?;
         Ok(())
     })

@@ -61,13 +61,7 @@ fn sccache_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plot
             .label(format!("{name} ({total})"))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3)));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font((FONT, 13))
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(180, 180, 180))
-        .draw()?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     Ok(())
 }
 
@@ -116,12 +110,6 @@ fn zot_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plotters
             .label(format!("{name} ({})", crate::view::human_bytes(total as f64)))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3)));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font((FONT, 13))
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(180, 180, 180))
-        .draw()?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     Ok(())
 }

@@ -57,13 +57,7 @@ pub fn draw(view: &View) -> Result<String> {
                 }
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present()?;
         Ok(())
     })

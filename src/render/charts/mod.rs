@@ -62,6 +62,25 @@ pub fn svg(
     }
 }
 
+/// A chart on two f64 axes, as every chart here is.
+pub type Chart<'a> = ChartContext<
+    'a,
+    SVGBackend<'a>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// The series legend, styled alike on every chart.
+pub fn legend(chart: &mut Chart, position: SeriesLabelPosition) -> DrawResult {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font((FONT, 13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .draw()?;
+    Ok(())
+}
+
 /// Keeps a value inside the axis range, so no point lands off the chart.
 pub fn clamp(v: f64, max: f64) -> f64 {
     if v.is_nan() {

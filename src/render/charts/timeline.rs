@@ -159,24 +159,18 @@ pub fn draw(view: &View) -> Result<String> {
             lane_top -= h;
         }
         // Legend by example.
-        let legend: [(&str, ShapeStyle); 3] = [
+        let examples: [(&str, ShapeStyle); 3] = [
             ("own steps", rgb(0).filled()),
             ("setup / export", rgb(0).mix(0.35).filled()),
             ("upload", UPLOAD.filled()),
         ];
-        for (name, style) in legend {
+        for (name, style) in examples {
             chart
                 .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())?
                 .label(name)
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], style));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, 13))
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present()?;
         Ok(())
     })
