@@ -414,7 +414,7 @@
     b.className = "legend-item";
     b.setAttribute("data-legend-" + kind, name);
     b.setAttribute("aria-pressed", hidden ? "false" : "true");
-    b.title = (hidden ? "Show " : "Hide ") + name;
+    b.title = (hidden ? "Show " : "Hide ") + name + " (double-click: show only " + name + ")";
     if (swatch) {
       var s = document.createElement("span");
       s.className = "swatch";
@@ -422,13 +422,26 @@
       b.appendChild(s);
     }
     b.appendChild(document.createTextNode(label));
+    var refocus = function () {
+      var again = document.querySelector("[data-legend-" + kind + "=\"" + cssEsc(name) + "\"]");
+      if (again) again.focus();
+    };
     b.addEventListener("click", function () {
       var set = kind === "node" ? state.hiddenNodes : state.hiddenTargets;
       if (set[name]) delete set[name]; else set[name] = true;
       writeHash();
       draw();
-      var again = document.querySelector("[data-legend-" + kind + "=\"" + cssEsc(name) + "\"]");
-      if (again) again.focus();
+      refocus();
+    });
+    // Two clicks isolate one: a double-click shows only this builder (or target).
+    b.addEventListener("dblclick", function () {
+      var all = kind === "node" ? data.nodes : data.targets;
+      var set = {};
+      all.forEach(function (x) { if (x.name !== name) set[x.name] = true; });
+      if (kind === "node") state.hiddenNodes = set; else state.hiddenTargets = set;
+      writeHash();
+      draw();
+      refocus();
     });
     return b;
   }
@@ -448,7 +461,16 @@
     });
     var hidden = Object.keys(state.hiddenNodes).concat(Object.keys(state.hiddenTargets));
     var status = document.getElementById("filter-status");
-    status.textContent = hidden.length ? "Hidden: " + hidden.join(", ") + ". The link in the address bar keeps this view." : "Showing every builder and target. Click a name to hide it.";
+    status.innerHTML = "";
+    status.appendChild(document.createTextNode(hidden.length ? "Hidden: " + hidden.join(", ") + ". The link in the address bar keeps this view. " : "Showing every builder and target. Click a name to hide it, double-click to show only it. "));
+    if (hidden.length) {
+      var all = document.createElement("button");
+      all.type = "button";
+      all.id = "show-all";
+      all.textContent = "Show all";
+      all.addEventListener("click", function () { state.hiddenNodes = {}; state.hiddenTargets = {}; writeHash(); draw(); });
+      status.appendChild(all);
+    }
   }
 
   // ---------- header and tables ----------

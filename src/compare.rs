@@ -45,6 +45,10 @@ pub struct CompareView {
     pub warnings: Vec<String>,
     pub targets: Vec<TargetChange>,
     pub nodes: Vec<TargetChange>,
+    /// The tool that compared, and each run's own provenance (inputs, coordinates).
+    pub tool: crate::view::Tool,
+    pub provenance_a: crate::view::Provenance,
+    pub provenance_b: crate::view::Provenance,
 }
 
 /// Observed spread of a metric over repeated runs: (max - min) / median, percent.
@@ -112,6 +116,9 @@ pub fn compare(a: &View, b: &View, history: &[View]) -> CompareView {
         warnings: vec![],
         targets: vec![],
         nodes: vec![],
+        tool: crate::view::Tool::this(),
+        provenance_a: a.provenance.clone(),
+        provenance_b: b.provenance.clone(),
     };
     match comparable(&a.provenance, &b.provenance) {
         Comparability::No { reasons } => {
@@ -203,6 +210,37 @@ fn num(v: Option<f64>) -> String {
     .unwrap_or_else(|| "—".into())
 }
 
+/// Who compared what: the tool and both runs' coordinates and input hashes.
+fn provenance_footer(c: &CompareView) -> String {
+    let run = |p: &crate::view::Provenance| {
+        let hashes: Vec<String> = p
+            .inputs
+            .iter()
+            .map(|(n, i)| format!("{n} {}", i.xxh3.as_deref().unwrap_or("—")))
+            .collect();
+        format!(
+            "- {}: mode {}, arch {}, job width {}, made by perfreport {} ({}); inputs: {}\n",
+            p.run.stamp,
+            p.run
+                .mode
+                .map(|m| format!("{m:?}").to_lowercase())
+                .unwrap_or_else(|| "—".into()),
+            p.run.arch.as_deref().unwrap_or("—"),
+            p.run.job_width.map(|w| w.to_string()).unwrap_or_else(|| "—".into()),
+            p.tool.version,
+            p.tool.commit,
+            hashes.join(", ")
+        )
+    };
+    format!(
+        "\n## Provenance\n\nCompared by perfreport {} (commit {}).\n\n{}{}",
+        c.tool.version,
+        c.tool.commit,
+        run(&c.provenance_a),
+        run(&c.provenance_b)
+    )
+}
+
 pub fn render_markdown(c: &CompareView) -> String {
     let mut s = format!("# {} → {}\n\n", c.a, c.b);
     if !c.comparable {
@@ -210,6 +248,7 @@ pub fn render_markdown(c: &CompareView) -> String {
         for r in &c.reasons {
             s.push_str(&format!("- {r}\n"));
         }
+        s.push_str(&provenance_footer(c));
         return s;
     }
     for w in &c.warnings {
@@ -253,6 +292,7 @@ pub fn render_markdown(c: &CompareView) -> String {
             ));
         }
     }
+    s.push_str(&provenance_footer(c));
     s
 }
 

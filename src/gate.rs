@@ -47,6 +47,9 @@ pub struct Check {
 #[derive(Debug, Clone, Serialize)]
 pub struct GateReport {
     pub run: String,
+    /// The tool that gated, and the run's provenance.
+    pub tool: crate::view::Tool,
+    pub provenance: crate::view::Provenance,
     pub refused: Option<String>,
     pub checks: Vec<Check>,
     pub regressions: usize,
@@ -75,6 +78,8 @@ fn band(e: &Expectations, m: &str) -> f64 {
 pub fn gate(v: &View, e: &Expectations) -> GateReport {
     let mut r = GateReport {
         run: v.stamp.clone(),
+        tool: crate::view::Tool::this(),
+        provenance: v.provenance.clone(),
         refused: None,
         checks: vec![],
         regressions: 0,
@@ -184,7 +189,9 @@ pub fn render_text(r: &GateReport) -> String {
         );
     }
     let mut s = format!(
-        "perfreport gate {}: {} checks, {} regressions\n  {:<16} {:<13} {:>10} {:>10} {:>8} {:>6}  verdict\n",
+        "perfreport {} (commit {}) gate {}: {} checks, {} regressions\n  {:<16} {:<13} {:>10} {:>10} {:>8} {:>6}  verdict\n",
+        r.tool.version,
+        r.tool.commit,
         r.run,
         r.checks.len(),
         r.regressions,

@@ -843,6 +843,21 @@ fn publish_lists_every_run_newest_first_with_the_broken_one_and_its_reason() {
     );
     let runs_js = std::fs::read_to_string(site.path().join("runs.js")).unwrap();
     assert!(runs_js.contains(WARM) && runs_js.contains(COLD) && runs_js.contains("broken"));
+    // With --bench, the ratios page is published and linked.
+    let bench = sample(COLD).parent().unwrap().join("bench/bench.jsonl");
+    let o = perfreport(&[
+        "publish",
+        root.path().to_str().unwrap(),
+        "--site",
+        site.path().to_str().unwrap(),
+        "--bench",
+        bench.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(site.path().join("bench/ratios.html").exists());
+    assert!(std::fs::read_to_string(site.path().join("index.html"))
+        .unwrap()
+        .contains("href=\"bench/ratios.html\""));
 }
 
 #[test]
@@ -987,6 +1002,10 @@ fn serve_follows_a_growing_run_and_serves_only_its_outputs() {
         .and_then(|r| r.split('/').next())
         .unwrap_or_else(|| panic!("{line}"))
         .to_string();
+    // Slow and broken clients: one sends half a request and waits, others connect and say nothing.
+    let mut stalled = std::net::TcpStream::connect(&addr).unwrap();
+    std::io::Write::write_all(&mut stalled, b"GET /data.json HTTP/1.1\r\nHost: x\r\nX-Slow:").unwrap();
+    let silent: Vec<_> = (0..6).map(|_| std::net::TcpStream::connect(&addr).unwrap()).collect();
     let (code, page) = get(&addr, "/");
     assert_eq!(code, 200);
     assert!(page.contains("id=\"perf-data\""));
@@ -1037,6 +1056,7 @@ fn serve_follows_a_growing_run_and_serves_only_its_outputs() {
         "HEAD /data.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
     );
     assert_eq!((code, body.len()), (200, 0));
+    drop((stalled, silent));
     // Ctrl-C stops it cleanly.
     unsafe_sigint(child.id());
     let status = child.wait().unwrap();
@@ -1444,4 +1464,53 @@ fn gate_fails_on_a_regression_not_on_noise_and_says_what_it_cannot_gate() {
     let o = perfreport(&["gate", cold.to_str().unwrap(), "--expect", exp]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stdout).contains("arch differs"));
+}
+
+#[test]
+fn compare_and_gate_outputs_carry_the_tool_and_both_runs_provenance() {
+    let o = perfreport(&[
+        "compare",
+        sample(COLD).to_str().unwrap(),
+        sample(COLD).to_str().unwrap(),
+        "--json",
+    ]);
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(c["tool"]["commit"], env!("PERFREPORT_COMMIT"));
+    assert_eq!(c["provenance_a"]["run"]["arch"], "gfx1201");
+    assert!(c["provenance_b"]["inputs"]["zot.jsonl"]["xxh3"].is_string());
+    let md = String::from_utf8_lossy(
+        &perfreport(&[
+            "compare",
+            sample(COLD).to_str().unwrap(),
+            sample(COLD).to_str().unwrap(),
+        ])
+        .stdout,
+    )
+    .into_owned();
+    assert!(
+        md.contains("## Provenance") && md.contains(&format!("commit {}", env!("PERFREPORT_COMMIT"))),
+        "{md}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let exp = dir.path().join("e.json");
+    perfreport(&[
+        "gate",
+        sample(COLD).to_str().unwrap(),
+        "--expect",
+        exp.to_str().unwrap(),
+        "--update",
+    ]);
+    let g: Value = serde_json::from_slice(
+        &perfreport(&[
+            "gate",
+            sample(COLD).to_str().unwrap(),
+            "--expect",
+            exp.to_str().unwrap(),
+            "--json",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(g["tool"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(g["provenance"]["run"]["mode"], "cold");
 }

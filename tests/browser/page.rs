@@ -229,6 +229,16 @@ fn toggling_a_builder_hides_its_lines_and_row_and_the_link_keeps_it() {
     click(&tab, "[data-legend-node=\"think\"]");
     assert!(count(&tab, "#chart-cpu path.series[data-node=\"think\"]") >= 2);
     assert_eq!(count(&tab, "#chart-timeline [data-row=\"think\"]"), 1);
+    // Two clicks isolate a builder: a double-click shows only it.
+    let js = "(() => { const b = document.querySelector('[data-legend-node=\"forge\"]'); b.click(); b.click(); \
+              b.dispatchEvent(new MouseEvent('dblclick', {bubbles: true})); return true; })()";
+    assert_eq!(eval(&tab, js), Value::Bool(true));
+    assert_eq!(count(&tab, "#chart-timeline .row"), 1);
+    assert_eq!(count(&tab, "#chart-timeline [data-row=\"forge\"]"), 1);
+    assert!(count(&tab, "#chart-cpu path.series[data-node=\"forge\"]") >= 2);
+    assert_eq!(count(&tab, "#chart-cpu path.series[data-node=\"strix\"]"), 0);
+    click(&tab, "#show-all");
+    assert_eq!(count(&tab, "#chart-timeline .row"), 5);
     // A hidden target loses its bars and nothing else.
     let bands = count(&tab, "#chart-timeline .band");
     click(&tab, "[data-legend-target=\"pytorch\"]");
