@@ -9,9 +9,9 @@ budget=${1:-60}
 status=0
 for t in zot_line nginx_line trace samples_line placement_line buildlog report; do
   mkdir -p "fuzz/corpus/$t"
-  out=$(cargo +nightly fuzz run "$t" -- -max_total_time="$budget" -max_len=65536 2>&1)
+  out=$(cargo +nightly fuzz run "$t" -- -max_total_time="$budget" -max_len=65536 -print_final_stats=1 2>&1)
   rc=$?
-  execs=$(printf '%s\n' "$out" | grep -oE 'stat::number_of_executed_units: [0-9]+' | tail -1 | grep -oE '[0-9]+')
+  execs=$(printf '%s\n' "$out" | grep -oE '(stat::number_of_executed_units: |Done )[0-9]+' | tail -1 | grep -oE '[0-9]+')
   crashes=$(ls "fuzz/artifacts/$t" 2>/dev/null | wc -l)
   printf '%-15s executions %-10s crashes %s (exit %s)\n' "$t" "${execs:-?}" "$crashes" "$rc"
   [ "$rc" -eq 0 ] || status=1
