@@ -62,6 +62,9 @@ enum Command {
         /// Also publish the cache-ratios report of this bench.jsonl, linked from the index.
         #[arg(long)]
         bench: Option<PathBuf>,
+        /// Add to each run's report page what changed since the previous run (and until the next).
+        #[arg(long)]
+        compare_previous: bool,
         #[arg(long, short)]
         quiet: bool,
     },
@@ -232,6 +235,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             site,
             force,
             bench,
+            compare_previous,
             quiet,
         } => {
             let root = root.unwrap_or_else(perfreport::runs::default_root);
@@ -240,6 +244,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 site: &site,
                 force,
                 bench: bench.as_deref(),
+                compare_previous,
             })?;
             for w in &outcome.warnings {
                 eprintln!("warning: {w}");

@@ -48,6 +48,9 @@ struct Manifest {
     runs: BTreeMap<String, ManifestRun>,
 }
 
+/// (folder, path, fingerprint, the entry to keep when nothing changed)
+type Plan = (String, PathBuf, Vec<(String, u64, i128)>, Option<RunEntry>);
+
 #[derive(Debug, Default)]
 pub struct PublishOutcome {
     pub runs: Vec<RunEntry>,
@@ -61,6 +64,8 @@ pub struct PublishOptions<'a> {
     pub site: &'a Path,
     pub force: bool,
     pub bench: Option<&'a Path>,
+    /// Compare each run with the one before it: a section on both runs' report pages.
+    pub compare_previous: bool,
 }
 
 fn tool_id() -> String {
@@ -170,13 +175,7 @@ fn entry_of(dir: &str, v: &view::View, broken: Option<String>) -> RunEntry {
             .map(|c| c.node.clone())
             .unwrap_or_else(|| "—".into()),
         started: v.window.as_ref().map(|w| w.start.clone()).unwrap_or_else(|| "—".into()),
-        order: (
-            v.window
-                .as_ref()
-                .filter(|w| w.source == "run.json")
-                .map(|w| w.start.clone()),
-            dir.to_string(),
-        ),
+        order: (v.started_at.clone(), dir.to_string()),
     }
 }
 
@@ -234,6 +233,60 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, Result<()>) {
     (entry, written)
 }
 
+/// With `--compare-previous`: each run's report page gets a section on what
+/// changed since the run before it, and that run's page one on the run after.
+/// Pairs that are not comparable say why instead of ranking anything.
+fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) -> Result<()> {
+    let usable: Vec<&RunEntry> = runs.iter().filter(|r| r.status != "broken").collect();
+    let load = |dir: &str| -> Option<view::View> {
+        let path = &plans.iter().find(|p| p.0 == dir)?.1;
+        model::load(path).ok().map(|r| view::build(&r))
+    };
+    let views: BTreeMap<&str, view::View> = usable
+        .iter()
+        .filter_map(|r| Some((r.dir.as_str(), load(&r.dir)?)))
+        .collect();
+    for r in &usable {
+        let Some(v) = views.get(r.dir.as_str()) else { continue };
+        let mut sections = String::new();
+        // `usable` is newest first: the previous run is the next entry.
+        let at = usable.iter().position(|x| x.dir == r.dir).unwrap_or(0);
+        if let Some(prev) = usable.get(at + 1).and_then(|p| views.get(p.dir.as_str())) {
+            let c = crate::compare::compare(prev, v, &[]);
+            sections.push_str(&format!("\n\n## Since the previous run ({})\n\n", prev.stamp));
+            sections.push_str(&demote(&crate::compare::render_markdown(&c)));
+        }
+        if let Some(next) = at
+            .checked_sub(1)
+            .and_then(|i| usable.get(i))
+            .and_then(|n| views.get(n.dir.as_str()))
+        {
+            let c = crate::compare::compare(v, next, &[]);
+            sections.push_str(&format!("\n\n## Until the next run ({})\n\n", next.stamp));
+            sections.push_str(&demote(&crate::compare::render_markdown(&c)));
+        }
+        let out = opts.site.join("runs").join(&r.dir);
+        let md = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
+        let page = markdown_page(&format!("run {}", v.stamp), &format!("{md}{sections}"));
+        write_atomic(&out.join("report.html"), page.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Headings one level down, so a compare report nests under a section.
+fn demote(md: &str) -> String {
+    md.lines()
+        .map(|l| {
+            if l.starts_with('#') {
+                format!("##{l}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// report.md as a page: pulldown-cmark, the charts as images beside it.
 fn markdown_page(title: &str, md: &str) -> String {
     let mut body = String::new();
@@ -279,8 +332,6 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         .unwrap_or_default();
     let tool_changed = old.tool != tool_id();
 
-    // (folder, path, fingerprint, the entry to keep when nothing changed)
-    type Plan = (String, PathBuf, Vec<(String, u64, i128)>, Option<RunEntry>);
     let plans: Vec<Plan> = found
         .into_iter()
         .map(|(dir, path)| {
@@ -341,6 +392,9 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     if let Some(bench) = opts.bench {
         let (_, files) = crate::bench::ratios_report(bench, None)?;
         write_all(&opts.site.join("bench"), &files)?;
+    }
+    if opts.compare_previous {
+        compare_neighbours(opts, &plans, &out.runs)?;
     }
     let runs_js: Vec<serde_json::Value> = out
         .runs

@@ -26,6 +26,8 @@ pub struct View {
     pub arch: Option<String>,
     pub namespace: Option<String>,
     pub in_flight: bool,
+    /// run.json's `started_at`, which orders runs (RFC 3339).
+    pub started_at: Option<String>,
     pub tool: Tool,
     pub window: Option<Window>,
     /// The report's opening sentences: what matters, in words.
@@ -818,6 +820,7 @@ pub fn build(run: &Run) -> View {
         arch: info.and_then(|i| i.arch.clone()),
         namespace: info.and_then(|i| i.namespace.clone()),
         in_flight: run.in_flight(),
+        started_at: started.map(timefmt::format_rfc3339),
         tool: Tool::this(),
         window: window.map(|(s, e)| Window {
             start: timefmt::format_rfc3339(s),

@@ -1514,3 +1514,44 @@ fn compare_and_gate_outputs_carry_the_tool_and_both_runs_provenance() {
     assert_eq!(g["tool"]["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(g["provenance"]["run"]["mode"], "cold");
 }
+
+#[test]
+fn publish_compare_previous_adds_a_section_to_both_runs_report_pages() {
+    let root = root_of_runs();
+    // A later cold run: comparable with the cold sample, not with the warm one.
+    let later = root.path().join("20261022T020000Z");
+    std::fs::create_dir(&later).unwrap();
+    for e in std::fs::read_dir(sample(COLD)).unwrap().flatten() {
+        std::fs::copy(e.path(), later.join(e.file_name())).unwrap();
+    }
+    let run_json = std::fs::read_to_string(later.join("run.json")).unwrap();
+    let run_json = run_json
+        .replace("2026-10-20T02:00:00Z", "2026-10-22T02:00:00Z")
+        .replace(COLD, "20261022T020000Z");
+    std::fs::write(later.join("run.json"), run_json).unwrap();
+    stretch_root(&later.join("trace-rocm-base.json"), 2.0);
+    let site = tempfile::tempdir().unwrap();
+    let o = perfreport(&[
+        "publish",
+        root.path().to_str().unwrap(),
+        "--site",
+        site.path().to_str().unwrap(),
+        "--compare-previous",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = |dir: &str| std::fs::read_to_string(site.path().join("runs").join(dir).join("report.html")).unwrap();
+    // Newest first: 1022 (cold) <- 1021 (warm) <- 1020 (cold). Neighbours of another mode are refused.
+    let newest = page("20261022T020000Z");
+    assert!(
+        newest.contains("Since the previous run (20261021T020000Z)"),
+        "the warm run came before it"
+    );
+    assert!(newest.contains("Not comparable") && newest.contains("mode differs"));
+    let warm = page(WARM);
+    assert!(
+        warm.contains("Since the previous run (20261020T020000Z)")
+            && warm.contains("Until the next run (20261022T020000Z)")
+    );
+    let oldest = page(COLD);
+    assert!(oldest.contains("Until the next run (20261021T020000Z)"));
+}
