@@ -1,8 +1,8 @@
 //! `perfreport serve`: a live view of a run in flight. It regenerates the
 //! run's outputs when its inputs change (the big logs incrementally, see
-//! `live`) and serves the output directory read-only over HTTP: GET and HEAD
-//! only, nothing outside that directory, a few workers so one slow client
-//! cannot stall the others.
+//! `live`) and serves the output directory read-only over HTTP with axum:
+//! GET and HEAD only, nothing outside that directory, and every connection
+//! its own task, so a slow or silent client cannot stall the others.
 
 use crate::error::{Error, Result};
 use crate::live::LiveRun;
@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_BIND: &str = "127.0.0.1:8090";
 /// Requests with a longer target are refused (414): nothing served needs one.
 const MAX_URL: usize = 2048;
-const WORKERS: usize = 4;
 /// How often the run's folder is looked at.
 const POLL: Duration = Duration::from_millis(500);
 /// data.json follows every change; the charts and pages at most this often.
@@ -122,30 +121,37 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-fn header(k: &str, v: &str) -> tiny_http::Header {
-    // Both are ASCII constants or built from ASCII: the conversion cannot fail.
-    tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes())
-        .unwrap_or_else(|_| tiny_http::Header::from_bytes(&b"X-Invalid"[..], &b"1"[..]).expect("ASCII header"))
-}
-
-fn answer(req: tiny_http::Request, root: &Path) {
-    use tiny_http::{Method, Response};
-    let status_text = |code: u16| Response::from_string(format!("{code}\n")).with_status_code(code);
-    let response = match req.method() {
-        Method::Get | Method::Head => match resolve(root, req.url()) {
-            Ok(file) => match std::fs::read(&file) {
-                Ok(bytes) => Response::from_data(bytes)
-                    .with_header(header("Content-Type", content_type(&file)))
-                    .with_header(header("Cache-Control", "no-store"))
-                    .with_header(header("X-Content-Type-Options", "nosniff")),
-                Err(_) => status_text(404),
-            },
-            Err(code) => status_text(code),
-        },
-        _ => status_text(405).with_header(header("Allow", "GET, HEAD")),
+/// Answers one request: the file under `root` the path names, or a status.
+async fn answer(root: Arc<PathBuf>, method: axum::http::Method, uri: axum::http::Uri) -> axum::response::Response {
+    use axum::http::{header, Method, StatusCode};
+    use axum::response::IntoResponse;
+    let status = |code: u16| {
+        let code = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
+        (code, format!("{}\n", code.as_u16())).into_response()
     };
-    // A client that went away is its own problem, not the server's.
-    let _ = req.respond(response);
+    if method != Method::GET && method != Method::HEAD {
+        let mut r = status(405);
+        r.headers_mut()
+            .insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    let target = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let file = match resolve(&root, target) {
+        Ok(f) => f,
+        Err(code) => return status(code),
+    };
+    match tokio::fs::read(&file).await {
+        Ok(bytes) => (
+            [
+                (header::CONTENT_TYPE, content_type(&file)),
+                (header::CACHE_CONTROL, "no-store"),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            ],
+            bytes,
+        )
+            .into_response(),
+        Err(_) => status(404),
+    }
 }
 
 /// Serves until `stop` is set. `ready` is told the bound address once the
@@ -157,30 +163,35 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         source,
     })?;
     let mut in_flight = regenerate(&mut live, &opts.out_dir, true)?.in_flight;
-    let server = tiny_http::Server::http(&opts.bind).map_err(|e| Error::NotARun {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::NotARun {
+            path: PathBuf::from(&opts.bind),
+            reason: format!("cannot start the server: {e}"),
+        })?;
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind(&opts.bind))
+        .map_err(|e| Error::NotARun {
+            path: PathBuf::from(&opts.bind),
+            reason: format!("cannot listen: {e}"),
+        })?;
+    let addr = listener.local_addr().map_err(|source| Error::Io {
         path: PathBuf::from(&opts.bind),
-        reason: format!("cannot listen: {e}"),
+        source,
     })?;
-    let server = Arc::new(server);
-    let addr = server.server_addr().to_ip().ok_or_else(|| Error::NotARun {
-        path: PathBuf::from(&opts.bind),
-        reason: "not an IP address".into(),
-    })?;
-    let root = opts.out_dir.clone();
-    let workers: Vec<_> = (0..WORKERS)
-        .map(|_| {
-            let (server, stop, root) = (server.clone(), stop.clone(), root.clone());
-            std::thread::spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    match server.recv_timeout(Duration::from_millis(200)) {
-                        Ok(Some(req)) => answer(req, &root),
-                        Ok(None) => {}
-                        Err(_) => break,
-                    }
-                }
-            })
-        })
-        .collect();
+    let root = Arc::new(opts.out_dir.clone());
+    let app = axum::Router::new().fallback(move |method, uri| answer(root.clone(), method, uri));
+    let server_stop = stop.clone();
+    let server = runtime.spawn(async move {
+        let shutdown = async move {
+            while !server_stop.load(Ordering::Relaxed) {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        };
+        axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    });
     ready(addr);
     let mut seen = fingerprint(&opts.run_dir);
     let mut last_full = Instant::now();
@@ -211,10 +222,10 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
             }
         }
     }
-    server.unblock();
-    for w in workers {
-        let _ = w.join();
-    }
+    // Open connections are not waited for: a client that never finishes its
+    // request must not keep the process alive after Ctrl-C.
+    let _ = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), server).await });
+    runtime.shutdown_timeout(Duration::from_millis(200));
     Ok(())
 }
 
