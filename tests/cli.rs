@@ -316,9 +316,7 @@ fn newest_run_under_perf_root_is_the_default() {
     for stamp in [COLD, WARM] {
         let dst = root.path().join(stamp);
         std::fs::create_dir(&dst).unwrap();
-        for e in std::fs::read_dir(sample(stamp)).unwrap().flatten() {
-            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
-        }
+        copy_run(&sample(stamp), &dst);
     }
     let o = Command::new(env!("CARGO_BIN_EXE_perfreport"))
         .args(["report", "--quiet"])
@@ -441,6 +439,13 @@ fn charts_carry_every_series_and_say_why_a_lane_is_missing() {
     assert!(cpu2.contains("no samples.jsonl in this run"));
 }
 
+/// Copies a run folder's files into `dst`, which must exist.
+fn copy_run(src: &Path, dst: &Path) {
+    for e in std::fs::read_dir(src).unwrap().flatten() {
+        std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+    }
+}
+
 /// A copy of a sample run whose files carry one fixed modification time, so
 /// a snapshot does not depend on when the repository was checked out.
 fn pinned_copy(stamp: &str) -> tempfile::TempDir {
@@ -465,22 +470,22 @@ fn without_commit(text: &str) -> String {
     text.replace(&format!("commit {commit}"), "commit [commit]")
 }
 
-#[test]
-fn report_md_of_the_cold_sample() {
-    let run = pinned_copy(COLD);
+/// report.md of a pinned copy of a sample run, without the commit.
+fn report_md_of(stamp: &str) -> String {
+    let run = pinned_copy(stamp);
     let out = tempfile::tempdir().unwrap();
     report(run.path(), out.path(), &[]);
-    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
-    insta::assert_snapshot!("cold_report_md", without_commit(&md));
+    without_commit(&std::fs::read_to_string(out.path().join("report.md")).unwrap())
+}
+
+#[test]
+fn report_md_of_the_cold_sample() {
+    insta::assert_snapshot!("cold_report_md", report_md_of(COLD));
 }
 
 #[test]
 fn report_md_of_the_warm_run_in_flight() {
-    let run = pinned_copy(WARM);
-    let out = tempfile::tempdir().unwrap();
-    report(run.path(), out.path(), &[]);
-    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
-    insta::assert_snapshot!("warm_in_flight_report_md", without_commit(&md));
+    insta::assert_snapshot!("warm_in_flight_report_md", report_md_of(WARM));
 }
 
 #[test]
@@ -776,9 +781,7 @@ fn root_of_runs() -> tempfile::TempDir {
     for stamp in [COLD, WARM] {
         let dst = root.path().join(stamp);
         std::fs::create_dir(&dst).unwrap();
-        for e in std::fs::read_dir(sample(stamp)).unwrap().flatten() {
-            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
-        }
+        copy_run(&sample(stamp), &dst);
     }
     std::fs::create_dir(root.path().join("20261019T020000Z-broken")).unwrap();
     std::fs::write(root.path().join("20261019T020000Z-broken/run.json"), "{not json").unwrap();
@@ -1384,9 +1387,7 @@ fn compare_refuses_another_mode_and_ranks_only_outside_the_noise() {
     for (i, f) in [0.6, 1.0, 1.6].iter().enumerate() {
         let dst = history.path().join(format!("h{i}"));
         std::fs::create_dir(&dst).unwrap();
-        for e in std::fs::read_dir(sample(COLD)).unwrap().flatten() {
-            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
-        }
+        copy_run(&sample(COLD), &dst);
         stretch_root(&dst.join("trace-rocm-base.json"), *f);
     }
     let c2 = pinned_copy(COLD);
@@ -1521,9 +1522,7 @@ fn publish_compare_previous_adds_a_section_to_both_runs_report_pages() {
     // A later cold run: comparable with the cold sample, not with the warm one.
     let later = root.path().join("20261022T020000Z");
     std::fs::create_dir(&later).unwrap();
-    for e in std::fs::read_dir(sample(COLD)).unwrap().flatten() {
-        std::fs::copy(e.path(), later.join(e.file_name())).unwrap();
-    }
+    copy_run(&sample(COLD), &later);
     let run_json = std::fs::read_to_string(later.join("run.json")).unwrap();
     let run_json = run_json
         .replace("2026-10-20T02:00:00Z", "2026-10-22T02:00:00Z")
