@@ -39,7 +39,7 @@ pub struct BenchRow {
 #[derive(Debug, Default)]
 pub struct BenchRows {
     pub rows: Vec<BenchRow>,
-    /// Lines counted as we go; rows carry their own numbers.
+    /// Lines counted as we go (blank ones too); rows carry their own numbers.
     seen: u64,
 }
 
@@ -133,6 +133,10 @@ impl LineSink for BenchRows {
             Err(e) => Outcome::Malformed(e.into()),
         }
     }
+    fn blank(&mut self) {
+        self.seen += 1;
+    }
+
     fn merge_following(&mut self, later: Self) {
         let offset = self.seen;
         self.rows.extend(later.rows.into_iter().map(|mut r| {
@@ -140,5 +144,19 @@ impl LineSink for BenchRows {
             r
         }));
         self.seen += later.seen;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::lines::{parse_bytes, Tail};
+
+    #[test]
+    fn rows_keep_their_line_numbers_across_blank_lines() {
+        let row = r#"{"ts": "2026-10-20T02:00:00+00:00", "scenario": "cold", "target": "t", "builder": "b", "seconds": 1, "rc": 0}"#;
+        let text = format!("{row}\n\n\n{row}\n");
+        let (rows, _) = parse_bytes(text.as_bytes(), Tail::Complete, BenchRows::default);
+        assert_eq!(rows.rows.iter().map(|r| r.line).collect::<Vec<_>>(), vec![1, 4]);
     }
 }

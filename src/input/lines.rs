@@ -29,6 +29,8 @@ pub enum Outcome {
 /// A per-chunk aggregate of a line-oriented input.
 pub trait LineSink: Send + Sized {
     fn line(&mut self, line: &[u8]) -> Outcome;
+    /// A blank line was passed over (for sinks that number their records).
+    fn blank(&mut self) {}
     /// Absorbs the aggregate of the chunk that follows this one in the file.
     fn merge_following(&mut self, later: Self);
 }
@@ -210,6 +212,7 @@ fn parse_chunk<S: LineSink>(chunk: &[u8], holds_file_end: bool, tail: Tail, sink
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             stats.skipped += 1;
+            sink.blank();
             continue;
         }
         match sink.line(line) {
