@@ -279,6 +279,7 @@ pub struct ZotView {
     pub writes_unsized: Option<u64>,
     pub failed_writes: Option<u64>,
     pub reads: Option<u64>,
+    /// `null` when some 200 GET carried no bodySize.
     pub read_bytes: Option<u64>,
     pub not_json: Option<u64>,
     pub by_message: BTreeMap<String, u64>,
@@ -1017,7 +1018,7 @@ fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> ZotView 
         writes_unsized: Some(z.writes_unsized),
         failed_writes: Some(z.failed_writes),
         reads: Some(z.reads),
-        read_bytes: Some(z.read_bytes),
+        read_bytes: (z.reads_unsized == 0).then_some(z.read_bytes),
         not_json: Some(z.not_json),
         by_message: z.by_message.clone(),
         bucket_s,

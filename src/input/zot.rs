@@ -161,6 +161,8 @@ pub struct ZotLog {
     pub upload_starts: u64,
     pub reads: u64,
     pub read_bytes: u64,
+    /// 200 GETs without a bodySize: their bytes are unknown.
+    pub reads_unsized: u64,
     /// Lines with another message, by message (`syncing image`, `HTTP API Audit`, ...).
     pub by_message: BTreeMap<String, u64>,
     pub not_json: u64,
@@ -267,7 +269,11 @@ impl LineSink for ZotLog {
             Request::BlobRead | Request::ManifestRead => {
                 self.reads += 1;
                 if method == "GET" && status == 200 {
-                    self.read_bytes += l.body_size.and_then(|n| n.as_u64()).unwrap_or(0);
+                    // A read without bodySize is counted as unsized, not as zero bytes.
+                    match l.body_size.and_then(|n| n.as_u64()) {
+                        Some(n) => self.read_bytes += n,
+                        None => self.reads_unsized += 1,
+                    }
                 }
             }
             Request::UploadStart if ok => self.upload_starts += 1,
@@ -334,6 +340,7 @@ impl LineSink for ZotLog {
         self.upload_starts += b.upload_starts;
         self.reads += b.reads;
         self.read_bytes += b.read_bytes;
+        self.reads_unsized += b.reads_unsized;
         self.not_json += b.not_json;
         for (k, v) in b.by_message {
             *self.by_message.entry(k).or_default() += v;
@@ -414,6 +421,16 @@ mod tests {
         assert_eq!(z.blob_write_bytes, 300);
         assert_eq!(z.manifest_writes, 1);
         assert_eq!(z.failed_writes, 1);
+    }
+
+    #[test]
+    fn a_read_without_body_size_is_unsized_not_zero() {
+        let (z, _) = agg(
+            r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/sha256:1","statusCode":200,"bodySize":10}
+{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/sha256:2","statusCode":200}
+"#,
+        );
+        assert_eq!((z.reads, z.read_bytes, z.reads_unsized), (2, 10, 1));
     }
 
     #[test]
