@@ -256,7 +256,7 @@
   }
 
   function bandTooltip(t, phase, s, e) {
-    var names = { setup: "setup (before its first step)", build: "its own steps", "export": "export (after its last step)", upload: "upload", record: "record" };
+    var names = { setup: "setup (before its first step)", build: "its own steps", "export": "export (after its last step)", upload: "upload", record: "record", running: "still running (the record has not ended)" };
     var steps = (t.steps || []).filter(function (st) { return st.end_s >= s - 0.001 && st.start_s <= e + 0.001; });
     var html = "<b>" + esc(t.name) + "</b> on " + esc(t.node || "?") + " · " + names[phase] +
       "<div>" + fmtOffset(s) + " → " + fmtOffset(e) + " · " + fmtDur(e - s) + "</div>";

@@ -612,6 +612,18 @@ pub fn build(run: &Run) -> View {
                 end_s: off(e),
             });
         }
+        // A record that has not ended is still running: drawn to the window's
+        // end, so the node does not look idle while it builds.
+        if let (true, Some(we)) = (f.open, window_end) {
+            let from = f.last_step_end.or(f.start).unwrap_or(we);
+            if we > from {
+                phases.push(Band {
+                    phase: "running",
+                    start_s: off(from),
+                    end_s: off(we),
+                });
+            }
+        }
         let upload_mbps = match (upload_bytes, f.upload_s) {
             (Some(b), Some(s)) if s > 0.0 && b > 0 => Some(r3(b as f64 / s / 1e6)),
             _ => None,
