@@ -118,7 +118,9 @@ pub fn discover(root: &Path, site: &Path, warnings: &mut Vec<String>) -> Vec<(St
     found
 }
 
-fn fingerprint(dir: &Path) -> Vec<(String, u64, i128)> {
+/// What identifies the state of a run folder: its input files' names, sizes
+/// and modification times (publish's manifest, serve's change detection).
+pub(crate) fn fingerprint(dir: &Path) -> Vec<(String, u64, i128)> {
     let mut files: Vec<(String, u64, i128)> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()

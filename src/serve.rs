@@ -29,25 +29,6 @@ pub struct ServeOptions {
     pub bind: String,
 }
 
-/// What identifies the state of a run folder: its files' names, sizes and times.
-fn fingerprint(dir: &Path) -> Vec<(String, u64, Option<std::time::SystemTime>)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.flatten()
-                .filter_map(|e| {
-                    let m = e.metadata().ok()?;
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    let ours =
-                        ["report.md", "index.html", "data.json"].contains(&name.as_str()) || name.starts_with('.');
-                    (m.is_file() && !ours).then(|| (name, m.len(), m.modified().ok()))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
 /// One regeneration: data.json always, everything when `full`.
 pub fn regenerate(live: &mut LiveRun, out: &Path, full: bool) -> Result<view::View> {
     let run = live.load()?;
@@ -193,12 +174,12 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         axum::serve(listener, app).with_graceful_shutdown(shutdown).await
     });
     ready(addr);
-    let mut seen = fingerprint(&opts.run_dir);
+    let mut seen = crate::publish::fingerprint(&opts.run_dir);
     let mut last_full = Instant::now();
     let mut pending_full = false;
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(POLL);
-        let now = fingerprint(&opts.run_dir);
+        let now = crate::publish::fingerprint(&opts.run_dir);
         let changed = now != seen;
         if changed || (pending_full && last_full.elapsed() >= FULL_RENDER) {
             seen = now;

@@ -235,7 +235,8 @@ pub struct SccachePoint {
     pub hits: u64,
     pub misses: u64,
     pub writes: u64,
-    pub write_bytes: u64,
+    /// `null` when a write in the bucket carried no size.
+    pub write_bytes: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -994,7 +995,7 @@ fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> Scca
                 hits: v.hits,
                 misses: v.misses,
                 writes: v.writes,
-                write_bytes: v.write_bytes,
+                write_bytes: (v.writes_unsized == 0).then_some(v.write_bytes),
             })
             .collect(),
     }

@@ -53,11 +53,7 @@ pub fn ratios_report(bench: &Path, fleet: Option<&Path>) -> Result<(RatiosView, 
             path: bench.to_path_buf(),
             reason: format!("cannot read: {source}"),
         })?;
-    let mtime = std::fs::metadata(bench)
-        .ok()
-        .and_then(|m| m.modified().ok())
-        .and_then(|t| jiff::Timestamp::try_from(t).ok())
-        .map(|t| t.to_string());
+    let mtime = crate::model::mtime_of(bench);
     let input = InputReport::from_parse(
         &name,
         parsed.bytes,

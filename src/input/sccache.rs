@@ -491,6 +491,8 @@ pub struct LaneBucket {
     pub misses: u64,
     pub writes: u64,
     pub write_bytes: u64,
+    /// Writes in this bucket whose size the log does not carry.
+    pub writes_unsized: u64,
 }
 
 /// The mergeable aggregate of an sccache.log (or a chunk of it).
@@ -554,7 +556,10 @@ impl LineSink for SccacheSink {
                 let size = req.request_length;
                 lane(&mut |b| {
                     b.writes += 1;
-                    b.write_bytes += size.unwrap_or(0);
+                    match size {
+                        Some(n) => b.write_bytes += n,
+                        None => b.writes_unsized += 1,
+                    }
                 });
                 log.writes += 1;
                 match size {
@@ -589,6 +594,7 @@ impl LineSink for SccacheSink {
             e.misses += v.misses;
             e.writes += v.writes;
             e.write_bytes += v.write_bytes;
+            e.writes_unsized += v.writes_unsized;
         }
         a.first = match (a.first, b.first) {
             (Some(x), Some(y)) => Some(x.min(y)),
@@ -647,6 +653,21 @@ mod tests {
             .parse_line(br#"{"addr":"10.0.0.1","t":"2026-10-20T02:00:05+00:00","req":"GET /p/a/b/c/abcd HTTP/1.1","status":200,"len":310}"#)
             .unwrap();
         assert_eq!((r.method.as_ref(), r.status, r.request_length), ("GET", 200, Some(310)));
+    }
+
+    #[test]
+    fn a_write_without_its_size_leaves_the_buckets_bytes_unknown() {
+        let format = std::sync::Arc::new(LogFormat::combined());
+        let line = r#"10.0.3.12 - - [20/Oct/2026:02:00:05 +0000] "PUT /p/a/b/c/abcdef HTTP/1.1" 201 0 "-" "opendal""#;
+        let (sink, _) =
+            crate::input::lines::parse_bytes(line.as_bytes(), crate::input::lines::Tail::Complete, || SccacheSink {
+                format: format.clone(),
+                prefix: None,
+                log: SccacheLog::default(),
+            });
+        let bucket = sink.log.series.values().next().unwrap();
+        assert_eq!((bucket.writes, bucket.write_bytes, bucket.writes_unsized), (1, 0, 1));
+        assert_eq!(sink.log.writes_unsized, 1);
     }
 
     #[test]
