@@ -8,7 +8,78 @@ pub const MICROS_PER_SEC: f64 = 1e6;
 
 /// RFC 3339 with any fractional precision and any offset.
 pub fn parse_rfc3339(s: &str) -> Option<Micros> {
-    s.parse::<jiff::Timestamp>().ok().map(|t| t.as_microsecond())
+    utc_fast(s.as_bytes()).or_else(|| s.parse::<jiff::Timestamp>().ok().map(|t| t.as_microsecond()))
+}
+
+/// The one shape the logs write (`2026-10-20T02:00:05.120Z`, 1970 on), read
+/// without building a timestamp: one per sample line showed in the profile.
+/// Anything else, including what this would reject, is jiff's to judge.
+fn utc_fast(b: &[u8]) -> Option<Micros> {
+    let digits = |r| digits_at(b, r);
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+    // jiff's range ends inside 9999.
+    if !(1970..9999).contains(&year) {
+        return None;
+    }
+    let whole_seconds = civil_micros(year, month, day, hour, minute, second)?;
+    // Up to nine fractional digits, truncated to microseconds as jiff does.
+    let mut micros = 0;
+    let end = match b[19] {
+        b'.' => {
+            let n = b[20..].iter().take_while(|d| d.is_ascii_digit()).count();
+            if !(1..=9).contains(&n) {
+                return None;
+            }
+            let frac = digits(20..20 + n.min(6))?;
+            micros = frac * 10i64.pow(6 - n.min(6) as u32);
+            20 + n
+        }
+        _ => 19,
+    };
+    if &b[end..] != b"Z" {
+        return None;
+    }
+    Some(whole_seconds + micros)
+}
+
+/// Microseconds since the epoch of a UTC civil time; `None` for a date or
+/// time that does not exist (31 February, hour 24, second 60).
+fn civil_micros(year: i64, month: i64, day: i64, hour: i64, minute: i64, second: i64) -> Option<Micros> {
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let month_days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        1..=12 => 31,
+        _ => return None,
+    };
+    if !(1..=month_days).contains(&day)
+        || !(0..24).contains(&hour)
+        || !(0..60).contains(&minute)
+        || !(0..60).contains(&second)
+    {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 24 + hour) * 60 + minute) * 60_000_000 + second * 1_000_000)
+}
+
+/// A fixed-width run of ASCII digits.
+fn digits_at(b: &[u8], r: std::ops::Range<usize>) -> Option<i64> {
+    b.get(r)?
+        .iter()
+        .try_fold(0i64, |n, &d| d.is_ascii_digit().then(|| n * 10 + i64::from(d - b'0')))
 }
 
 /// RFC 3339 in UTC, with as many fractional digits as the value needs.
@@ -50,7 +121,7 @@ pub fn parse_nginx_local(s: &str) -> Option<Micros> {
     if b.len() < 26 {
         return None;
     }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> { std::str::from_utf8(b.get(r)?).ok()?.parse().ok() };
+    let num = |r| digits_at(b, r);
     let day = num(0..2)?;
     let month = match b.get(3..6)? {
         b"Jan" => 1,
@@ -75,11 +146,8 @@ pub fn parse_nginx_local(s: &str) -> Option<Micros> {
         _ => return None,
     };
     let (oh, om) = (num(22..24)?, num(24..26)?);
-    let date = jiff::civil::date(i16::try_from(year).ok()?, month, i8::try_from(day).ok()?);
-    let dt = date.at(h as i8, m as i8, sec as i8, 0);
-    let ts = dt.to_zoned(jiff::tz::TimeZone::UTC).ok()?.timestamp();
     let offset_us = sign * (oh * 3600 + om * 60) * 1_000_000;
-    Some(ts.as_microsecond() - offset_us)
+    Some(civil_micros(year, month, day, h, m, sec)? - offset_us)
 }
 
 /// A duration in seconds for display: `38m52s`, `92s`, `1h04m`.
@@ -142,6 +210,70 @@ pub fn parse_go_duration(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_timestamp_reader_agrees_with_jiff() {
+        let jiff = |s: &str| s.parse::<jiff::Timestamp>().ok().map(|t| t.as_microsecond());
+        let mut cases: Vec<String> = [
+            "2026-10-20T02:00:05Z",
+            "2026-10-20T02:00:05.1Z",
+            "2026-10-20T02:00:05.123456789Z",
+            "2026-10-20T02:00:05.1234567891Z",
+            "2026-10-20T02:00:05.Z",
+            "2026-10-20T02:00:60Z",
+            "2026-10-20T24:00:00Z",
+            "2024-02-29T00:00:00Z",
+            "2023-02-29T00:00:00Z",
+            "2100-02-29T00:00:00Z",
+            "2000-02-29T23:59:59.999999Z",
+            "1969-12-31T23:59:59.5Z",
+            "1970-01-01T00:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-00-01T00:00:00Z",
+            "2026-10-00T00:00:00Z",
+            "2026-10-20t02:00:05z",
+            "2026-10-20T02:00:05+02:00",
+            "2026-10-20 02:00:05Z",
+            "2026-10-20T02:00:05ZZ",
+            "2026-1a-20T02:00:05Z",
+            "9999-12-31T23:59:59.999999999Z",
+        ]
+        .map(String::from)
+        .to_vec();
+        // Every day boundary of four years, leap day included.
+        for d in 0..(4 * 366) {
+            let t = jiff::Timestamp::from_second(1_700_000_000 + d * 86_400 - 1).unwrap();
+            cases.push(format!("{t}"));
+            cases.push(format!(
+                "{}",
+                t.checked_add(jiff::SignedDuration::from_nanos(123_456_789)).unwrap()
+            ));
+        }
+        for c in &cases {
+            if let Some(fast) = utc_fast(c.as_bytes()) {
+                assert_eq!(Some(fast), jiff(c), "{c}");
+            }
+        }
+        let taken = cases.iter().filter(|c| utc_fast(c.as_bytes()).is_some()).count();
+        assert!(taken > 2900, "the common shape takes the fast path ({taken})");
+        assert_eq!(
+            parse_rfc3339("2026-10-20T02:00:05+02:00"),
+            jiff("2026-10-20T02:00:05+02:00")
+        );
+    }
+
+    #[test]
+    fn an_impossible_nginx_time_is_refused_not_a_panic() {
+        // jiff::civil::date panics on these; a log line must never do that.
+        for t in [
+            "31/Feb/2026:02:00:05 +0000",
+            "20/Oct/2026:25:00:05 +0000",
+            "00/Oct/2026:02:00:05 +0000",
+        ] {
+            assert_eq!(parse_nginx_local(t), None, "{t}");
+        }
+        assert!(parse_nginx_local("29/Feb/2024:23:59:59 +0000").is_some());
+    }
 
     #[test]
     fn nginx_local_time_honours_the_offset() {
