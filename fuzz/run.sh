@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-60}
 status=0
-for t in zot_line nginx_line trace samples_line placement_line buildlog report; do
+for t in fast_json zot_line nginx_line trace samples_line placement_line buildlog report; do
   mkdir -p "fuzz/corpus/$t"
   out=$(cargo +nightly fuzz run "$t" -- -max_total_time="$budget" -max_len=65536 -print_final_stats=1 2>&1)
   rc=$?

@@ -1,5 +1,6 @@
 //! `samples.jsonl`: node_exporter counters, polled, one object per node per poll.
 
+use super::json_scan::{once, Bail, Cursor, Scan, Via};
 use super::lines::{LineSink, Outcome};
 use crate::timefmt::{self, Micros};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -155,8 +156,110 @@ impl<'de> Deserialize<'de> for Cpu {
     }
 }
 
+/// The fast path (see `json_scan`): the same `Wire` serde would give, in
+/// one walk of the line, or `Bail` to let serde parse (and judge) it.
+fn scan(mut c: Cursor<'_>) -> Scan<Wire<'_>> {
+    // Outer `Option`: whether the key was seen (a repeat is serde's error).
+    let (mut ts, mut node, mut cpu, mut mem, mut disk, mut net, mut load1) = (None, None, None, None, None, None, None);
+    c.object(|c, key| match key {
+        "ts" => {
+            let v = match c.peek() {
+                Some(b'"') => Some(Ts::Text(Cow::Borrowed(c.string()?))),
+                _ => c.opt_f64()?.map(Ts::Secs),
+            };
+            once(&mut ts, v)
+        }
+        "node" => {
+            let v = if c.null()? {
+                None
+            } else {
+                Some(Cow::Borrowed(c.string()?))
+            };
+            once(&mut node, v)
+        }
+        "cpu" => {
+            let v = if c.null()? { None } else { Some(scan_cpu(c)?) };
+            once(&mut cpu, v)
+        }
+        "mem" => once(
+            &mut mem,
+            pair(c, "total", "available")?.map(|(total, available)| Mem { total, available }),
+        ),
+        "disk" => once(
+            &mut disk,
+            pair(c, "read", "written")?.map(|(read, written)| Disk { read, written }),
+        ),
+        "net" => once(&mut net, pair(c, "rx", "tx")?.map(|(rx, tx)| Net { rx, tx })),
+        "load1" => once(&mut load1, c.opt_f64()?),
+        _ => c.skip(),
+    })?;
+    c.end()?;
+    Ok(Wire {
+        ts: ts.flatten(),
+        node: node.flatten(),
+        cpu: cpu.flatten(),
+        mem: mem.flatten(),
+        disk: disk.flatten(),
+        net: net.flatten(),
+        load1: load1.flatten(),
+    })
+}
+
+/// An object of two optional numbers (`mem`, `disk`, `net`), or `null`.
+fn pair(c: &mut Cursor<'_>, a: &str, b: &str) -> Scan<Option<(Option<f64>, Option<f64>)>> {
+    if c.null()? {
+        return Ok(None);
+    }
+    let (mut x, mut y) = (None, None);
+    c.object(|c, key| {
+        if key == a {
+            once(&mut x, c.opt_f64()?)
+        } else if key == b {
+            once(&mut y, c.opt_f64()?)
+        } else {
+            c.skip()
+        }
+    })?;
+    Ok(Some((x.flatten(), y.flatten())))
+}
+
+/// The `cpu` object summed as `Cpu::deserialize` sums it, in file order.
+fn scan_cpu(c: &mut Cursor<'_>) -> Scan<Cpu> {
+    let mut cpu = Cpu {
+        total: 0.0,
+        idle: 0.0,
+        saw_idle: false,
+    };
+    c.object(|c, key| {
+        let v = c.f64()?;
+        if v < 0.0 {
+            // serde's error to word.
+            return Err(Bail);
+        }
+        cpu.total += v;
+        if matches!(key, "idle" | "iowait" | "steal") {
+            cpu.idle += v;
+            cpu.saw_idle |= key == "idle";
+        }
+        Ok(())
+    })?;
+    Ok(cpu)
+}
+
 pub fn parse_line(line: &[u8]) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
-    let w: Wire = serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a sample: {e}")))?;
+    parse_line_via(line, Via::Fast)
+}
+
+/// `parse_line` by the chosen parser (the tests and a fuzz target compare them).
+pub fn parse_line_via(line: &[u8], via: Via) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
+    let fast = match via {
+        Via::Fast => Cursor::plain(line).and_then(|c| scan(c).ok()),
+        Via::SerdeOnly => None,
+    };
+    let w: Wire = match fast {
+        Some(w) => w,
+        None => serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a sample: {e}")))?,
+    };
     let node = w.node.ok_or(Cow::Borrowed("sample without `node`"))?;
     let ts = match w.ts {
         Some(Ts::Text(s)) => timefmt::parse_rfc3339(&s),
@@ -235,6 +338,89 @@ mod tests {
         let (_, s) = parse_line(br#"{"ts": 1792461605.5, "node": "a"}"#).unwrap();
         assert_eq!(s.ts, 1_792_461_605_500_000);
         assert_eq!(s.cpu_total, None);
+    }
+
+    /// Lines a fast path could plausibly read differently from serde.
+    const ODD_LINES: &[&str] = &[
+        SPEC_LINE,
+        r#"{"ts": 1792461605.5, "node": "a"}"#,
+        r#"{"ts": 1792461605, "node": "a", "load1": 3}"#,
+        r#"{"ts": -0, "node": "a", "mem": {"total": -0, "available": -0.0}}"#,
+        r#"{"ts": 18446744073709551616, "node": "a"}"#,
+        r#"{"ts": null, "node": "a"}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": null}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "ts": "2026-10-20T02:00:06Z"}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "cpu": {"idle": 1, "idle": 2, "user": 0.1}}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "cpu": {"idle": -1}}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "cpu": {"idle": null}}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "cpu": null, "mem": null}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "cpu": [1]}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "mem": [1, 2]}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "mem": {"total": 1, "total": 2}}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "mem": {"total": null, "x": [1, {"y": true}]}}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "load1": 1e999}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "load1": 0.1000000000000000055511151231257827}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "load1": 2.2250738585072011e-308}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "load1": "12"}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a", "cpu": {"idle": 1}} extra"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "a"}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z", "node": "ünïcode"}"#,
+        r#"{"ts": true, "node": "a"}"#,
+        r#"{"ts": "2026-10-20T02:00:05Z""#,
+        r#"["ts"]"#,
+    ];
+
+    fn same_on_both_paths(text: &[u8]) -> usize {
+        let mut ok = 0;
+        for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            let fast = parse_line_via(line, Via::Fast);
+            let slow = parse_line_via(line, Via::SerdeOnly);
+            // Bits, not ==: a -0.0 or a last-digit rounding must not slip through.
+            let bits = |r: &Result<(Cow<str>, Sample), Cow<str>>| match r {
+                Ok((n, s)) => Ok((
+                    n.to_string(),
+                    s.ts,
+                    [
+                        s.cpu_total,
+                        s.cpu_idle,
+                        s.mem_total,
+                        s.mem_available,
+                        s.disk_read,
+                        s.disk_written,
+                        s.net_rx,
+                        s.net_tx,
+                        s.load1,
+                    ]
+                    .map(|v| v.map(f64::to_bits)),
+                )),
+                Err(e) => Err(e.to_string()),
+            };
+            assert_eq!(bits(&fast), bits(&slow), "{}", String::from_utf8_lossy(line));
+            ok += fast.is_ok() as usize;
+        }
+        ok
+    }
+
+    #[test]
+    fn odd_samples_read_the_same_on_both_paths() {
+        let ok = same_on_both_paths(ODD_LINES.join("\n").as_bytes());
+        assert!(ok >= 10, "the corpus reaches the sample values ({ok} read)");
+    }
+
+    #[test]
+    fn the_sample_runs_read_the_same_on_both_paths_and_take_the_fast_one() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+        for run in std::fs::read_dir(root).unwrap() {
+            let f = run.unwrap().path().join("samples.jsonl");
+            if let Ok(text) = std::fs::read(&f) {
+                let lines = text.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+                let fast = lines
+                    .filter(|l| Cursor::plain(l).is_some_and(|c| scan(c).is_ok()))
+                    .count();
+                let ok = same_on_both_paths(&text);
+                assert!(ok > 100 && fast >= ok, "{}: {fast} fast of {ok}", f.display());
+            }
+        }
     }
 
     #[test]

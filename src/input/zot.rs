@@ -2,13 +2,16 @@
 //! with lines that are not JSON; requests are `"message": "HTTP API"`.
 //! Only the fields used are deserialised, borrowed from the line.
 
+use super::json_scan::{once, Bail, Cursor, Scan, Via};
 use super::lines::{LineSink, Outcome};
 use crate::timefmt::{self, Micros};
+use memchr::memmem::Finder;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::LazyLock;
 
 pub const BUCKET_SECS: i64 = 10;
 
@@ -102,8 +105,11 @@ pub fn classify<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'p str) 
     let Some(rest) = path.strip_prefix("/v2/") else {
         return (Request::Other, "", "");
     };
-    // memmem: str::find builds a two-way searcher per call, which showed in the profile.
-    if let Some(i) = memchr::memmem::find(rest.as_bytes(), b"/blobs/") {
+    // Searchers built once: str::find, and memmem::find too, build one per
+    // call, which showed in the profile.
+    static BLOBS: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"/blobs/"));
+    static MANIFESTS: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"/manifests/"));
+    if let Some(i) = BLOBS.find(rest.as_bytes()) {
         let (name, tail) = (&rest[..i], &rest[i + "/blobs/".len()..]);
         let kind = match (method, tail.starts_with("uploads")) {
             ("POST", true) => Request::UploadStart,
@@ -114,7 +120,7 @@ pub fn classify<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'p str) 
         };
         return (kind, name, "");
     }
-    if let Some(i) = memchr::memmem::find(rest.as_bytes(), b"/manifests/") {
+    if let Some(i) = MANIFESTS.find(rest.as_bytes()) {
         let (name, reference) = (&rest[..i], &rest[i + "/manifests/".len()..]);
         let kind = match method {
             "PUT" => Request::ManifestWrite,
@@ -214,17 +220,117 @@ pub fn spread(series: &mut BTreeMap<i64, LaneBucket>, from: Micros, to: Micros, 
     }
 }
 
-impl LineSink for ZotLog {
-    fn line(&mut self, line: &[u8]) -> Outcome {
+/// The request fields of a line, from either path.
+#[derive(Debug, Default, PartialEq)]
+struct Req<'a> {
+    message: Option<Cow<'a, str>>,
+    method: Option<Cow<'a, str>>,
+    path: Option<Cow<'a, str>>,
+    /// `None` when absent or not a non-negative integer.
+    status: Option<u64>,
+    body_size: Option<u64>,
+}
+
+/// The fields only a write needs.
+#[derive(Debug, Default, PartialEq)]
+struct Write<'a> {
+    content_length: Option<Cow<'a, str>>,
+    client_ip: Option<Cow<'a, str>>,
+    time: Option<Cow<'a, str>>,
+    latency: Option<Cow<'a, str>>,
+}
+
+/// The fast path (see `json_scan`): every field in one walk of the line.
+fn scan(mut c: Cursor<'_>) -> Scan<(Req<'_>, Write<'_>)> {
+    let mut r = Req::default();
+    let mut w = Write::default();
+    let (mut status, mut body_size) = (None, None);
+    let mut seen_headers = false;
+    fn borrowed<'a>(c: &mut Cursor<'a>) -> Scan<Cow<'a, str>> {
+        c.string().map(Cow::Borrowed)
+    }
+    c.object(|c, key| match key {
+        "message" => once(&mut r.message, borrowed(c)?),
+        "method" => once(&mut r.method, borrowed(c)?),
+        "path" => once(&mut r.path, borrowed(c)?),
+        "statusCode" => once(&mut status, c.u64()?),
+        "bodySize" => once(&mut body_size, c.u64()?),
+        "clientIP" => once(&mut w.client_ip, borrowed(c)?),
+        "time" => once(&mut w.time, borrowed(c)?),
+        "latency" => once(&mut w.latency, borrowed(c)?),
+        "headers" => {
+            if std::mem::replace(&mut seen_headers, true) {
+                return Err(Bail);
+            }
+            let mut seen_length = false;
+            c.object(|c, key| {
+                if key != "Content-Length" {
+                    return c.skip();
+                }
+                if std::mem::replace(&mut seen_length, true) {
+                    return Err(Bail);
+                }
+                c.array(|c, i| {
+                    if i == 0 {
+                        w.content_length = Some(borrowed(c)?);
+                        Ok(())
+                    } else {
+                        c.skip()
+                    }
+                })
+            })
+        }
+        _ => c.skip(),
+    })?;
+    c.end()?;
+    r.status = status;
+    r.body_size = body_size;
+    Ok((r, w))
+}
+
+/// The reference path: serde_json, the write fields only for a write.
+fn parse_req(line: &[u8]) -> Result<Req<'_>, String> {
+    let l: Line = serde_json::from_slice(line).map_err(|e| format!("broken JSON: {e}"))?;
+    Ok(Req {
+        message: l.message,
+        method: l.method,
+        path: l.path,
+        status: l.status_code.and_then(|n| n.as_u64()),
+        body_size: l.body_size.and_then(|n| n.as_u64()),
+    })
+}
+
+fn parse_write(line: &[u8]) -> Result<Write<'_>, String> {
+    let w: WriteLine = serde_json::from_slice(line).map_err(|e| format!("broken JSON: {e}"))?;
+    Ok(Write {
+        content_length: w.headers.and_then(|h| h.content_length).and_then(|c| c.0),
+        client_ip: w.client_ip,
+        time: w.time,
+        latency: w.latency,
+    })
+}
+
+impl ZotLog {
+    /// One line by the chosen parser (the tests and a fuzz target compare them).
+    pub fn line_via(&mut self, line: &[u8], via: Via) -> Outcome {
         let first = line.iter().find(|b| !b.is_ascii_whitespace());
         if first != Some(&b'{') {
             self.not_json += 1;
             return Outcome::Skipped;
         }
-        let l: Line = match serde_json::from_slice(line) {
-            Ok(l) => l,
-            Err(e) => return Outcome::Malformed(format!("broken JSON: {e}").into()),
-        };
+        if via == Via::Fast {
+            if let Some(Ok((req, write))) = Cursor::plain(line).map(scan) {
+                return self.apply(req, || Ok(write));
+            }
+        }
+        match parse_req(line) {
+            Ok(req) => self.apply(req, || parse_write(line)),
+            Err(e) => Outcome::Malformed(e.into()),
+        }
+    }
+
+    /// Counts one parsed line; `write` is asked for only when it is a write.
+    fn apply<'a>(&mut self, l: Req<'a>, write: impl FnOnce() -> Result<Write<'a>, String>) -> Outcome {
         let Some(message) = l.message else {
             *self.by_message.entry("(no message)".into()).or_default() += 1;
             return Outcome::Skipped;
@@ -242,7 +348,7 @@ impl LineSink for ZotLog {
         let (Some(method), Some(path)) = (l.method, l.path) else {
             return Outcome::Malformed("HTTP API line without method or path".into());
         };
-        let Some(status) = l.status_code.and_then(|n| n.as_u64()) else {
+        let Some(status) = l.status else {
             return Outcome::Malformed("HTTP API line without a numeric statusCode".into());
         };
         let ok = (200..300).contains(&status);
@@ -251,26 +357,24 @@ impl LineSink for ZotLog {
             kind,
             Request::BlobChunk | Request::BlobComplete | Request::ManifestWrite
         );
-        let w: Option<WriteLine> = if is_write {
-            match serde_json::from_slice(line) {
+        let w: Option<Write> = if is_write {
+            match write() {
                 Ok(w) => Some(w),
-                Err(e) => return Outcome::Malformed(format!("broken JSON: {e}").into()),
+                Err(e) => return Outcome::Malformed(e.into()),
             }
         } else {
             None
         };
         let size = w
             .as_ref()
-            .and_then(|w| w.headers.as_ref())
-            .and_then(|h| h.content_length.as_ref())
-            .and_then(|c| c.0.as_deref())
+            .and_then(|w| w.content_length.as_deref())
             .and_then(|c| c.trim().parse::<u64>().ok());
         match kind {
             Request::BlobRead | Request::ManifestRead => {
                 self.reads += 1;
                 if method == "GET" && status == 200 {
                     // A read without bodySize is counted as unsized, not as zero bytes.
-                    match l.body_size.and_then(|n| n.as_u64()) {
+                    match l.body_size {
                         Some(n) => self.read_bytes += n,
                         None => self.reads_unsized += 1,
                     }
@@ -326,6 +430,12 @@ impl LineSink for ZotLog {
             _ => {}
         }
         Outcome::Record
+    }
+}
+
+impl LineSink for ZotLog {
+    fn line(&mut self, line: &[u8]) -> Outcome {
+        self.line_via(line, Via::Fast)
     }
 
     fn merge_following(&mut self, b: Self) {
@@ -440,5 +550,115 @@ mod tests {
 "#,
         );
         assert_eq!((stats.records, z.manifest_writes, z.image_write_bytes), (1, 1, 7));
+    }
+}
+
+/// One corpus through the fast path and through serde alone: every line's
+/// outcome and the whole aggregate must be identical (the issue's rule for
+/// any second parser).
+#[cfg(test)]
+mod same_on_both_paths {
+    use super::*;
+
+    /// Lines a fast path could plausibly get wrong, each next to a normal one.
+    pub(crate) const ODD_LINES: &[&str] = &[
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/sha256:1","statusCode":200,"bodySize":10}"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/sha256:1","statusCode":200,"bodySize":10,"message":"HTTP API"}"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/sha256:1","statusCode":200.0,"bodySize":10}"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/sha256:1","statusCode":"200"}"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/sha256:1","statusCode":200,"bodySize":-1}"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/sha256:1","statusCode":200,"bodySize":1e3}"#,
+        r#"{"message":null,"method":"GET"}"#,
+        r#"{"message":5}"#,
+        r#"{"message":"HTTP API","method":"PUT","path":"/v2/r/cache/manifests/x","statusCode":201,"headers":{"Content-Length":["12","13"]},"clientIP":"[fd00::1]:5","time":"2026-10-20T02:00:00.5Z","latency":"1.5s"}"#,
+        r#"{"message":"HTTP API","method":"PUT","path":"/v2/r/cache/manifests/x","statusCode":201,"headers":{"Content-Length":[12]},"clientIP":"h:5","time":"2026-10-20T02:00:00Z"}"#,
+        r#"{"message":"HTTP API","method":"PUT","path":"/v2/r/cache/manifests/x","statusCode":201,"headers":{"Content-Length":"12"},"clientIP":"h:5","time":"2026-10-20T02:00:00Z"}"#,
+        r#"{"message":"HTTP API","method":"PUT","path":"/v2/r/cache/manifests/x","statusCode":201,"headers":{"Content-Length":null},"clientIP":"h:5","time":"2026-10-20T02:00:00Z"}"#,
+        r#"{"message":"HTTP API","method":"PUT","path":"/v2/r/cache/manifests/x","statusCode":201,"headers":{"Content-Length":[]},"clientIP":"h:5","time":"2026-10-20T02:00:00Z"}"#,
+        r#"{"message":"HTTP API","method":"PUT","path":"/v2/r/cache/manifests/x","statusCode":201,"headers":null,"time":"2026-10-20T02:00:00Z"}"#,
+        r#"{"message":"HTTP API","method":"PUT","path":"/v2/r/cache/manifests/x","statusCode":201,"headers":{"Content-Length":["1"],"Content-Length":["2"]},"time":"2026-10-20T02:00:00Z"}"#,
+        r#"{"message":"HTTP API","method":"PUT","path":"/v2/r/cache/manifests/x","statusCode":201,"headers":{},"time":5}"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/manifests/x","statusCode":200,"time":5,"headers":[1]}"#,
+        r#"{"message":"HTTP API","method":"PUT","path":"/v2/r/blobs/uploads/1","statusCode":201,"headers":{"Content-Length":["7"]},"time":"2026-10-20T02:00:00Z","time":"2026-10-20T02:00:01Z"}"#,
+        r#"{"message":"HTTP\u0020API","method":"PUT","path":"\/v2\/r\/manifests\/v1","statusCode":201,"headers":{"Content-Length":["7"]}}"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/ré/blobs/x","statusCode":200,"bodySize":3,"latency":"96.6µs"}"#,
+        "{\"message\":\"HTTP API\",\t\"method\":\"GET\",\"path\":\"/v2/r/blobs/x\",\"statusCode\":200}",
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/x","statusCode":200} trailing"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/x","statusCode":200,}"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/x","statusCode":200,"n":01}"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/x","statusCode":200,"n":1e999}"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/x","statusCode":18446744073709551616}"#,
+        r#"{"message":"syncing image","repo":"r"}"#,
+        r#"{"level":"info"}"#,
+        r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/x","statusCode":200,"bodySize":3"#,
+        r#"  { "message" : "HTTP API" , "method" : "HEAD" , "path" : "/v2/r/blobs/x" , "statusCode" : 404 }  "#,
+        "zot registry v2.1.2 serving on :5000",
+        "{\"message\":\"HTTP API\",\"method\":\"GET\",\"path\":\"/v2/r/blobs/\u{0}\",\"statusCode\":200}",
+    ];
+
+    fn both(text: &[u8]) -> (ZotLog, ZotLog) {
+        let (mut fast, mut slow) = (ZotLog::default(), ZotLog::default());
+        for (n, line) in text.split(|&b| b == b'\n').enumerate() {
+            if line.is_empty() {
+                continue;
+            }
+            let (a, b) = (fast.line_via(line, Via::Fast), slow.line_via(line, Via::SerdeOnly));
+            assert_eq!(a, b, "line {}: {}", n + 1, String::from_utf8_lossy(line));
+        }
+        assert_eq!(fast, slow);
+        (fast, slow)
+    }
+
+    #[test]
+    fn odd_lines_give_the_same_outcome_on_both_paths() {
+        let mut text = ODD_LINES.join("\n").into_bytes();
+        // Invalid UTF-8 in a string nobody reads: serde passes over it.
+        text.extend_from_slice(b"\n{\"message\":\"HTTP API\",\"method\":\"GET\",\"path\":\"/v2/r/blobs/x\",\"statusCode\":200,\"x\":\"\xff\"}");
+        let (z, _) = both(&text);
+        assert!(z.requests > 20, "the corpus reaches the request counting");
+        assert!(z.writes_by_client.contains_key("fd00::1"));
+    }
+
+    #[test]
+    fn the_shared_fixture_and_sample_runs_give_the_same_aggregate_on_both_paths() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = vec![root.join("../shared/fixtures/zot-slog-era.jsonl")];
+        for run in std::fs::read_dir(root.join("sample-runs")).unwrap() {
+            files.push(run.unwrap().path().join("zot.jsonl"));
+        }
+        let mut seen = 0;
+        for f in files.iter().filter(|f| f.exists()) {
+            let (z, _) = both(&std::fs::read(f).unwrap());
+            assert!(z.requests > 0, "{} has requests", f.display());
+            seen += 1;
+        }
+        assert!(seen >= 3, "the fixture and both sample runs were read");
+    }
+}
+
+#[cfg(test)]
+mod fast_path_reach {
+    use super::*;
+
+    #[test]
+    fn nearly_every_line_a_registry_writes_takes_the_fast_path() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for f in [
+            root.join("../shared/fixtures/zot-slog-era.jsonl"),
+            root.join("sample-runs/20261020T020000Z/zot.jsonl"),
+        ] {
+            let text = std::fs::read(&f).unwrap();
+            let json: Vec<&[u8]> = text.split(|&b| b == b'\n').filter(|l| l.starts_with(b"{")).collect();
+            let fast = json
+                .iter()
+                .filter(|l| Cursor::plain(l).map(scan).is_some_and(|r| r.is_ok()))
+                .count();
+            assert!(
+                fast * 100 >= json.len() * 95,
+                "{}: {fast} of {} lines",
+                f.display(),
+                json.len()
+            );
+        }
     }
 }

@@ -1,0 +1,515 @@
+//! A fast path for reading a few fields out of one JSON line.
+//!
+//! The profile of the big logs put most of the time in serde_json scanning
+//! and UTF-8-validating strings the report never uses. This reader handles
+//! only the plain case, which is nearly every line a tool writes: no
+//! backslash, no control character, valid UTF-8 (checked once per line, not
+//! per string), so a string is simply the bytes up to the next quote and can
+//! be skipped with `memchr`. The line is still validated against the whole
+//! JSON grammar as it is walked.
+//!
+//! Anything outside that case, and anything a caller finds odd (a repeated
+//! key, a field of an unexpected type), is a `Bail`: the caller then parses
+//! the line with serde_json, which stays the reference. So the fast path
+//! never decides that a line is malformed, and never accepts a line serde
+//! would refuse; tests run one corpus through both paths and compare.
+
+/// Which parser reads a line. Production always takes `Fast` (which hands
+/// over to serde by itself); `SerdeOnly` exists so that tests and a fuzz
+/// target can hold the two to identical results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    Fast,
+    SerdeOnly,
+}
+
+/// Not a line for the fast path: parse it with serde_json instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bail;
+
+pub type Scan<T> = Result<T, Bail>;
+
+/// serde_json refuses nesting deeper than 128; well below that we hand over.
+const MAX_DEPTH: u32 = 64;
+
+/// A position in a line that may take the fast path.
+pub struct Cursor<'a> {
+    text: &'a str,
+    s: &'a [u8],
+    i: usize,
+    depth: u32,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `line`, if the line may take the fast path:
+    /// no byte below 0x20 (JSON allows none inside strings, and tab or CR
+    /// outside them are rare enough to hand over), no backslash (so no
+    /// escapes), and valid UTF-8 (checked once here: every string cut from
+    /// it at quotes is then whole characters).
+    pub fn plain(line: &'a [u8]) -> Option<Self> {
+        // Branch-free over 32-byte blocks so the compiler can vectorise it.
+        let mut odd = 0u8;
+        let mut blocks = line.chunks_exact(32);
+        for block in blocks.by_ref() {
+            for &b in block {
+                odd |= (b < 0x20) as u8 | (b == b'\\') as u8;
+            }
+            if odd != 0 {
+                return None;
+            }
+        }
+        for &b in blocks.remainder() {
+            odd |= (b < 0x20) as u8 | (b == b'\\') as u8;
+        }
+        if odd != 0 {
+            return None;
+        }
+        let text = simdutf8::basic::from_utf8(line).ok()?;
+        Some(Cursor {
+            text,
+            s: line,
+            i: 0,
+            depth: 0,
+        })
+    }
+
+    /// The offset of the first quote at or after `from`.
+    fn next_quote(&self, from: usize) -> Option<usize> {
+        quote(self.s.get(from..)?).map(|n| from + n)
+    }
+
+    fn ws(&mut self) {
+        // `plain` leaves space as the only whitespace byte.
+        while self.s.get(self.i) == Some(&b' ') {
+            self.i += 1;
+        }
+    }
+
+    /// The next byte that is not whitespace, not consumed.
+    pub fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.s.get(self.i).copied()
+    }
+
+    fn eat(&mut self, b: u8) -> Scan<()> {
+        if self.peek() == Some(b) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(Bail)
+        }
+    }
+
+    /// After the top-level value: only whitespace may follow.
+    pub fn end(&mut self) -> Scan<()> {
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => Err(Bail),
+        }
+    }
+
+    /// A string value (the cursor is at its opening quote).
+    pub fn string(&mut self) -> Scan<&'a str> {
+        self.eat(b'"')?;
+        let start = self.i;
+        let end = self.next_quote(start).ok_or(Bail)?;
+        self.i = end + 1;
+        // A quote never sits inside a multi-byte character, so this cut is
+        // on character boundaries.
+        self.text.get(start..end).ok_or(Bail)
+    }
+
+    /// `null`, consumed; false (and nothing consumed) for anything else.
+    pub fn null(&mut self) -> Scan<bool> {
+        if self.peek() != Some(b'n') {
+            return Ok(false);
+        }
+        self.literal(b"null")?;
+        Ok(true)
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Scan<()> {
+        if self.s[self.i..].starts_with(word) {
+            self.i += word.len();
+            Ok(())
+        } else {
+            Err(Bail)
+        }
+    }
+
+    /// A number's text, checked against JSON's grammar.
+    pub fn number(&mut self) -> Scan<&'a str> {
+        self.ws();
+        let s = self.s;
+        let start = self.i;
+        let mut i = start;
+        let digits = |i: &mut usize| {
+            let from = *i;
+            while s.get(*i).is_some_and(u8::is_ascii_digit) {
+                *i += 1;
+            }
+            *i - from
+        };
+        if s.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match s.get(i) {
+            // One leading zero only: serde refuses `01`.
+            Some(b'0') => {
+                i += 1;
+                if s.get(i).is_some_and(u8::is_ascii_digit) {
+                    return Err(Bail);
+                }
+            }
+            Some(b'1'..=b'9') => {
+                digits(&mut i);
+            }
+            _ => return Err(Bail),
+        }
+        if s.get(i) == Some(&b'.') {
+            i += 1;
+            if digits(&mut i) == 0 {
+                return Err(Bail);
+            }
+        }
+        if matches!(s.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(s.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if digits(&mut i) == 0 {
+                return Err(Bail);
+            }
+        }
+        self.i = i;
+        self.text.get(start..i).ok_or(Bail)
+    }
+
+    /// A number as `f64`, or `null` as `None` (what serde gives an `Option<f64>`).
+    pub fn opt_f64(&mut self) -> Scan<Option<f64>> {
+        if self.null()? {
+            return Ok(None);
+        }
+        self.f64().map(Some)
+    }
+
+    /// A number as `f64`, correctly rounded as serde_json (with
+    /// `float_roundtrip`) and Rust's own parser round, so both paths give the
+    /// same bits. A value out of range is serde's error to report.
+    pub fn f64(&mut self) -> Scan<f64> {
+        self.ws();
+        let start = self.i;
+        match self.decimal() {
+            Some(v) => Ok(v),
+            None => {
+                self.i = start;
+                match self.number()?.parse::<f64>() {
+                    Ok(v) if v.is_finite() => Ok(v),
+                    _ => Err(Bail),
+                }
+            }
+        }
+    }
+
+    /// The common number (at most 15 digits, a power of ten within 10^±22)
+    /// read in one pass: the digits make an exact integer, the power of ten
+    /// is exact, and one IEEE multiply or divide of exact values rounds
+    /// correctly (Clinger's fast path, which Rust's parser also takes, but
+    /// after a second walk over the text). `None` hands the number over.
+    fn decimal(&mut self) -> Option<f64> {
+        const POW10: [f64; 23] = [
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+            1e19, 1e20, 1e21, 1e22,
+        ];
+        let s = self.s;
+        let mut i = self.i;
+        let negative = s.get(i) == Some(&b'-');
+        i += negative as usize;
+        let mut mantissa = 0u64;
+        let mut digits = 0u32;
+        let take = |i: &mut usize, mantissa: &mut u64| {
+            let from = *i;
+            while let Some(d) = s.get(*i).filter(|d| d.is_ascii_digit()) {
+                *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                *i += 1;
+            }
+            *i - from
+        };
+        match s.get(i) {
+            Some(b'0') if s.get(i + 1).is_some_and(u8::is_ascii_digit) => return None,
+            Some(b'0'..=b'9') => digits += take(&mut i, &mut mantissa) as u32,
+            _ => return None,
+        }
+        let mut exponent = 0i32;
+        if s.get(i) == Some(&b'.') {
+            i += 1;
+            let n = take(&mut i, &mut mantissa);
+            if n == 0 {
+                return None;
+            }
+            digits += n as u32;
+            exponent -= n as i32;
+        }
+        if matches!(s.get(i), Some(b'e' | b'E')) {
+            // Rare in these logs: the full parser has it.
+            return None;
+        }
+        if digits > 15 {
+            return None;
+        }
+        let magnitude = mantissa as f64;
+        let v = match exponent {
+            0..=22 => magnitude * POW10[exponent as usize],
+            -22..=-1 => magnitude / POW10[(-exponent) as usize],
+            _ => return None,
+        };
+        self.i = i;
+        Some(if negative { -v } else { v })
+    }
+
+    /// A non-negative integer that fits a `u64` (anything else is handed over).
+    pub fn u64(&mut self) -> Scan<u64> {
+        let text = self.number()?;
+        if !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(Bail);
+        }
+        text.parse().map_err(|_| Bail)
+    }
+
+    /// Walks an object, calling `member` with each key; `member` must consume
+    /// the value (with `skip` if it does not want it).
+    pub fn object(&mut self, mut member: impl FnMut(&mut Self, &'a str) -> Scan<()>) -> Scan<()> {
+        self.eat(b'{')?;
+        self.enter()?;
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        loop {
+            if self.peek() != Some(b'"') {
+                return Err(Bail);
+            }
+            let key = self.string()?;
+            self.eat(b':')?;
+            member(self, key)?;
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(Bail),
+            }
+        }
+    }
+
+    /// Walks an array, calling `element` with its index; `element` must consume the value.
+    pub fn array(&mut self, mut element: impl FnMut(&mut Self, usize) -> Scan<()>) -> Scan<()> {
+        self.eat(b'[')?;
+        self.enter()?;
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        let mut n = 0;
+        loop {
+            element(self, n)?;
+            n += 1;
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(Bail),
+            }
+        }
+    }
+
+    fn enter(&mut self) -> Scan<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            Err(Bail)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Validates and passes over any value.
+    pub fn skip(&mut self) -> Scan<()> {
+        match self.peek().ok_or(Bail)? {
+            b'"' => self.string().map(drop),
+            b'{' => self.object(|c, _| c.skip()),
+            b'[' => self.array(|c, _| c.skip()),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => self.number().map(drop),
+        }
+    }
+}
+
+/// The offset of the first `"`. Most keys and values are short, so the first
+/// 32 bytes are searched a word at a time (a vector search costs more to set
+/// up than such a string takes to scan; a per-line quote bitmap computed up
+/// front was measured slower still), and a longer one with `memchr`.
+fn quote(s: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
+    let mut at = 0;
+    while at < 32 {
+        let Some(word) = s.get(at..at + 8) else { break };
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        // A zero byte of `x` is a quote; the lowest flagged byte is exact.
+        let x = u64::from_le_bytes(bytes) ^ QUOTES;
+        let found = x.wrapping_sub(ONES) & !x & HIGHS;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    memchr::memchr(b'"', &s[at..]).map(|n| at + n)
+}
+
+/// Sets a field seen for the first time; a repeated field is serde's error
+/// (for a derived struct) and so goes to the slow path.
+pub fn once<T>(slot: &mut Option<T>, value: T) -> Scan<()> {
+    if slot.is_some() {
+        return Err(Bail);
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether the fast path accepts the line as a whole (every value skipped).
+    fn accepts(line: &str) -> bool {
+        Cursor::plain(line.as_bytes()).is_some_and(|mut c| c.skip().and_then(|_| c.end()).is_ok())
+    }
+
+    #[test]
+    fn the_fast_path_never_accepts_what_serde_refuses() {
+        let lines = [
+            r#"{"a":1}"#,
+            r#" {"a" : [1, 2.5, -3e+2, true, false, null, {"b":{}}, []] } "#,
+            r#"{"a":"µs"}"#,
+            r#"{"a":01}"#,
+            r#"{"a":-}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":.5}"#,
+            r#"{"a":1e}"#,
+            r#"{"a":+1}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":[1,]}"#,
+            r#"{"a" 1}"#,
+            r#"{a:1}"#,
+            r#"{"a":nul}"#,
+            r#"{"a":truex}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":1}{}"#,
+            r#"{"a":"unterminated}"#,
+            r#"{"a":1"#,
+            r#"{"a":1e999}"#,
+            r#"[1,2]"#,
+            "{\"a\":\"tab\there\"}",
+            r#"{"a":"\u0041"}"#,
+        ];
+        for line in lines {
+            let serde_ok = serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok();
+            if accepts(line) {
+                assert!(serde_ok, "fast path accepted what serde refuses: {line}");
+            }
+        }
+        assert!(accepts(lines[0]) && accepts(lines[1]) && accepts(lines[2]));
+        // Escapes and tabs are handed over, not refused.
+        assert!(!accepts(lines[21]) && !accepts(lines[22]));
+    }
+
+    #[test]
+    fn invalid_utf8_and_deep_nesting_are_handed_over() {
+        assert!(Cursor::plain(b"{\"a\":\"\xff\"}").is_none());
+        let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
+        assert!(!accepts(&deep));
+    }
+
+    #[test]
+    fn quotes_are_found_at_every_offset_short_and_long_lines_alike() {
+        for len in 1..80 {
+            for at in 0..len {
+                let mut s = vec![b'a'; len];
+                s[at] = b'"';
+                if at + 1 < len {
+                    s[len - 1] = b'"';
+                }
+                // A byte one below a quote, where a borrow could mislead a word search.
+                if at > 0 {
+                    s[at - 1] = b'!';
+                }
+                let c = Cursor::plain(&s).unwrap();
+                assert_eq!(c.next_quote(0), Some(at), "len {len}, quote at {at}");
+                assert_eq!(c.next_quote(at + 1), (at + 1 < len).then_some(len - 1));
+            }
+            assert_eq!(quote(&vec![b'!'; len]), None);
+        }
+    }
+
+    #[test]
+    fn numbers_read_as_serde_reads_them() {
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "12.4",
+            "137438953472",
+            "990060.3",
+            "1792461605.5",
+            "-0.0",
+            "1e-7",
+            "5e300",
+            "0.1",
+            "0.3",
+            "123456789012345",
+            "1234567890123456",
+            "0.0000000000000000000001",
+            "0.00000000000000000000001",
+            "9007199254740993",
+            "2.2250738585072011e-308",
+            "1.7976931348623157e308",
+        ]
+        .map(String::from)
+        .to_vec();
+        // Numbers shaped as node_exporter and the generator print them.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let places = (x % 10) as usize;
+            let whole = (x >> 8) % 10u64.pow((x >> 40) as u32 % 16);
+            let frac = (x >> 20) % 10u64.pow(places as u32);
+            texts.push(if places == 0 {
+                format!("{whole}")
+            } else {
+                format!("{whole}.{frac:0places$}")
+            });
+        }
+        for text in &texts {
+            let mut c = Cursor::plain(text.as_bytes()).unwrap();
+            let serde: f64 = serde_json::from_str(text).unwrap();
+            assert_eq!(c.peek(), text.bytes().next());
+            assert_eq!(c.f64().unwrap().to_bits(), serde.to_bits(), "{text}");
+        }
+        let u64_of = |t: &[u8]| Cursor::plain(t).unwrap().u64();
+        assert_eq!(u64_of(b"18446744073709551616"), Err(Bail));
+        assert_eq!(u64_of(b"2.0"), Err(Bail));
+        assert_eq!(u64_of(b"201"), Ok(201));
+    }
+}
