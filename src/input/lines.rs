@@ -77,7 +77,7 @@ pub fn parse_reader<S, F, R>(reader: &mut R, tail: Tail, make: F) -> std::io::Re
 where
     S: LineSink,
     F: Fn() -> S + Sync,
-    R: Read,
+    R: Read + Send,
 {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     let mut p = parse_stream(reader, tail, false, &mut hasher, make)?;
@@ -99,7 +99,7 @@ pub fn parse_stream<S, F, R>(
 where
     S: LineSink,
     F: Fn() -> S + Sync,
-    R: Read,
+    R: Read + Send,
 {
     let mut total = LineParse {
         sink: make(),
@@ -109,18 +109,9 @@ where
         tail: Vec::new(),
     };
     let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
+    let mut spare: Vec<u8> = Vec::with_capacity(BLOCK);
+    let mut eof = fill(reader, &mut buf, BLOCK)?;
     loop {
-        // Top the buffer up to BLOCK bytes (it may hold a carried-over partial line).
-        let filled_before = buf.len();
-        let want = BLOCK.max(filled_before + CHUNK);
-        // read_to_end fills spare capacity without zeroing it first (a memset
-        // of every block showed in the profile).
-        buf.reserve(want - filled_before);
-        reader
-            .by_ref()
-            .take((want - filled_before) as u64)
-            .read_to_end(&mut buf)?;
-        let eof = buf.len() < want;
         if buf.is_empty() {
             break;
         }
@@ -131,20 +122,53 @@ where
             (true, true, nl) => nl.unwrap_or(0),
             (false, _, Some(nl)) => nl,
             // One line longer than the block: grow and read on.
-            (false, _, None) => continue,
+            (false, _, None) => {
+                let want = buf.len() + BLOCK;
+                eof = fill(reader, &mut buf, want)?;
+                continue;
+            }
         };
-        let (sink, stats) = parse_block(&buf[..cut], eof && !keep_tail, tail, &make);
+        spare.clear();
+        spare.extend_from_slice(&buf[cut..]);
+        let block = &buf[..cut];
+        let want = BLOCK.max(spare.len() + CHUNK);
+        // The next block is read, and this one hashed, while this one is
+        // parsed: reading and hashing in between blocks left a core idle.
+        let (next, (sink, stats)) = rayon::join(
+            || {
+                hasher.update(block);
+                if eof {
+                    Ok(true)
+                } else {
+                    fill(reader, &mut spare, want)
+                }
+            },
+            || parse_block(block, eof && !keep_tail, tail, &make),
+        );
         total.sink.merge_following(sink);
         total.stats.merge_following(stats);
         total.bytes += cut as u64;
-        hasher.update(&buf[..cut]);
-        buf.drain(..cut);
         if eof {
-            total.tail = std::mem::take(&mut buf);
+            total.tail = spare;
             break;
         }
+        eof = next?;
+        std::mem::swap(&mut buf, &mut spare);
     }
     Ok(total)
+}
+
+/// Reads until `buf` holds `want` bytes or the stream ends; true at the end.
+fn fill<R: Read>(reader: &mut R, buf: &mut Vec<u8>, want: usize) -> std::io::Result<bool> {
+    // read_to_end fills spare capacity without zeroing it first (a memset
+    // of every block showed in the profile).
+    let have = buf.len();
+    buf.reserve(want.saturating_sub(have));
+    reader
+        .by_ref()
+        .take(want.saturating_sub(have) as u64)
+        .read_to_end(buf)?;
+    Ok(buf.len() < want)
 }
 
 /// Parses whole lines held in memory (the last one may lack its newline).
