@@ -74,10 +74,12 @@ impl<'a> Cursor<'a> {
     }
 
     /// The offset of the first quote at or after `from`.
+    #[inline]
     fn next_quote(&self, from: usize) -> Option<usize> {
         quote(self.s.get(from..)?).map(|n| from + n)
     }
 
+    #[inline]
     fn ws(&mut self) {
         // `plain` leaves space as the only whitespace byte.
         while self.s.get(self.i) == Some(&b' ') {
@@ -86,11 +88,13 @@ impl<'a> Cursor<'a> {
     }
 
     /// The next byte that is not whitespace, not consumed.
+    #[inline]
     pub fn peek(&mut self) -> Option<u8> {
         self.ws();
         self.s.get(self.i).copied()
     }
 
+    #[inline]
     fn eat(&mut self, b: u8) -> Scan<()> {
         if self.peek() == Some(b) {
             self.i += 1;
@@ -110,13 +114,23 @@ impl<'a> Cursor<'a> {
 
     /// A string value (the cursor is at its opening quote).
     pub fn string(&mut self) -> Scan<&'a str> {
-        self.eat(b'"')?;
-        let start = self.i;
-        let end = self.next_quote(start).ok_or(Bail)?;
-        self.i = end + 1;
+        if self.peek() != Some(b'"') {
+            return Err(Bail);
+        }
+        let (start, end) = self.pass_string()?;
         // A quote never sits inside a multi-byte character, so this cut is
         // on character boundaries.
         self.text.get(start..end).ok_or(Bail)
+    }
+
+    /// Passes over the string whose opening quote is under the cursor and
+    /// returns where its text lies; skipped values need nothing more.
+    #[inline]
+    fn pass_string(&mut self) -> Scan<(usize, usize)> {
+        let start = self.i + 1;
+        let end = self.next_quote(start).ok_or(Bail)?;
+        self.i = end + 1;
+        Ok((start, end))
     }
 
     /// `null`, consumed; false (and nothing consumed) for anything else.
@@ -290,7 +304,8 @@ impl<'a> Cursor<'a> {
             if self.peek() != Some(b'"') {
                 return Err(Bail);
             }
-            let key = self.string()?;
+            let (start, end) = self.pass_string()?;
+            let key = self.text.get(start..end).ok_or(Bail)?;
             self.eat(b':')?;
             member(self, key)?;
             match self.peek() {
@@ -342,7 +357,7 @@ impl<'a> Cursor<'a> {
     /// Validates and passes over any value.
     pub fn skip(&mut self) -> Scan<()> {
         match self.peek().ok_or(Bail)? {
-            b'"' => self.string().map(drop),
+            b'"' => self.pass_string().map(drop),
             b'{' => self.object(|c, _| c.skip()),
             b'[' => self.array(|c, _| c.skip()),
             b't' => self.literal(b"true"),
@@ -357,6 +372,7 @@ impl<'a> Cursor<'a> {
 /// 32 bytes are searched a word at a time (a vector search costs more to set
 /// up than such a string takes to scan; a per-line quote bitmap computed up
 /// front was measured slower still), and a longer one with `memchr`.
+#[inline]
 fn quote(s: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
