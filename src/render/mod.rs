@@ -46,9 +46,12 @@ pub fn render_all(view: &View) -> Result<Vec<OutFile>> {
 
 /// As `render_all`; `site_root` is set for a run page of a published site.
 pub fn render_all_for(view: &View, site_root: Option<&str>) -> Result<Vec<OutFile>> {
-    let charts = charts::Charts.render(view)?;
-    let markdown = markdown::Markdown.render(view)?;
-    let json = json::Json.render(view)?;
+    // The page embeds the other three; those are independent of each other.
+    let (charts, (markdown, json)) = rayon::join(
+        || charts::Charts.render(view),
+        || rayon::join(|| markdown::Markdown.render(view), || json::Json.render(view)),
+    );
+    let (charts, markdown, json) = (charts?, markdown?, json?);
     let html = html::Html {
         charts: &charts,
         markdown: &markdown,

@@ -29,7 +29,9 @@ pub const ALL: [(&str, DrawChart); 3] = [
 
 impl Export for Charts {
     fn render(&self, view: &View) -> Result<Vec<OutFile>> {
-        ALL.iter()
+        // One chart per core: plotters draws each independently.
+        use rayon::prelude::*;
+        ALL.par_iter()
             .map(|(name, draw)| Ok(OutFile::new(*name, draw(view)?)))
             .collect()
     }
