@@ -10,9 +10,10 @@ use crate::error::Result;
 use crate::input::lines::{self, LineSink, Tail};
 use crate::input::{InputReport, ParseStats};
 use crate::model::{self, Run};
+use std::hash::Hasher as _;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use xxhash_rust::xxh3::Xxh3;
+use twox_hash::XxHash3_64 as Xxh3;
 
 /// Bytes before the offset compared on every refresh to notice a file
 /// rewritten in place to at least the same length.
@@ -155,10 +156,10 @@ where
             stats.merge_following(tail_stats);
         }
         let mut whole = t.hasher.clone();
-        whole.update(&appended.tail);
+        whole.write(&appended.tail);
         let bytes = t.offset + appended.tail.len() as u64;
         *slot = Some(t);
-        Ok((sink, stats, bytes, whole.digest()))
+        Ok((sink, stats, bytes, whole.finish()))
     })();
     match result {
         Ok((sink, stats, bytes, hash)) => {

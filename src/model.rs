@@ -107,7 +107,7 @@ pub(crate) fn mtime_of(path: &Path) -> Option<String> {
 }
 
 fn xxh3(data: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(data)
+    twox_hash::XxHash3_64::oneshot(data)
 }
 
 /// Reads a small whole-file input, reporting absence and I/O errors.

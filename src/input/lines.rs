@@ -8,6 +8,7 @@ use super::ParseStats;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::fs::File;
+use std::hash::Hasher as _;
 use std::io::Read;
 use std::path::Path;
 
@@ -79,9 +80,9 @@ where
     F: Fn() -> S + Sync,
     R: Read + Send,
 {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut hasher = twox_hash::XxHash3_64::new();
     let mut p = parse_stream(reader, tail, false, &mut hasher, make)?;
-    p.xxh3 = hasher.digest();
+    p.xxh3 = hasher.finish();
     Ok(p)
 }
 
@@ -93,7 +94,7 @@ pub fn parse_stream<S, F, R>(
     reader: &mut R,
     tail: Tail,
     keep_tail: bool,
-    hasher: &mut xxhash_rust::xxh3::Xxh3,
+    hasher: &mut twox_hash::XxHash3_64,
     make: F,
 ) -> std::io::Result<LineParse<S>>
 where
@@ -136,7 +137,7 @@ where
         // parsed: reading and hashing in between blocks left a core idle.
         let (next, (sink, stats)) = rayon::join(
             || {
-                hasher.update(block);
+                hasher.write(block);
                 if eof {
                     Ok(true)
                 } else {
@@ -307,9 +308,17 @@ mod tests {
         assert_eq!(parsed.bytes as usize, text.len());
         assert_eq!(
             parsed.xxh3,
-            xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+            twox_hash::XxHash3_64::oneshot(text.as_bytes()),
             "the streamed hash is the file's hash"
         );
+    }
+
+    #[test]
+    fn the_provenance_hash_is_xxh3_as_xxhsum_prints_it() {
+        // The reference value of XXH3_64bits("") (seed 0), so a published
+        // hash can be checked with `xxhsum -H3`.
+        let p = parse_reader(&mut &b""[..], Tail::Complete, Numbers::default).unwrap();
+        assert_eq!(p.xxh3, 0x2d06_8005_38d3_94c2);
     }
 
     #[test]
