@@ -14,9 +14,9 @@ use std::path::Path;
 
 /// Bytes read from the file per step: large enough to keep both cores busy,
 /// small enough that memory stays flat for any file size.
-const BLOCK: usize = 8 << 20;
+const BLOCK: usize = 2 << 20;
 /// Bytes per parallel chunk inside a block.
-const CHUNK: usize = 512 << 10;
+const CHUNK: usize = 256 << 10;
 
 /// What one line turned out to be.
 #[derive(Debug, PartialEq, Eq)]
