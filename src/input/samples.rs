@@ -40,15 +40,28 @@ impl Samples {
     /// Joins the parts and sorts each node's samples by time (polls can land
     /// out of order across chunks).
     pub fn finish(&mut self) {
+        // Memory: the first part's allocation grows in place (a large
+        // realloc remaps rather than copies) and every other part is freed
+        // as soon as it is moved, so the samples are never held twice.
         for (node, parts) in std::mem::take(&mut self.parts) {
+            let mut parts = parts.into_iter();
+            let Some(mut joined) = parts.next() else { continue };
             let all = self.by_node.entry(node).or_default();
-            all.reserve(parts.iter().map(Vec::len).sum());
-            for p in parts {
-                all.extend(p);
+            if !all.is_empty() {
+                all.append(&mut joined);
+                joined = std::mem::take(all);
             }
+            for mut p in parts {
+                joined.append(&mut p);
+            }
+            *all = joined;
         }
         for v in self.by_node.values_mut() {
-            v.sort_by_key(|s| s.ts);
+            // Polls are nearly always in order already; a stable sort would
+            // allocate half the samples again as scratch just to find that out.
+            if !v.is_sorted_by_key(|s| s.ts) {
+                v.sort_by_key(|s| s.ts);
+            }
         }
     }
 }
@@ -307,7 +320,13 @@ impl LineSink for Samples {
         }
     }
     fn merge_following(&mut self, later: Self) {
-        for (node, v) in later.parts {
+        // A chunk's vectors grew by doubling; their slack was most of the
+        // peak memory of a long run, so it goes before they are kept.
+        for part in self.parts.values_mut().flatten() {
+            part.shrink_to_fit();
+        }
+        for (node, mut v) in later.parts {
+            v.iter_mut().for_each(Vec::shrink_to_fit);
             self.parts.entry(node).or_default().extend(v);
         }
         for (node, v) in later.by_node {
