@@ -678,6 +678,19 @@ pub fn build(run: &Run) -> View {
     // Nodes.
     let has_placement = run.input(model::PLACEMENT).is_some_and(|i| i.present);
     let mut node_views = Vec::new();
+    // Each node's samples are analysed and reduced independently: one node per core.
+    let mut per_node: BTreeMap<&str, (nodes::NodeSeries, (Series, bool), (Series, bool))> = {
+        use rayon::prelude::*;
+        run.samples
+            .by_node
+            .par_iter()
+            .map(|(name, samples)| {
+                let ns = nodes::analyse(samples);
+                let (cpu, mem) = (series(&ns.cpu, t0), series(&ns.mem, t0));
+                (name.as_str(), (ns, cpu, mem))
+            })
+            .collect()
+    };
     for (colour, name) in node_names.iter().enumerate() {
         let ni = node_info(name);
         let mine: Vec<&TargetView> = target_views
@@ -715,7 +728,11 @@ pub fn build(run: &Run) -> View {
         };
         let finished = records.iter().map(|r| r.1).max();
         let samples = run.samples.by_node.get(name).map(Vec::as_slice).unwrap_or(&[]);
-        let ns = nodes::analyse(samples);
+        let (ns, (cpu, r1_), (mem, r2_)) = per_node.remove(name.as_str()).unwrap_or_else(|| {
+            let ns = nodes::analyse(samples);
+            let (cpu, mem) = (series(&ns.cpu, t0), series(&ns.mem, t0));
+            (ns, cpu, mem)
+        });
         if samples.is_empty() {
             why.insert("cpu_pct_mean".into(), format!("no samples from {name}"));
             why.insert("mem_pct_max".into(), format!("no samples from {name}"));
@@ -728,8 +745,6 @@ pub fn build(run: &Run) -> View {
                 ns.counter_resets
             ));
         }
-        let (cpu, r1_) = series(&ns.cpu, t0);
-        let (mem, r2_) = series(&ns.mem, t0);
         node_views.push(NodeView {
             name: name.clone(),
             builder: ni
