@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The performance benchmark (issue targets 1-7), one command:
 
-    python3 benches/bench.py            # after: cargo build --release --examples
+    python3 benches/bench.py
 
 It generates the big runs reproducibly with the project's seeded generator,
 runs perfreport, the Python reference and the I/O floor (cat) alternately in
@@ -57,9 +57,12 @@ def only(src, files, name):
 
 
 def main():
+    # Build first, so the figures are never those of a stale binary
+    # (`cargo build --examples` alone does not relink the perfreport binary).
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--bins", "--examples"], cwd=ROOT, check=True)
     for p in (BIN, SYNTH, LIVE):
         if not os.path.exists(p):
-            sys.exit(f"missing {p}: run `cargo build --release --examples` first")
+            sys.exit(f"missing {p} after the build")
     os.makedirs(WORK, exist_ok=True)
     print(f"machine: {os.cpu_count()} cores; {ROUNDS} alternating rounds per comparison")
     big = generate("big-300", 300, 50)
