@@ -343,6 +343,9 @@ pub fn reduce_min_max(points: &[(Micros, Option<f64>)], max: usize) -> (Vec<(Mic
     (out, true)
 }
 
+/// A node's analysis with its CPU and memory series, each with whether it was reduced.
+type AnalysedNode = (nodes::NodeSeries, (Series, bool), (Series, bool));
+
 fn series(points: &[(Micros, Option<f64>)], t0: Micros) -> (Series, bool) {
     let (points, reduced) = reduce_min_max(points, MAX_SERIES_POINTS);
     let mut s = Series::default();
@@ -679,7 +682,7 @@ pub fn build(run: &Run) -> View {
     let has_placement = run.input(model::PLACEMENT).is_some_and(|i| i.present);
     let mut node_views = Vec::new();
     // Each node's samples are analysed and reduced independently: one node per core.
-    let mut per_node: BTreeMap<&str, (nodes::NodeSeries, (Series, bool), (Series, bool))> = {
+    let mut per_node: BTreeMap<&str, AnalysedNode> = {
         use rayon::prelude::*;
         run.samples
             .by_node
