@@ -267,3 +267,18 @@ fn a_run_being_written_while_it_is_read() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     writer.join().unwrap();
 }
+
+#[test]
+fn an_access_log_time_that_does_not_exist_is_no_panic() {
+    // jiff::civil::date panicked on 31 February; the run was lost to one line.
+    let log = [
+        r#"10.0.4.40 - - [31/Feb/2026:02:00:00 +0000] "GET /a/b/c/abcdef HTTP/1.1" 200 10 "-" "opendal""#,
+        r#"10.0.4.40 - - [20/Oct/2026:25:61:00 +0000] "GET /a/b/c/abcdef HTTP/1.1" 404 0 "-" "opendal""#,
+        r#"10.0.4.40 - - [20/Oct/2026:02:00:00 +0000] "GET /a/b/c/abcdef HTTP/1.1" 200 10 "-" "opendal""#,
+    ]
+    .join("\n")
+        + "\n";
+    let run = run_with(&[("sccache.log", log.as_bytes())]);
+    let (d, _) = survive(run.path());
+    assert_eq!(d["inputs"]["sccache.log"]["lines"], 3);
+}
