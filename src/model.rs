@@ -354,6 +354,12 @@ pub fn load_with(dir: &Path, cache: Option<&mut live::LogCache>) -> Result<Run> 
             ));
         }
         if let Some(log) = &log {
+            if log.untimed > 0 {
+                r.warnings.push(format!(
+                    "{SCCACHE}: {} requests without a readable time: counted in the totals, not on the cache lane",
+                    log.untimed
+                ));
+            }
             if r.present && r.records > 0 && log.hits + log.misses + log.writes == 0 {
                 r.warnings.push(format!(
                     "{SCCACHE}: {} requests read but none was a cache hit, miss or write{}",

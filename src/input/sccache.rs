@@ -574,6 +574,9 @@ pub struct SccacheLog {
     pub series: BTreeMap<i64, LaneBucket>,
     pub first: Option<Micros>,
     pub last: Option<Micros>,
+    /// Requests whose time could not be read (absent, or a date that does not
+    /// exist): counted in the totals, but on no lane bucket.
+    pub untimed: u64,
 }
 
 /// The sink with what it needs to classify: the format and this run's prefix.
@@ -598,6 +601,7 @@ impl LineSink for SccacheSink {
             log.last = Some(log.last.map_or(t, |l| l.max(t)));
             t.div_euclid(BUCKET_SECS * 1_000_000)
         });
+        log.untimed += u64::from(bucket.is_none());
         let mut lane = |f: &mut dyn FnMut(&mut LaneBucket)| {
             if let Some(b) = bucket {
                 f(log.series.entry(b).or_default());
@@ -648,6 +652,7 @@ impl LineSink for SccacheSink {
         a.checks += b.checks;
         a.other_prefix += b.other_prefix;
         a.other += b.other;
+        a.untimed += b.untimed;
         for (k, v) in b.series {
             let e = a.series.entry(k).or_default();
             e.hits += v.hits;

@@ -281,4 +281,6 @@ fn an_access_log_time_that_does_not_exist_is_no_panic() {
     let run = run_with(&[("sccache.log", log.as_bytes())]);
     let (d, _) = survive(run.path());
     assert_eq!(d["inputs"]["sccache.log"]["lines"], 3);
+    let w = warnings(&d, "sccache.log");
+    assert!(w.contains("2 requests without a readable time"), "{w}");
 }
