@@ -143,6 +143,7 @@ where
         file.seek(SeekFrom::Start(t.offset))?;
         let appended = lines::parse_stream(&mut file, tail, true, &mut t.hasher, &make)?;
         t.sink.merge_following(appended.sink);
+        t.sink.settle();
         t.stats.merge_following(appended.stats);
         t.offset += appended.bytes;
         t.guard = read_guard(&mut file, t.offset)?;
@@ -249,6 +250,49 @@ mod tests {
         );
         assert_eq!(z.unwrap().requests, 800);
         assert_eq!(slot.as_ref().unwrap().offset, text.len() as u64);
+    }
+
+    #[test]
+    fn samples_followed_live_equal_a_full_parse_even_out_of_order() {
+        use crate::input::samples::Samples;
+        let sample = |node: &str, ts: u32| format!("{{\"ts\": {ts}, \"node\": \"{node}\", \"load1\": {ts}.5}}\n");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.jsonl");
+        std::fs::write(
+            &path,
+            (0..300)
+                .map(|i| sample(["a", "b"][i % 2], 1000 + i as u32))
+                .collect::<String>(),
+        )
+        .unwrap();
+        let mut slot = None;
+        let read = |slot: &mut Option<Tracked<Samples>>| {
+            let (s, _) = read_tracked(
+                dir.path(),
+                "samples.jsonl",
+                Tail::MayBePartial,
+                None,
+                "",
+                slot,
+                Samples::default,
+            );
+            let mut s = s.unwrap();
+            s.finish();
+            s.by_node
+        };
+        read(&mut slot);
+        // A late poll of `a` lands after newer ones, as polls of a busy node can.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all((sample("a", 1100) + &sample("b", 2000) + &sample("a", 999)).as_bytes())
+            .unwrap();
+        drop(f);
+        let live = read(&mut slot);
+        let (full, _) = model::read_lines(dir.path(), "samples.jsonl", Tail::MayBePartial, None, Samples::default);
+        let mut full = full.unwrap();
+        full.finish();
+        assert_eq!(live, full.by_node);
+        assert_eq!(live["a"].len(), 152);
+        assert_eq!(live["a"][0].ts, 999_000_000, "sorted by time after the append");
     }
 
     #[test]

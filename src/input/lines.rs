@@ -34,6 +34,10 @@ pub trait LineSink: Send + Sized {
     fn blank(&mut self) {}
     /// Absorbs the aggregate of the chunk that follows this one in the file.
     fn merge_following(&mut self, later: Self);
+    /// Puts a whole file's aggregate into its final form. A live view keeps
+    /// its aggregate between reads and copies it for every view, so work
+    /// done here is not repeated on each copy.
+    fn settle(&mut self) {}
 }
 
 /// How to judge a last line with no newline: the producer may still be writing it.

@@ -319,6 +319,10 @@ impl LineSink for Samples {
             Err(e) => Outcome::Malformed(e),
         }
     }
+    fn settle(&mut self) {
+        self.finish();
+    }
+
     fn merge_following(&mut self, later: Self) {
         // A chunk's vectors grew by doubling; their slack was most of the
         // peak memory of a long run, so it goes before they are kept.
