@@ -76,7 +76,9 @@ impl<'a> Cursor<'a> {
     /// The offset of the first quote at or after `from`.
     #[inline]
     fn next_quote(&self, from: usize) -> Option<usize> {
-        quote(self.s.get(from..)?).map(|n| from + n)
+        // A per-line quote bitmap computed up front was measured slower
+        // than finding each quote as it comes.
+        super::find::find_byte(self.s.get(from..)?, b'"').map(|n| from + n)
     }
 
     #[inline]
@@ -368,31 +370,6 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// The offset of the first `"`. Most keys and values are short, so the first
-/// 32 bytes are searched a word at a time (a vector search costs more to set
-/// up than such a string takes to scan; a per-line quote bitmap computed up
-/// front was measured slower still), and a longer one with `memchr`.
-#[inline]
-fn quote(s: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
-    let mut at = 0;
-    while at < 32 {
-        let Some(word) = s.get(at..at + 8) else { break };
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(word);
-        // A zero byte of `x` is a quote; the lowest flagged byte is exact.
-        let x = u64::from_le_bytes(bytes) ^ QUOTES;
-        let found = x.wrapping_sub(ONES) & !x & HIGHS;
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    memchr::memchr(b'"', &s[at..]).map(|n| at + n)
-}
-
 /// Sets a field seen for the first time; a repeated field is serde's error
 /// (for a derived struct) and so goes to the slow path.
 pub fn once<T>(slot: &mut Option<T>, value: T) -> Scan<()> {
@@ -474,7 +451,6 @@ mod tests {
                 assert_eq!(c.next_quote(0), Some(at), "len {len}, quote at {at}");
                 assert_eq!(c.next_quote(at + 1), (at + 1 < len).then_some(len - 1));
             }
-            assert_eq!(quote(&vec![b'!'; len]), None);
         }
     }
 

@@ -3,6 +3,7 @@
 //! shows up as a present file with zero records instead of a chart of zeros.
 
 pub mod artifacts;
+pub mod find;
 pub mod json_scan;
 pub mod lines;
 pub mod placement;
