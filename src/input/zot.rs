@@ -1,6 +1,7 @@
 //! `zot.jsonl`: the registry's structured log. One JSON object a line, mixed
 //! with lines that are not JSON; requests are `"message": "HTTP API"`.
-//! Only the fields used are deserialised, borrowed from the line.
+//! Only the fields used are read, borrowed from the line: by the fast path
+//! (`json_scan`) for a plain line, by serde_json for anything else.
 
 use super::json_scan::{once, Bail, Cursor, Scan, Via};
 use super::lines::{LineSink, Outcome};
