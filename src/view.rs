@@ -730,7 +730,7 @@ pub fn build(run: &Run) -> View {
             }
         };
         let finished = records.iter().map(|r| r.1).max();
-        let samples = run.samples.by_node.get(name).map(Vec::as_slice).unwrap_or(&[]);
+        let samples = run.samples.by_node.get(name).map(|v| v.as_slice()).unwrap_or(&[]);
         let (ns, (cpu, r1_), (mem, r2_)) = per_node.remove(name.as_str()).unwrap_or_else(|| {
             let ns = nodes::analyse(samples);
             let (cpu, mem) = (series(&ns.cpu, t0), series(&ns.mem, t0));

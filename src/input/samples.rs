@@ -8,6 +8,7 @@ use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// One poll of one node, reduced to what the charts and figures use.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,7 +30,10 @@ pub struct Sample {
 /// Per node, sorted by time once `finish` has run.
 #[derive(Debug, Default, Clone)]
 pub struct Samples {
-    pub by_node: BTreeMap<String, Vec<Sample>>,
+    /// Shared, so that a live view's copy of the followed samples costs a
+    /// reference count, not 16 MB, on every refresh (copied on write only
+    /// while a view still holds them).
+    pub by_node: BTreeMap<String, Arc<Vec<Sample>>>,
     /// Each chunk's samples per node, in file order, until `finish`: merging
     /// moves these vectors instead of copying their samples up the merge tree
     /// (the copies showed in the profile).
@@ -48,19 +52,20 @@ impl Samples {
             let Some(mut joined) = parts.next() else { continue };
             let all = self.by_node.entry(node).or_default();
             if !all.is_empty() {
-                all.append(&mut joined);
-                joined = std::mem::take(all);
+                let earlier = Arc::make_mut(all);
+                earlier.append(&mut joined);
+                joined = std::mem::take(earlier);
             }
             for mut p in parts {
                 joined.append(&mut p);
             }
-            *all = joined;
+            *all = Arc::new(joined);
         }
         for v in self.by_node.values_mut() {
             // Polls are nearly always in order already; a stable sort would
             // allocate half the samples again as scratch just to find that out.
             if !v.is_sorted_by_key(|s| s.ts) {
-                v.sort_by_key(|s| s.ts);
+                Arc::make_mut(v).sort_by_key(|s| s.ts);
             }
         }
     }
@@ -334,7 +339,7 @@ impl LineSink for Samples {
             self.parts.entry(node).or_default().extend(v);
         }
         for (node, v) in later.by_node {
-            self.by_node.entry(node).or_default().extend(v);
+            Arc::make_mut(self.by_node.entry(node).or_default()).extend(v.iter().copied());
         }
     }
 }
