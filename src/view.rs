@@ -346,6 +346,12 @@ pub fn reduce_min_max(points: &[(Micros, Option<f64>)], max: usize) -> (Vec<(Mic
 /// A node's analysis with its CPU and memory series, each with whether it was reduced.
 type AnalysedNode = (nodes::NodeSeries, (Series, bool), (Series, bool));
 
+fn analyse_node(samples: &[crate::input::samples::Sample], t0: Micros) -> AnalysedNode {
+    let ns = nodes::analyse(samples);
+    let (cpu, mem) = (series(&ns.cpu, t0), series(&ns.mem, t0));
+    (ns, cpu, mem)
+}
+
 fn series(points: &[(Micros, Option<f64>)], t0: Micros) -> (Series, bool) {
     let (points, reduced) = reduce_min_max(points, MAX_SERIES_POINTS);
     let mut s = Series::default();
@@ -687,11 +693,7 @@ pub fn build(run: &Run) -> View {
         run.samples
             .by_node
             .par_iter()
-            .map(|(name, samples)| {
-                let ns = nodes::analyse(samples);
-                let (cpu, mem) = (series(&ns.cpu, t0), series(&ns.mem, t0));
-                (name.as_str(), (ns, cpu, mem))
-            })
+            .map(|(name, samples)| (name.as_str(), analyse_node(samples, t0)))
             .collect()
     };
     for (colour, name) in node_names.iter().enumerate() {
@@ -731,11 +733,9 @@ pub fn build(run: &Run) -> View {
         };
         let finished = records.iter().map(|r| r.1).max();
         let samples = run.samples.by_node.get(name).map(|v| v.as_slice()).unwrap_or(&[]);
-        let (ns, (cpu, r1_), (mem, r2_)) = per_node.remove(name.as_str()).unwrap_or_else(|| {
-            let ns = nodes::analyse(samples);
-            let (cpu, mem) = (series(&ns.cpu, t0), series(&ns.mem, t0));
-            (ns, cpu, mem)
-        });
+        let (ns, (cpu, r1_), (mem, r2_)) = per_node
+            .remove(name.as_str())
+            .unwrap_or_else(|| analyse_node(samples, t0));
         if samples.is_empty() {
             why.insert("cpu_pct_mean".into(), format!("no samples from {name}"));
             why.insert("mem_pct_max".into(), format!("no samples from {name}"));

@@ -295,56 +295,41 @@ impl<'a> Cursor<'a> {
     /// Walks an object, calling `member` with each key; `member` must consume
     /// the value (with `skip` if it does not want it).
     pub fn object(&mut self, mut member: impl FnMut(&mut Self, &'a str) -> Scan<()>) -> Scan<()> {
-        self.eat(b'{')?;
-        self.enter()?;
-        if self.peek() == Some(b'}') {
-            self.i += 1;
-            self.depth -= 1;
-            return Ok(());
-        }
-        loop {
-            if self.peek() != Some(b'"') {
+        self.items(b'{', b'}', |c, _| {
+            if c.peek() != Some(b'"') {
                 return Err(Bail);
             }
-            let (start, end) = self.pass_string()?;
-            let key = self.text.get(start..end).ok_or(Bail)?;
-            self.eat(b':')?;
-            member(self, key)?;
-            match self.peek() {
-                Some(b',') => self.i += 1,
-                Some(b'}') => {
-                    self.i += 1;
-                    self.depth -= 1;
-                    return Ok(());
-                }
-                _ => return Err(Bail),
-            }
-        }
+            let (start, end) = c.pass_string()?;
+            let key = c.text.get(start..end).ok_or(Bail)?;
+            c.eat(b':')?;
+            member(c, key)
+        })
     }
 
     /// Walks an array, calling `element` with its index; `element` must consume the value.
-    pub fn array(&mut self, mut element: impl FnMut(&mut Self, usize) -> Scan<()>) -> Scan<()> {
-        self.eat(b'[')?;
+    pub fn array(&mut self, element: impl FnMut(&mut Self, usize) -> Scan<()>) -> Scan<()> {
+        self.items(b'[', b']', element)
+    }
+
+    /// The comma-separated items between `open` and `close`, each read by `item`.
+    fn items(&mut self, open: u8, close: u8, mut item: impl FnMut(&mut Self, usize) -> Scan<()>) -> Scan<()> {
+        self.eat(open)?;
         self.enter()?;
-        if self.peek() == Some(b']') {
-            self.i += 1;
-            self.depth -= 1;
-            return Ok(());
-        }
         let mut n = 0;
-        loop {
-            element(self, n)?;
-            n += 1;
-            match self.peek() {
-                Some(b',') => self.i += 1,
-                Some(b']') => {
-                    self.i += 1;
-                    self.depth -= 1;
-                    return Ok(());
+        if self.peek() != Some(close) {
+            loop {
+                item(self, n)?;
+                n += 1;
+                match self.peek() {
+                    Some(b',') => self.i += 1,
+                    Some(b) if b == close => break,
+                    _ => return Err(Bail),
                 }
-                _ => return Err(Bail),
             }
         }
+        self.i += 1;
+        self.depth -= 1;
+        Ok(())
     }
 
     fn enter(&mut self) -> Scan<()> {
