@@ -5,7 +5,7 @@
 //! only the plain case, which is nearly every line a tool writes: no
 //! backslash, no control character, valid UTF-8 (checked once per line, not
 //! per string), so a string is simply the bytes up to the next quote and can
-//! be skipped with `memchr`. The line is still validated against the whole
+//! be skipped with one byte search. The line is still validated against the whole
 //! JSON grammar as it is walked.
 //!
 //! Anything outside that case, and anything a caller finds odd (a repeated
@@ -283,13 +283,29 @@ impl<'a> Cursor<'a> {
         Some(if negative { -v } else { v })
     }
 
-    /// A non-negative integer that fits a `u64` (anything else is handed over).
+    /// A non-negative integer that fits a `u64`, read in one pass (anything
+    /// else, such as `200.0`, `-1` or one past `u64::MAX`, is handed over).
     pub fn u64(&mut self) -> Scan<u64> {
-        let text = self.number()?;
-        if !text.bytes().all(|b| b.is_ascii_digit()) {
+        self.ws();
+        let s = self.s;
+        let start = self.i;
+        let mut i = start;
+        let mut v = 0u64;
+        while let Some(d) = s.get(i).filter(|d| d.is_ascii_digit()) {
+            v = v
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u64::from(d - b'0')))
+                .ok_or(Bail)?;
+            i += 1;
+        }
+        let digits = i - start;
+        // No digit, a leading zero (`01`, refused by serde) or a fraction or
+        // exponent (not an integer for serde's `as_u64`): serde's to judge.
+        if digits == 0 || (digits > 1 && s[start] == b'0') || matches!(s.get(i), Some(b'.' | b'e' | b'E')) {
             return Err(Bail);
         }
-        text.parse().map_err(|_| Bail)
+        self.i = i;
+        Ok(v)
     }
 
     /// Walks an object, calling `member` with each key; `member` must consume
@@ -421,7 +437,7 @@ mod tests {
 
     #[test]
     fn strings_of_every_length_are_read_whole() {
-        // Around the word search's 32 bytes and memchr beyond (find.rs tests
+        // Around the byte search's 16-byte blocks and word tail (find.rs tests
         // the search itself at every offset).
         for len in 0..80 {
             let text = "é".repeat(len / 2) + &"a".repeat(len % 2);
@@ -490,5 +506,15 @@ mod tests {
         assert_eq!(u64_of(b"18446744073709551616"), Err(Bail));
         assert_eq!(u64_of(b"2.0"), Err(Bail));
         assert_eq!(u64_of(b"201"), Ok(201));
+        assert_eq!(u64_of(b"0"), Ok(0));
+        assert_eq!(u64_of(b"18446744073709551615"), Ok(u64::MAX));
+        for handed_over in [&b"01"[..], b"-1", b"1e3", b"1E3", b"", b"x"] {
+            assert_eq!(
+                u64_of(handed_over),
+                Err(Bail),
+                "{}",
+                String::from_utf8_lossy(handed_over)
+            );
+        }
     }
 }

@@ -3,16 +3,15 @@
 //! Only the fields used are read, borrowed from the line: by the fast path
 //! (`json_scan`) for a plain line, by serde_json for anything else.
 
+use super::find::{find_byte, find_str};
 use super::json_scan::{once, Bail, Cursor, Scan, Via};
 use super::lines::{LineSink, Outcome};
 use crate::timefmt::{self, Micros};
-use memchr::memmem::Finder;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::LazyLock;
 
 pub const BUCKET_SECS: i64 = 10;
 
@@ -102,15 +101,13 @@ pub enum Request {
 
 /// Splits `/v2/<name>/blobs/...` or `/v2/<name>/manifests/<ref>`; names hold slashes.
 pub fn classify<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'p str) {
-    let path = path.split('?').next().unwrap_or(path);
+    let path = find_byte(path.as_bytes(), b'?').map_or(path, |q| &path[..q]);
     let Some(rest) = path.strip_prefix("/v2/") else {
         return (Request::Other, "", "");
     };
-    // Searchers built once: str::find, and memmem::find too, build one per
-    // call, which showed in the profile.
-    static BLOBS: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"/blobs/"));
-    static MANIFESTS: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"/manifests/"));
-    if let Some(i) = BLOBS.find(rest.as_bytes()) {
+    // find_str, not str::find or memmem: both build a searcher per call,
+    // which showed in the profile on a path of a few dozen bytes.
+    if let Some(i) = find_str(rest, "/blobs/") {
         let (name, tail) = (&rest[..i], &rest[i + "/blobs/".len()..]);
         let kind = match (method, tail.starts_with("uploads")) {
             ("POST", true) => Request::UploadStart,
@@ -121,7 +118,7 @@ pub fn classify<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'p str) 
         };
         return (kind, name, "");
     }
-    if let Some(i) = MANIFESTS.find(rest.as_bytes()) {
+    if let Some(i) = find_str(rest, "/manifests/") {
         let (name, reference) = (&rest[..i], &rest[i + "/manifests/".len()..]);
         let kind = match method {
             "PUT" => Request::ManifestWrite,
