@@ -5,8 +5,8 @@
 //! only the plain case, which is nearly every line a tool writes: no
 //! backslash, no control character, valid UTF-8 (checked once per line, not
 //! per string), so a string is simply the bytes up to the next quote and can
-//! be skipped with one byte search. The line is still validated against the whole
-//! JSON grammar as it is walked.
+//! be skipped with one byte search. The line is still validated against the
+//! whole JSON grammar as it is walked.
 //!
 //! Anything outside that case, and anything a caller finds odd (a repeated
 //! key, a field of an unexpected type), is a `Bail`: the caller then parses
