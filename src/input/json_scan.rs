@@ -33,6 +33,7 @@ pub type Scan<T> = Result<T, Bail>;
 const MAX_DEPTH: u32 = 64;
 
 /// A position in a line that may take the fast path.
+#[derive(Clone)]
 pub struct Cursor<'a> {
     text: &'a str,
     s: &'a [u8],
@@ -71,6 +72,30 @@ impl<'a> Cursor<'a> {
             i: 0,
             depth: 0,
         })
+    }
+
+    /// The whole line.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.s
+    }
+
+    /// Where the cursor is in the line.
+    pub fn offset(&self) -> usize {
+        self.i
+    }
+
+    /// Moves the cursor (a shape replay reads values where it found them).
+    pub fn set_offset(&mut self, i: usize) {
+        self.i = i;
+    }
+
+    /// The text of the string whose quotes are at `start` and `end - 1`, as
+    /// found by a shape replay (the same text `string` would give there).
+    pub fn string_at(&self, start: usize, end: usize) -> Scan<&'a str> {
+        match (self.s.get(start), end.checked_sub(1).and_then(|e| self.s.get(e))) {
+            (Some(b'"'), Some(b'"')) if end >= start + 2 => self.text.get(start + 1..end - 1).ok_or(Bail),
+            _ => Err(Bail),
+        }
     }
 
     /// The offset of the first quote at or after `from`.

@@ -5,6 +5,7 @@
 pub mod artifacts;
 pub mod find;
 pub mod json_scan;
+pub mod json_shape;
 pub mod lines;
 pub mod placement;
 pub mod run_json;

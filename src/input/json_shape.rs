@@ -1,0 +1,390 @@
+//! Replaying the shape of earlier lines: a log writes the same keys in the
+//! same order on nearly every line, so a line's text between its values is
+//! mostly a copy of an earlier line's.
+//!
+//! The profile of the fast path (`json_scan`) put about two thirds of a
+//! registry line in walking its structure: each key found, cut and matched,
+//! each colon and comma peeked at. A `Shape` is what is left of a line when
+//! its values are cut out: the literal text between them (keys, colons,
+//! commas, brackets, spacing) and, for each value, its kind and which field
+//! it is. A new line fits a shape when each literal matches byte for byte and
+//! each value is a well-formed value of its kind; only those checks are made.
+//!
+//! Why that is as strict as the walk: a shape is learnt only from a line the
+//! walk accepted (valid JSON, every field of the type the parser wants, no
+//! repeated field), and a fitting line differs from it only inside values of
+//! the same kind, each checked against JSON's grammar on a line `plain`
+//! already passed (valid UTF-8, no escape, no control byte). So it is valid
+//! JSON with the same keys at the same places. The caller then reads each
+//! field with the same `Cursor` calls its walk uses, and anything they refuse
+//! sends the line back to the walk, which stays the judge (and serde behind
+//! it). Tests and the `fast_json` fuzz target hold all three paths to
+//! identical results.
+
+use super::find::find_byte;
+use super::json_scan::{Bail, Cursor, Scan};
+use wide::u8x16;
+
+/// A caller's name for one of its fields (its own small enumeration).
+pub type Field = u8;
+
+/// The most fields a shape may deliver; a line with more is not learnt.
+pub const MAX_FIELDS: usize = 32;
+/// How many shapes are kept, most recently used first.
+const MAX_SHAPES: usize = 8;
+/// How many shapes one parser learns at most, so that a file where every
+/// line has a new shape costs one extra walk a line for the first few only.
+const MAX_LEARNT: u32 = 32;
+
+/// Where a value sits on the way from the top of a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    String,
+    Number,
+    /// `true`, `false` or `null`, kept as literal text unless it is a field.
+    Word,
+}
+
+#[derive(Debug, Clone)]
+struct Segment {
+    /// The literal text before the value, as a range of `Shape::text`.
+    literal: std::ops::Range<usize>,
+    /// Its first 16 bytes (zero-padded) and which of them count: most
+    /// literals are a key with its quotes and colon, compared at once
+    /// instead of by a `memcmp` call each.
+    head: [u8; 16],
+    head_mask: u32,
+    /// The value after it; `None` on the last segment (the line's end).
+    value: Option<(Kind, Option<Field>)>,
+}
+
+#[derive(Debug, Clone)]
+struct Shape {
+    text: Vec<u8>,
+    segments: Vec<Segment>,
+}
+
+/// One field's value in a line: the field and where its text lies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Value {
+    pub field: Field,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The shapes one parser has learnt. A cache, not data: two parsers are
+/// equal whatever shapes they hold, and merging aggregates ignores them.
+#[derive(Debug, Clone, Default)]
+pub struct Shapes {
+    known: Vec<Shape>,
+    learnt: u32,
+    /// The fields of the last line replayed (kept to spare an allocation a line).
+    values: Vec<Value>,
+    replayed: u64,
+}
+
+impl PartialEq for Shapes {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Shapes {
+    /// The fields of `c`'s line, in line order, if it fits a known shape.
+    /// `c` must be fresh from `Cursor::plain`.
+    pub fn replay(&mut self, c: &Cursor<'_>) -> Option<&[Value]> {
+        for n in 0..self.known.len() {
+            self.values.clear();
+            if fits(&self.known[n], c.clone(), &mut self.values) {
+                // Most recently used first: a log alternates between few shapes.
+                self.known[..=n].rotate_right(1);
+                self.replayed += 1;
+                return Some(&self.values);
+            }
+        }
+        None
+    }
+
+    /// How many lines fitted a known shape.
+    pub fn replayed(&self) -> u64 {
+        self.replayed
+    }
+
+    /// Learns the shape of `c`'s line, which the caller's walk has just
+    /// accepted; `field_of` names the values the caller reads.
+    pub fn learn(&mut self, c: &Cursor<'_>, field_of: impl Fn(&[Step<'_>]) -> Option<Field>) {
+        if self.learnt >= MAX_LEARNT {
+            return;
+        }
+        self.learnt += 1;
+        let mut c = c.clone();
+        let mut b = Builder {
+            line: c.bytes(),
+            text: Vec::new(),
+            segments: Vec::new(),
+            last: 0,
+            fields: 0,
+        };
+        let mut path = Vec::new();
+        if learn_value(&mut c, &mut path, &mut b, &field_of).is_err() || c.end().is_err() || b.fields > MAX_FIELDS {
+            return;
+        }
+        let line = b.line;
+        b.literal(b.last..line.len(), None);
+        let shape = Shape {
+            text: b.text,
+            segments: b.segments,
+        };
+        if self.known.len() == MAX_SHAPES {
+            self.known.pop();
+        }
+        self.known.insert(0, shape);
+    }
+}
+
+/// Whether the line under `c` fits `shape`; its fields go to `values`.
+fn fits(shape: &Shape, c: Cursor<'_>, values: &mut Vec<Value>) -> bool {
+    fits_at(shape, c, values).is_some()
+}
+
+fn fits_at(shape: &Shape, mut c: Cursor<'_>, values: &mut Vec<Value>) -> Option<()> {
+    let s = c.bytes();
+    let mut i = 0;
+    for segment in &shape.segments {
+        let literal = &shape.text[segment.literal.clone()];
+        match s.get(i..i + 16) {
+            Some(next) if literal.len() <= 16 => {
+                let next = u8x16::from(<[u8; 16]>::try_from(next).ok()?);
+                let same = next.simd_eq(u8x16::from(segment.head)).to_bitmask();
+                if same & segment.head_mask != segment.head_mask {
+                    return None;
+                }
+            }
+            _ => {
+                if !s.get(i..)?.starts_with(literal) {
+                    return None;
+                }
+            }
+        }
+        i += literal.len();
+        let Some((kind, field)) = segment.value else {
+            break;
+        };
+        let start = i;
+        match kind {
+            Kind::String => {
+                if s.get(i) != Some(&b'"') {
+                    return None;
+                }
+                i += 1 + find_byte(s.get(i + 1..)?, b'"')? + 1;
+            }
+            Kind::Number => {
+                // Most numbers in a log are integers without a leading zero:
+                // digits, then a byte that cannot continue a number.
+                let digits = s[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+                let next = s.get(i + digits).copied().unwrap_or(b' ');
+                if digits > 0 && (digits == 1 || s[i] != b'0') && !matches!(next, b'.' | b'e' | b'E') {
+                    i += digits;
+                } else {
+                    c.set_offset(i);
+                    c.number().ok()?;
+                    i = c.offset();
+                }
+            }
+            Kind::Word => {
+                let word: &[u8] = match s.get(i)? {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    b'n' => b"null",
+                    _ => return None,
+                };
+                if !s[i..].starts_with(word) {
+                    return None;
+                }
+                i += word.len();
+            }
+        }
+        if let Some(field) = field {
+            values.push(Value { field, start, end: i });
+        }
+    }
+    (i == s.len()).then_some(())
+}
+
+struct Builder<'a> {
+    line: &'a [u8],
+    text: Vec<u8>,
+    segments: Vec<Segment>,
+    /// Where the literal in progress began.
+    last: usize,
+    fields: usize,
+}
+
+impl Builder<'_> {
+    fn value(&mut self, start: usize, end: usize, kind: Kind, field: Option<Field>) {
+        self.literal(self.last..start, Some((kind, field)));
+        self.fields += field.is_some() as usize;
+        self.last = end;
+    }
+
+    /// Ends a literal at `text` of the line, followed by `value`.
+    fn literal(&mut self, text: std::ops::Range<usize>, value: Option<(Kind, Option<Field>)>) {
+        let literal = &self.line[text];
+        let from = self.text.len();
+        self.text.extend_from_slice(literal);
+        let mut head = [0u8; 16];
+        let n = literal.len().min(16);
+        head[..n].copy_from_slice(&literal[..n]);
+        self.segments.push(Segment {
+            literal: from..self.text.len(),
+            head,
+            head_mask: (1u32 << n) - 1,
+            value,
+        });
+    }
+}
+
+fn learn_value<'a>(
+    c: &mut Cursor<'a>,
+    path: &mut Vec<Step<'a>>,
+    b: &mut Builder<'_>,
+    field_of: &impl Fn(&[Step<'_>]) -> Option<Field>,
+) -> Scan<()> {
+    let first = c.peek().ok_or(Bail)?;
+    let start = c.offset();
+    let kind = match first {
+        b'{' => {
+            return c.object(|c, key| {
+                path.push(Step::Key(key));
+                let learnt = learn_value(c, path, b, field_of);
+                path.pop();
+                learnt
+            })
+        }
+        b'[' => {
+            return c.array(|c, n| {
+                path.push(Step::Index(n));
+                let learnt = learn_value(c, path, b, field_of);
+                path.pop();
+                learnt
+            })
+        }
+        b'"' => Kind::String,
+        b't' | b'f' | b'n' => Kind::Word,
+        _ => Kind::Number,
+    };
+    c.skip()?;
+    let field = field_of(path);
+    if kind != Kind::Word || field.is_some() {
+        b.value(start, c.offset(), kind, field);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NAME: Field = 1;
+    const SIZE: Field = 2;
+    const FIRST_TAG: Field = 3;
+    const FLAG: Field = 4;
+
+    fn field_of(path: &[Step<'_>]) -> Option<Field> {
+        match path {
+            [Step::Key("name")] => Some(NAME),
+            [Step::Key("size")] => Some(SIZE),
+            [Step::Key("tags"), Step::Index(0)] => Some(FIRST_TAG),
+            [Step::Key("flag")] => Some(FLAG),
+            _ => None,
+        }
+    }
+
+    fn learnt(line: &str) -> Shapes {
+        let mut shapes = Shapes::default();
+        shapes.learn(&Cursor::plain(line.as_bytes()).unwrap(), field_of);
+        shapes
+    }
+
+    fn replay<'a>(shapes: &mut Shapes, line: &'a str) -> Option<Vec<(Field, &'a str)>> {
+        let values = shapes.replay(&Cursor::plain(line.as_bytes()).unwrap())?;
+        Some(values.iter().map(|v| (v.field, &line[v.start..v.end])).collect())
+    }
+
+    #[test]
+    fn a_line_of_the_same_shape_gives_its_own_values() {
+        let mut shapes = learnt(r#"{"name": "a", "n": 1, "size": 10, "tags": ["x", "y"], "flag": null, "ok": true}"#);
+        let got = replay(
+            &mut shapes,
+            r#"{"name": "bé", "n": -2.5e3, "size": 7, "tags": ["zz", ""], "flag": false, "ok": true}"#,
+        );
+        assert_eq!(
+            got,
+            Some(vec![
+                (NAME, r#""bé""#),
+                (SIZE, "7"),
+                (FIRST_TAG, r#""zz""#),
+                (FLAG, "false")
+            ])
+        );
+    }
+
+    #[test]
+    fn any_difference_outside_the_values_does_not_fit() {
+        let mut shapes = learnt(r#"{"name":"a","n":1,"tags":["x"],"ok":true}"#);
+        for other in [
+            r#"{"name":"a","n":1,"tags":["x"],"ok":false}"#,
+            r#"{"name":"a","n":1,"tags":["x","y"],"ok":true}"#,
+            r#"{"name":"a", "n":1,"tags":["x"],"ok":true}"#,
+            r#"{"nam":"a","n":1,"tags":["x"],"ok":true}"#,
+            r#"{"name":"a","n":"1","tags":["x"],"ok":true}"#,
+            r#"{"name":1,"n":1,"tags":["x"],"ok":true}"#,
+            r#"{"name":"a","n":01,"tags":["x"],"ok":true}"#,
+            r#"{"name":"a","n":1.,"tags":["x"],"ok":true}"#,
+            r#"{"name":"a","n":1,"tags":["x"],"ok":true} "#,
+            r#"{"name":"a","n":1,"tags":["x"],"ok":true"#,
+            r#"{"name":"a","n":1,"tags":["x"],"ok":true}}"#,
+        ] {
+            assert_eq!(replay(&mut shapes, other), None, "{other}");
+        }
+        assert!(replay(&mut shapes, r#"{"name":"","n":0,"tags":["x"],"ok":true}"#).is_some());
+    }
+
+    #[test]
+    fn the_most_recent_shape_is_tried_first_and_old_ones_are_kept() {
+        let mut shapes = learnt(r#"{"name":"a"}"#);
+        shapes.learn(&Cursor::plain(br#"{"size":1}"#).unwrap(), field_of);
+        assert_eq!(replay(&mut shapes, r#"{"name":"b"}"#), Some(vec![(NAME, r#""b""#)]));
+        assert_eq!(replay(&mut shapes, r#"{"size":2}"#), Some(vec![(SIZE, "2")]));
+        assert_eq!(shapes.known.len(), 2);
+    }
+
+    #[test]
+    fn learning_stops_after_a_bounded_number_of_shapes() {
+        let mut shapes = Shapes::default();
+        for n in 0..100 {
+            let line = format!(r#"{{"k{n}":1}}"#);
+            shapes.learn(&Cursor::plain(line.as_bytes()).unwrap(), field_of);
+        }
+        assert_eq!(shapes.known.len(), MAX_SHAPES);
+        assert_eq!(shapes.learnt, MAX_LEARNT);
+        // The last shape learnt was number MAX_LEARNT - 1, not 99.
+        assert!(replay(&mut shapes, r#"{"k31":2}"#).is_some());
+        assert!(replay(&mut shapes, r#"{"k99":2}"#).is_none());
+    }
+
+    #[test]
+    fn a_line_with_too_many_fields_is_not_learnt() {
+        let fields = (0..=MAX_FIELDS).map(|_| r#""x""#).collect::<Vec<_>>().join(",");
+        let line = format!(r#"{{"tags":[{fields}]}}"#);
+        let mut shapes = Shapes::default();
+        shapes.learn(&Cursor::plain(line.as_bytes()).unwrap(), |_| Some(NAME));
+        assert!(shapes.known.is_empty());
+    }
+}
