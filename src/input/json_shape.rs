@@ -185,12 +185,24 @@ fn fits_at(shape: &Shape, mut c: Cursor<'_>, values: &mut Vec<Value>) -> Option<
                 i += 1 + find_byte(s.get(i + 1..)?, b'"')? + 1;
             }
             Kind::Number => {
-                // Most numbers in a log are integers without a leading zero:
-                // digits, then a byte that cannot continue a number.
-                let digits = s[i..].iter().take_while(|b| b.is_ascii_digit()).count();
-                let next = s.get(i + digits).copied().unwrap_or(b' ');
-                if digits > 0 && (digits == 1 || s[i] != b'0') && !matches!(next, b'.' | b'e' | b'E') {
-                    i += digits;
+                // Most numbers in a log are `-?digits(.digits)?` without a
+                // leading zero: checked here in one pass; anything else
+                // (an exponent, or a refusal) is the full grammar's to judge.
+                let digits = |from: usize| {
+                    s.get(from..)
+                        .map_or(0, |t| t.iter().take_while(|b| b.is_ascii_digit()).count())
+                };
+                let mut j = i + (s.get(i) == Some(&b'-')) as usize;
+                let whole = digits(j);
+                let mut plain = whole == 1 || (whole > 1 && s[j] != b'0');
+                j += whole;
+                if plain && s.get(j) == Some(&b'.') {
+                    let fraction = digits(j + 1);
+                    plain = fraction > 0;
+                    j += 1 + fraction;
+                }
+                if plain && !matches!(s.get(j), Some(b'e' | b'E')) {
+                    i = j;
                 } else {
                     c.set_offset(i);
                     c.number().ok()?;
@@ -286,6 +298,74 @@ fn learn_value<'a>(
     }
     Ok(())
 }
+
+/// Each value (and key) of `line` replaced in turn by each of `odd`:
+/// lines that keep its shape but for one place, for a shape replay.
+#[cfg(test)]
+pub(crate) fn with_each_value_replaced(line: &str, odd: &[&str]) -> Vec<String> {
+    let b = line.as_bytes();
+    let mut values = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        // A value starts after `:`, `[` or `,` (outside strings, which
+        // these lines keep free of those bytes) and ends at its closing
+        // quote or at the first byte that cannot be part of a number.
+        if matches!(b[i], b':' | b'[' | b',') && i + 1 < b.len() {
+            let start = i + 1 + b[i + 1..].iter().take_while(|&&c| c == b' ').count();
+            let end = match b[start] {
+                b'"' => b[start + 1..].iter().position(|&c| c == b'"').map(|n| start + n + 2),
+                b'-' | b'0'..=b'9' => Some(
+                    start
+                        + b[start..]
+                            .iter()
+                            .take_while(|c| c.is_ascii_digit() || b".eE+-".contains(c))
+                            .count(),
+                ),
+                _ => None,
+            };
+            if let Some(end) = end {
+                values.push((start, end));
+                i = end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    let mut out = Vec::new();
+    for (start, end) in values {
+        for replacement in odd {
+            out.push(format!("{}{replacement}{}", &line[..start], &line[end..]));
+        }
+    }
+    out
+}
+
+/// Values a replay must judge as the walk and serde do, for tests.
+#[cfg(test)]
+pub(crate) const ODD_VALUES: &[&str] = &[
+    r#""""#,
+    r#""x""#,
+    r#""é µ""#,
+    r#""a\"b""#,
+    r#""\u0041""#,
+    "0",
+    "7",
+    "01",
+    "-1",
+    "-0",
+    "2.5",
+    "1e3",
+    "200.0",
+    "18446744073709551615",
+    "18446744073709551616",
+    "1e999",
+    "null",
+    "true",
+    "[]",
+    r#"["1"]"#,
+    "{}",
+    r#""unterminated"#,
+];
 
 #[cfg(test)]
 mod tests {

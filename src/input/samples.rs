@@ -1,6 +1,7 @@
 //! `samples.jsonl`: node_exporter counters, polled, one object per node per poll.
 
 use super::json_scan::{once, Bail, Cursor, Scan, Via};
+use super::json_shape::{Field, Shapes, Step, Value};
 use super::lines::{LineSink, Outcome};
 use crate::timefmt::{self, Micros};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -38,6 +39,8 @@ pub struct Samples {
     /// moves these vectors instead of copying their samples up the merge tree
     /// (the copies showed in the profile).
     parts: BTreeMap<String, Vec<Vec<Sample>>>,
+    /// The line shapes this parser has seen (see `json_shape`).
+    shapes: Shapes,
 }
 
 impl Samples {
@@ -268,6 +271,142 @@ pub fn parse_line(line: &[u8]) -> Result<(Cow<'_, str>, Sample), Cow<'static, st
     parse_line_via(line, Via::Fast)
 }
 
+// The fields `scan` reads, by name for a line shape (see `json_shape`).
+const TS: Field = 0;
+const NODE: Field = 1;
+/// A CPU mode that counts towards the total only.
+const CPU_BUSY: Field = 2;
+/// `idle`, which also tells that the not-busy sum is known.
+const CPU_IDLE: Field = 3;
+/// `iowait` and `steal`: not busy, like idle.
+const CPU_WAIT: Field = 4;
+const MEM_TOTAL: Field = 5;
+const MEM_AVAILABLE: Field = 6;
+const DISK_READ: Field = 7;
+const DISK_WRITTEN: Field = 8;
+const NET_RX: Field = 9;
+const NET_TX: Field = 10;
+const LOAD1: Field = 11;
+
+/// Where `scan` finds each field it reads.
+fn field_of(path: &[Step<'_>]) -> Option<Field> {
+    Some(match path {
+        [Step::Key("ts")] => TS,
+        [Step::Key("node")] => NODE,
+        [Step::Key("cpu"), Step::Key("idle")] => CPU_IDLE,
+        [Step::Key("cpu"), Step::Key("iowait" | "steal")] => CPU_WAIT,
+        [Step::Key("cpu"), Step::Key(_)] => CPU_BUSY,
+        [Step::Key("mem"), Step::Key("total")] => MEM_TOTAL,
+        [Step::Key("mem"), Step::Key("available")] => MEM_AVAILABLE,
+        [Step::Key("disk"), Step::Key("read")] => DISK_READ,
+        [Step::Key("disk"), Step::Key("written")] => DISK_WRITTEN,
+        [Step::Key("net"), Step::Key("rx")] => NET_RX,
+        [Step::Key("net"), Step::Key("tx")] => NET_TX,
+        [Step::Key("load1")] => LOAD1,
+        _ => return None,
+    })
+}
+
+/// The `Wire` of a line that fits a learnt shape, each field read as `scan`
+/// reads it; anything `scan` would refuse hands the line back to it.
+///
+/// The objects themselves are not fields: an object without the keys the
+/// report reads gives the same sample as no object (a `cpu` without `idle`
+/// gives no CPU figures either way), so `Some` is set only with a key.
+fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value]) -> Scan<Wire<'a>> {
+    let mut w = Wire {
+        ts: None,
+        node: None,
+        cpu: None,
+        mem: None,
+        disk: None,
+        net: None,
+        load1: None,
+    };
+    for v in values {
+        c.set_offset(v.start);
+        match v.field {
+            TS if c.bytes().get(v.start) == Some(&b'"') => {
+                w.ts = Some(Ts::Text(Cow::Borrowed(c.string_at(v.start, v.end)?)));
+                c.set_offset(v.end);
+            }
+            TS => w.ts = c.opt_f64()?.map(Ts::Secs),
+            NODE if c.null()? => {}
+            NODE => {
+                w.node = Some(Cow::Borrowed(c.string_at(v.start, v.end)?));
+                c.set_offset(v.end);
+            }
+            CPU_BUSY | CPU_IDLE | CPU_WAIT => {
+                let x = c.f64()?;
+                if x < 0.0 {
+                    return Err(Bail);
+                }
+                let cpu = w.cpu.get_or_insert(Cpu {
+                    total: 0.0,
+                    idle: 0.0,
+                    saw_idle: false,
+                });
+                cpu.total += x;
+                if v.field != CPU_BUSY {
+                    cpu.idle += x;
+                    cpu.saw_idle |= v.field == CPU_IDLE;
+                }
+            }
+            MEM_TOTAL | MEM_AVAILABLE => {
+                let x = c.opt_f64()?;
+                let mem = w.mem.get_or_insert(Mem {
+                    total: None,
+                    available: None,
+                });
+                *if v.field == MEM_TOTAL {
+                    &mut mem.total
+                } else {
+                    &mut mem.available
+                } = x;
+            }
+            DISK_READ | DISK_WRITTEN => {
+                let x = c.opt_f64()?;
+                let disk = w.disk.get_or_insert(Disk {
+                    read: None,
+                    written: None,
+                });
+                *if v.field == DISK_READ {
+                    &mut disk.read
+                } else {
+                    &mut disk.written
+                } = x;
+            }
+            NET_RX | NET_TX => {
+                let x = c.opt_f64()?;
+                let net = w.net.get_or_insert(Net { rx: None, tx: None });
+                *if v.field == NET_RX { &mut net.rx } else { &mut net.tx } = x;
+            }
+            LOAD1 => w.load1 = c.opt_f64()?,
+            _ => return Err(Bail),
+        }
+        if c.offset() != v.end {
+            return Err(Bail);
+        }
+    }
+    Ok(w)
+}
+
+/// `parse_line` as the sink reads it: by a learnt shape when the line fits
+/// one, else by the walk (learning the line's shape), else by serde.
+pub fn parse_line_shaped<'a>(line: &'a [u8], shapes: &mut Shapes) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
+    let Some(c) = Cursor::plain(line) else {
+        return parse_line_via(line, Via::SerdeOnly);
+    };
+    let fast = match shapes.replay(&c).map(|values| read_fields(c.clone(), values)) {
+        Some(Ok(w)) => Some(w),
+        _ => scan(c.clone()).inspect(|_| shapes.learn(&c, field_of)).ok(),
+    };
+    match fast {
+        Some(w) => sample_of(w),
+        None => parse_line_via(line, Via::SerdeOnly),
+    }
+}
+
 /// `parse_line` by the chosen parser (the tests and a fuzz target compare them).
 pub fn parse_line_via(line: &[u8], via: Via) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
     let fast = match via {
@@ -278,6 +417,11 @@ pub fn parse_line_via(line: &[u8], via: Via) -> Result<(Cow<'_, str>, Sample), C
         Some(w) => w,
         None => serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a sample: {e}")))?,
     };
+    sample_of(w)
+}
+
+/// The sample a line's fields make, whichever parser read them.
+fn sample_of(w: Wire<'_>) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
     let node = w.node.ok_or(Cow::Borrowed("sample without `node`"))?;
     let ts = match w.ts {
         Some(Ts::Text(s)) => timefmt::parse_rfc3339(&s),
@@ -307,7 +451,7 @@ pub fn parse_line_via(line: &[u8], via: Via) -> Result<(Cow<'_, str>, Sample), C
 
 impl LineSink for Samples {
     fn line(&mut self, line: &[u8]) -> Outcome {
-        match parse_line(line) {
+        match parse_line_shaped(line, &mut self.shapes) {
             Ok((node, s)) => {
                 // A String only for a node not seen before in this chunk.
                 match self.parts.get_mut(node.as_ref()) {
@@ -398,11 +542,15 @@ mod tests {
         r#"["ts"]"#,
     ];
 
+    /// Compares the three paths line by line (the shaped one keeps its
+    /// shapes from line to line, as the sink does); returns the lines read.
     fn same_on_both_paths(text: &[u8]) -> usize {
         let mut ok = 0;
+        let mut shapes = Shapes::default();
         for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             let fast = parse_line_via(line, Via::Fast);
             let slow = parse_line_via(line, Via::SerdeOnly);
+            let shaped = parse_line_shaped(line, &mut shapes);
             // Bits, not ==: a -0.0 or a last-digit rounding must not slip through.
             let bits = |r: &Result<(Cow<str>, Sample), Cow<str>>| match r {
                 Ok((n, s)) => Ok((
@@ -424,6 +572,7 @@ mod tests {
                 Err(e) => Err(e.to_string()),
             };
             assert_eq!(bits(&fast), bits(&slow), "{}", String::from_utf8_lossy(line));
+            assert_eq!(bits(&shaped), bits(&slow), "shaped: {}", String::from_utf8_lossy(line));
             ok += fast.is_ok() as usize;
         }
         ok
@@ -448,6 +597,35 @@ mod tests {
                 let ok = same_on_both_paths(&text);
                 assert!(ok > 100 && fast >= ok, "{}: {fast} fast of {ok}", f.display());
             }
+        }
+    }
+
+    #[test]
+    fn lines_that_keep_a_learnt_shape_with_odd_values_read_the_same_on_every_path() {
+        use crate::input::json_shape::{with_each_value_replaced, ODD_VALUES};
+        let shapes = [
+            SPEC_LINE,
+            r#"{"ts":1793491200.5,"node":"a","cpu":{"idle":1,"user":2,"steal":0.5,"iowait":0},"mem":null,"load1":null}"#,
+            r#"{"node": "b", "ts": "2026-10-20T02:00:05Z", "cpu": null, "net": {"rx": 1, "tx": null, "x": [1, "y"]}}"#,
+            // Refused (no node) by every path, replayed all the same.
+            r#"{"node": null, "ts": 5, "load1": 1.5}"#,
+        ];
+        for shape in shapes {
+            // Learnt from the plain line, replayed on it after each variant.
+            let mut text = format!("{shape}\n");
+            let variants = with_each_value_replaced(shape, ODD_VALUES);
+            for variant in &variants {
+                text.push_str(&format!("{variant}\n{shape}\n"));
+            }
+            let ok = same_on_both_paths(text.as_bytes());
+            if parse_line(shape.as_bytes()).is_ok() {
+                assert!(ok > variants.len(), "{shape}: {ok} read of {}", variants.len());
+            }
+            let mut sink = Samples::default();
+            for line in text.lines() {
+                sink.line(line.as_bytes());
+            }
+            assert!(sink.shapes.replayed() > variants.len() as u64, "{shape}");
         }
     }
 

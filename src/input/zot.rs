@@ -782,46 +782,6 @@ mod same_on_both_paths {
         assert!(z.writes_by_client.contains_key("fd00::1"));
     }
 
-    /// Each value (and key) of `line` replaced in turn by each of `odd`:
-    /// lines that keep its shape but for one place, for a shape replay.
-    pub(crate) fn with_each_value_replaced(line: &str, odd: &[&str]) -> Vec<String> {
-        let b = line.as_bytes();
-        let mut values = Vec::new();
-        let mut i = 0;
-        while i < b.len() {
-            // A value starts after `:`, `[` or `,` (outside strings, which
-            // these lines keep free of those bytes) and ends at its closing
-            // quote or at the first byte that cannot be part of a number.
-            if matches!(b[i], b':' | b'[' | b',') && i + 1 < b.len() {
-                let start = i + 1 + b[i + 1..].iter().take_while(|&&c| c == b' ').count();
-                let end = match b[start] {
-                    b'"' => b[start + 1..].iter().position(|&c| c == b'"').map(|n| start + n + 2),
-                    b'-' | b'0'..=b'9' => Some(
-                        start
-                            + b[start..]
-                                .iter()
-                                .take_while(|c| c.is_ascii_digit() || b".eE+-".contains(c))
-                                .count(),
-                    ),
-                    _ => None,
-                };
-                if let Some(end) = end {
-                    values.push((start, end));
-                    i = end;
-                    continue;
-                }
-            }
-            i += 1;
-        }
-        let mut out = Vec::new();
-        for (start, end) in values {
-            for replacement in odd {
-                out.push(format!("{}{replacement}{}", &line[..start], &line[end..]));
-            }
-        }
-        out
-    }
-
     #[test]
     fn lines_that_keep_a_learnt_shape_with_odd_values_give_the_same_outcome_on_both_paths() {
         let shapes = [
@@ -829,34 +789,13 @@ mod same_on_both_paths {
             r#"{"level":"info","clientIP":"10.0.3.16:47257","method":"PATCH","path":"/v2/rocm/cache/blobs/uploads/7f3a","statusCode":202,"latency":"96.6µs","bodySize":0,"headers":{"Content-Length":["1048576","2"],"User-Agent":["buildkit"]},"goroutine":955,"time":"2026-11-01T01:42:38.157Z","message":"HTTP API"}"#,
             r#"{ "message" : "HTTP API", "method" : "PUT", "path" : "/v2/r/manifests/v1", "statusCode" : 201, "ok" : true, "gone" : null, "headers" : { "Content-Length" : [ "12" ] } }"#,
         ];
-        let odd = [
-            r#""""#,
-            r#""x""#,
-            r#""é µ""#,
-            r#""a"b""#,
-            r#""A""#,
-            "0",
-            "7",
-            "01",
-            "-1",
-            "2.5",
-            "1e3",
-            "200.0",
-            "18446744073709551615",
-            "18446744073709551616",
-            "null",
-            "true",
-            "[]",
-            r#"["1"]"#,
-            "{}",
-            r#""unterminated"#,
-        ];
         let mut counts = (0, 0, 0);
         for shape in shapes {
             // The plain line first, so its shape is learnt, then each variant
             // followed by the plain line again, which must still be replayed.
             let mut text = format!("{shape}\n");
-            let variants = with_each_value_replaced(shape, &odd);
+            let variants =
+                crate::input::json_shape::with_each_value_replaced(shape, crate::input::json_shape::ODD_VALUES);
             for variant in &variants {
                 text.push_str(&format!("{variant}\n{shape}\n"));
             }
