@@ -49,6 +49,8 @@ impl<'a> Cursor<'a> {
     /// it at quotes is then whole characters).
     pub fn plain(line: &'a [u8]) -> Option<Self> {
         // Branch-free over 32-byte blocks so the compiler can vectorise it.
+        // (A 16-byte SIMD compare through `wide`, two blocks a test, was
+        // measured: 1.4% more instructions for the whole zot parse.)
         let mut odd = 0u8;
         let mut blocks = line.chunks_exact(32);
         for block in blocks.by_ref() {
@@ -451,6 +453,21 @@ mod tests {
         assert!(accepts(lines[0]) && accepts(lines[1]) && accepts(lines[2]));
         // Escapes and tabs are handed over, not refused.
         assert!(!accepts(lines[21]) && !accepts(lines[22]));
+    }
+
+    #[test]
+    fn a_control_byte_or_backslash_anywhere_hands_the_line_over() {
+        // Around the 32-byte blocks and the tail.
+        for len in 1..80 {
+            for at in 0..len {
+                for odd in [0x00, 0x09, 0x1f, b'\\', b' ', b'~', 0x7f] {
+                    let mut line = vec![b'a'; len];
+                    line[at] = odd;
+                    let handed_over = odd < 0x20 || odd == b'\\';
+                    assert_eq!(Cursor::plain(&line).is_none(), handed_over, "len {len}, {odd:#x} at {at}");
+                }
+            }
+        }
     }
 
     #[test]
