@@ -464,7 +464,11 @@ mod tests {
                     let mut line = vec![b'a'; len];
                     line[at] = odd;
                     let handed_over = odd < 0x20 || odd == b'\\';
-                    assert_eq!(Cursor::plain(&line).is_none(), handed_over, "len {len}, {odd:#x} at {at}");
+                    assert_eq!(
+                        Cursor::plain(&line).is_none(),
+                        handed_over,
+                        "len {len}, {odd:#x} at {at}"
+                    );
                 }
             }
         }

@@ -316,6 +316,7 @@ struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
+    #[inline]
     fn set(&mut self, f: Field, v: Cow<'a, str>) {
         match f {
             Field::RemoteAddr => self.addr = Some(v),
