@@ -30,6 +30,8 @@ pub type Field = u8;
 
 /// The most fields a shape may deliver; a line with more is not learnt.
 pub const MAX_FIELDS: usize = 32;
+/// Literals up to this long are compared in registers.
+const HEAD: usize = 32;
 /// How many shapes are kept, most recently used first.
 const MAX_SHAPES: usize = 8;
 /// How many shapes one parser learns at most, so that a file where every
@@ -55,10 +57,10 @@ enum Kind {
 struct Segment {
     /// The literal text before the value, as a range of `Shape::text`.
     literal: std::ops::Range<usize>,
-    /// Its first 16 bytes (zero-padded) and which of them count: most
-    /// literals are a key with its quotes and colon, compared at once
-    /// instead of by a `memcmp` call each.
-    head: [u8; 16],
+    /// Its first 32 bytes (zero-padded) and which of them count: nearly
+    /// every literal is a key with its quotes, colon and comma, compared
+    /// 16 bytes at a time instead of by a `memcmp` call each.
+    head: [u8; HEAD],
     head_mask: u32,
     /// The value after it; `None` on the last segment (the line's end).
     value: Option<(Kind, Option<Field>)>,
@@ -158,11 +160,19 @@ fn fits_at(shape: &Shape, mut c: Cursor<'_>, values: &mut Vec<Value>) -> Option<
     let mut i = 0;
     for segment in &shape.segments {
         let literal = &shape.text[segment.literal.clone()];
-        match s.get(i..i + 16) {
-            Some(next) if literal.len() <= 16 => {
-                let next = u8x16::from(<[u8; 16]>::try_from(next).ok()?);
-                let same = next.simd_eq(u8x16::from(segment.head)).to_bitmask();
-                if same & segment.head_mask != segment.head_mask {
+        let head = segment.head.as_chunks::<16>().0;
+        let same = |at: usize, n: usize| {
+            let next = <[u8; 16]>::try_from(s.get(at..at + 16)?).ok()?;
+            Some(u8x16::from(next).simd_eq(u8x16::from(head[n])).to_bitmask())
+        };
+        match literal.len() {
+            0..=16 if i + 16 <= s.len() => {
+                if same(i, 0)? & segment.head_mask != segment.head_mask {
+                    return None;
+                }
+            }
+            17..=HEAD if i + HEAD <= s.len() => {
+                if (same(i, 0)? | same(i + 16, 1)? << 16) & segment.head_mask != segment.head_mask {
                     return None;
                 }
             }
@@ -250,13 +260,13 @@ impl Builder<'_> {
         let literal = &self.line[text];
         let from = self.text.len();
         self.text.extend_from_slice(literal);
-        let mut head = [0u8; 16];
-        let n = literal.len().min(16);
+        let mut head = [0u8; HEAD];
+        let n = literal.len().min(HEAD);
         head[..n].copy_from_slice(&literal[..n]);
         self.segments.push(Segment {
             literal: from..self.text.len(),
             head,
-            head_mask: (1u32 << n) - 1,
+            head_mask: (1u64 << n).wrapping_sub(1) as u32,
             value,
         });
     }
@@ -434,6 +444,26 @@ mod tests {
             assert_eq!(replay(&mut shapes, other), None, "{other}");
         }
         assert!(replay(&mut shapes, r#"{"name":"","n":0,"tags":["x"],"ok":true}"#).is_some());
+    }
+
+    #[test]
+    fn a_literal_of_any_length_must_match_at_every_byte() {
+        // Literals shorter and longer than the 16- and 32-byte compares,
+        // near the end of the line and far from it.
+        for len in 1..40 {
+            for pad in ["", r#","pad":"0123456789012345678901234567890123456789""#] {
+                let line = |key: &str| format!(r#"{{"{key}":1{pad}}}"#);
+                let key = "k".repeat(len);
+                let mut shapes = learnt(&line(&key));
+                assert!(replay(&mut shapes, &line(&key)).is_some(), "{len}");
+                for at in 0..len {
+                    let mut other = key.clone().into_bytes();
+                    other[at] = b'j';
+                    let other = line(std::str::from_utf8(&other).unwrap());
+                    assert_eq!(replay(&mut shapes, &other), None, "{other}");
+                }
+            }
+        }
     }
 
     #[test]
