@@ -69,6 +69,25 @@ pub fn each_of_two(s: &[u8], a: u8, b: u8, mut visit: impl FnMut(usize) -> bool)
     }
 }
 
+/// How many ASCII digits `s` starts with: 16 bytes a test, where a loop
+/// took about seven instructions a digit (the numbers of a sample line
+/// have eight to twelve).
+#[inline]
+pub fn digit_run(s: &[u8]) -> usize {
+    let (blocks, tail) = s.as_chunks::<16>();
+    let (zero, nine) = (u8x16::splat(b'0'), u8x16::splat(9));
+    for (n, block) in blocks.iter().enumerate() {
+        // A digit is a byte whose distance above '0' is at most 9
+        // (wrapping: a byte below '0' lands far above).
+        let above = u8x16::from(*block) - zero;
+        let digits = above.min(nine).simd_eq(above).to_bitmask();
+        if digits != 0xffff {
+            return n * 16 + (!digits).trailing_zeros() as usize;
+        }
+    }
+    blocks.len() * 16 + tail.iter().take_while(|b| b.is_ascii_digit()).count()
+}
+
 /// The first occurrence of `needle`, as `str::find` gives it. `str::find`
 /// builds a two-way searcher on every call, which was a tenth of the whole
 /// report's profile when the nginx parser searched each log_format literal
@@ -145,6 +164,23 @@ mod tests {
                 false
             });
             assert_eq!(first, want.first().copied().into_iter().collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_digit_run_ends_at_the_first_byte_that_is_not_a_digit() {
+        // The bytes either side of '0'..='9', a high byte, around the blocks.
+        for len in 0..50 {
+            for at in 0..=len {
+                for stop in [b'/', b':', b'.', b'e', 0x80, 0xb0, 0x00] {
+                    let mut s: Vec<u8> = (0..len).map(|i| b'0' + (i % 10) as u8).collect();
+                    if at < len {
+                        s[at] = stop;
+                    }
+                    let want = s.iter().take_while(|b| b.is_ascii_digit()).count();
+                    assert_eq!(digit_run(&s), want, "len {len}, {stop:#x} at {at}");
+                }
+            }
         }
     }
 

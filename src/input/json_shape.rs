@@ -21,7 +21,7 @@
 //! it). Tests and the `fast_json` fuzz target hold all three paths to
 //! identical results.
 
-use super::find::find_byte;
+use super::find::{digit_run, find_byte};
 use super::json_scan::{Bail, Cursor, Scan};
 use wide::u8x16;
 
@@ -198,10 +198,7 @@ fn fits_at(shape: &Shape, mut c: Cursor<'_>, values: &mut Vec<Value>) -> Option<
                 // Most numbers in a log are `-?digits(.digits)?` without a
                 // leading zero: checked here in one pass; anything else
                 // (an exponent, or a refusal) is the full grammar's to judge.
-                let digits = |from: usize| {
-                    s.get(from..)
-                        .map_or(0, |t| t.iter().take_while(|b| b.is_ascii_digit()).count())
-                };
+                let digits = |from: usize| s.get(from..).map_or(0, digit_run);
                 let mut j = i + (s.get(i) == Some(&b'-')) as usize;
                 let whole = digits(j);
                 let mut plain = whole == 1 || (whole > 1 && s[j] != b'0');
