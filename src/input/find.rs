@@ -23,6 +23,20 @@ pub fn find_byte(s: &[u8], byte: u8) -> Option<usize> {
     find_in_words(tail, byte).map(|n| at + n)
 }
 
+/// The offset of the last `byte`, 16 bytes a compare from the end.
+#[inline]
+pub fn rfind_byte(s: &[u8], byte: u8) -> Option<usize> {
+    let (head, blocks) = s.as_rchunks::<16>();
+    let needle = u8x16::splat(byte);
+    for (n, block) in blocks.iter().enumerate().rev() {
+        let hits = u8x16::from(*block).simd_eq(needle).to_bitmask();
+        if hits != 0 {
+            return Some(head.len() + n * 16 + (31 - hits.leading_zeros()) as usize);
+        }
+    }
+    head.iter().rposition(|&b| b == byte)
+}
+
 /// The offset of the first `byte` in fewer than 16 bytes: a word (8 bytes)
 /// at a time, then byte by byte.
 #[inline]
@@ -180,6 +194,27 @@ mod tests {
                     let want = s.iter().take_while(|b| b.is_ascii_digit()).count();
                     assert_eq!(digit_run(&s), want, "len {len}, {stop:#x} at {at}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_reverse_byte_search_finds_the_last_match_at_every_offset() {
+        for len in 0..70 {
+            for at in 0..=len {
+                let mut s = vec![b'a'; len];
+                if at < len {
+                    s[at] = b'/';
+                }
+                if at > 2 {
+                    // An earlier match that must not win.
+                    s[at / 2] = b'/';
+                }
+                assert_eq!(
+                    rfind_byte(&s, b'/'),
+                    s.iter().rposition(|&b| b == b'/'),
+                    "len {len}, at {at}"
+                );
             }
         }
     }

@@ -3,7 +3,7 @@
 //! uses (`nginx-log-format` in the run directory, else nginx's `combined`),
 //! so producer and consumer cannot drift apart.
 
-use super::find::{find_byte, find_str};
+use super::find::{each_of_two, find_byte, find_str, rfind_byte};
 use super::lines::{LineSink, Outcome};
 use crate::timefmt::{self, Micros};
 use std::borrow::Cow;
@@ -447,8 +447,14 @@ pub enum Access {
 
 /// Classifies one request. `prefix` is this run's `sccache_prefix`, if known.
 pub fn classify(method: &str, path: &str, status: u16, prefix: Option<&str>) -> Access {
-    // memchr rather than `split(['?', '#'])`, whose per-character test showed in the profile.
-    let path = &path[..memchr::memchr2(b'?', b'#', path.as_bytes()).unwrap_or(path.len())];
+    // One SSE2 pass rather than `split(['?', '#'])`, whose per-character
+    // test showed in the profile, or memchr2, whose setup did.
+    let mut cut = path.len();
+    each_of_two(path.as_bytes(), b'?', b'#', |at| {
+        cut = at;
+        false
+    });
+    let path = &path[..cut];
     if let Some(p) = prefix {
         let p = p.trim_matches('/');
         if p.is_empty() || !has_segments(path, p) {
@@ -486,7 +492,7 @@ fn last_segments(path: &str) -> [Option<&str>; 4] {
     let mut n = 0;
     let mut end = path.len();
     while n < out.len() {
-        let start = memchr::memrchr(b'/', &path.as_bytes()[..end]).map_or(0, |i| i + 1);
+        let start = rfind_byte(&path.as_bytes()[..end], b'/').map_or(0, |i| i + 1);
         if start < end {
             out[n] = Some(&path[start..end]);
             n += 1;
