@@ -23,6 +23,26 @@ pub fn find_byte(s: &[u8], byte: u8) -> Option<usize> {
     find_in_words(tail, byte).map(|n| at + n)
 }
 
+/// The offset of the first quote, backslash or control byte: where a JSON
+/// string's text ends if it is plain (the byte is a quote), or shows that
+/// it is not (any other).
+#[inline]
+pub fn find_string_end(s: &[u8]) -> Option<usize> {
+    let (blocks, tail) = s.as_chunks::<16>();
+    let (quote, backslash, control) = (u8x16::splat(b'"'), u8x16::splat(b'\\'), u8x16::splat(0x1f));
+    for (n, block) in blocks.iter().enumerate() {
+        let v = u8x16::from(*block);
+        let hits = (v.simd_eq(quote) | v.simd_eq(backslash) | v.min(control).simd_eq(v)).to_bitmask();
+        if hits != 0 {
+            return Some(n * 16 + hits.trailing_zeros() as usize);
+        }
+    }
+    let at = blocks.len() * 16;
+    tail.iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map(|n| at + n)
+}
+
 /// The offset of the last `byte`, 16 bytes a compare from the end.
 #[inline]
 pub fn rfind_byte(s: &[u8], byte: u8) -> Option<usize> {
@@ -215,6 +235,22 @@ mod tests {
                     s.iter().rposition(|&b| b == b'/'),
                     "len {len}, at {at}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn a_string_ends_at_its_quote_or_at_the_first_byte_that_is_not_plain() {
+        for len in 0..50 {
+            for at in 0..=len {
+                for stop in [b'"', b'\\', 0x00, 0x09, 0x1f, b' ', 0x7f, 0xc3] {
+                    let mut s = vec![b'a'; len];
+                    if at < len {
+                        s[at] = stop;
+                    }
+                    let want = s.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+                    assert_eq!(find_string_end(&s), want, "len {len}, {stop:#x} at {at}");
+                }
             }
         }
     }

@@ -21,7 +21,7 @@
 //! it). Tests and the `fast_json` fuzz target hold all three paths to
 //! identical results.
 
-use super::find::{digit_run, find_byte};
+use super::find::{digit_run, find_string_end};
 use super::json_scan::{Bail, Cursor, Scan};
 use wide::u8x16;
 
@@ -99,7 +99,9 @@ impl PartialEq for Shapes {
 
 impl Shapes {
     /// The fields of `c`'s line, in line order, if it fits a known shape.
-    /// `c` must be fresh from `Cursor::plain`.
+    /// `c` must be fresh from `Cursor::utf8` (or `plain`): every byte of a
+    /// fitting line is either literal text of a shape learnt from a plain
+    /// line or a value checked here, so a fitting line is plain too.
     pub fn replay(&mut self, c: &Cursor<'_>) -> Option<&[Value]> {
         for n in 0..self.known.len() {
             self.values.clear();
@@ -192,7 +194,13 @@ fn fits_at(shape: &Shape, mut c: Cursor<'_>, values: &mut Vec<Value>) -> Option<
                 if s.get(i) != Some(&b'"') {
                     return None;
                 }
-                i += 1 + find_byte(s.get(i + 1..)?, b'"')? + 1;
+                // The line was only checked to be UTF-8: a string here must
+                // end at a quote with no backslash or control byte before it.
+                let end = i + 1 + find_string_end(s.get(i + 1..)?)?;
+                if s[end] != b'"' {
+                    return None;
+                }
+                i = end + 1;
             }
             Kind::Number => {
                 // Most numbers in a log are `-?digits(.digits)?` without a
@@ -350,6 +358,8 @@ pub(crate) fn with_each_value_replaced(line: &str, odd: &[&str]) -> Vec<String> 
 /// Values a replay must judge as the walk and serde do, for tests.
 #[cfg(test)]
 pub(crate) const ODD_VALUES: &[&str] = &[
+    "\"a\tb\"",
+    "\"\u{1}\"",
     r#""""#,
     r#""x""#,
     r#""é µ""#,
@@ -460,6 +470,25 @@ mod tests {
                     assert_eq!(replay(&mut shapes, &other), None, "{other}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_string_with_an_escape_or_control_byte_does_not_fit() {
+        // Replay reads lines only checked to be UTF-8: it must refuse what
+        // `plain` would have refused, wherever in a string it sits.
+        let mut shapes = learnt(r#"{"name":"abc","n":1}"#);
+        for odd in [r#"a\"b"#, "a\tb", "\u{1f}", r#"\\"#, "long string of twenty bytes\n"] {
+            let line = format!(r#"{{"name":"{odd}","n":1}}"#);
+            let c = Cursor::utf8(line.as_bytes()).unwrap();
+            assert!(shapes.replay(&c).is_none(), "{line:?}");
+        }
+        // The odd byte where the closing quote should be, the rest of the
+        // line as the shape has it: only the byte itself can refuse it.
+        for odd in ['\\', '\t', '\u{1f}', '\u{0}'] {
+            let line = format!(r#"{{"name":"abc{odd},"n":1}}"#);
+            let c = Cursor::utf8(line.as_bytes()).unwrap();
+            assert!(shapes.replay(&c).is_none(), "{line:?}");
         }
     }
 

@@ -394,12 +394,15 @@ fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value]) -> Scan<Wire<'a>> {
 /// `parse_line` as the sink reads it: by a learnt shape when the line fits
 /// one, else by the walk (learning the line's shape), else by serde.
 pub fn parse_line_shaped<'a>(line: &'a [u8], shapes: &mut Shapes) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
-    let Some(c) = Cursor::plain(line) else {
+    // The replay checks every byte itself; the walk needs a plain line.
+    let Some(c) = Cursor::utf8(line) else {
         return parse_line_via(line, Via::SerdeOnly);
     };
     let fast = match shapes.replay(&c).map(|values| read_fields(c.clone(), values)) {
         Some(Ok(w)) => Some(w),
-        _ => scan(c.clone()).inspect(|_| shapes.learn(&c, field_of)).ok(),
+        _ => c
+            .into_plain()
+            .and_then(|c| scan(c.clone()).inspect(|_| shapes.learn(&c, field_of)).ok()),
     };
     match fast {
         Some(w) => sample_of(w),

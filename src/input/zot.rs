@@ -403,10 +403,14 @@ impl ZotLog {
             return Outcome::Skipped;
         }
         if via == Via::Fast {
-            if let Some(c) = Cursor::plain(line) {
+            // The replay checks every byte itself; the walk needs a plain line.
+            if let Some(c) = Cursor::utf8(line) {
                 let fields = match self.shapes.replay(&c).map(|values| read_fields(c.clone(), values)) {
                     Some(Ok(fields)) => Ok(fields),
-                    _ => scan(c.clone()).inspect(|_| self.shapes.learn(&c, field_of)),
+                    _ => c
+                        .into_plain()
+                        .ok_or(Bail)
+                        .and_then(|c| scan(c.clone()).inspect(|_| self.shapes.learn(&c, field_of))),
                 };
                 if let Ok((req, write)) = fields {
                     return self.apply(req, || Ok(write));
