@@ -384,14 +384,15 @@ fn parse_text<'a>(parts: &[Part], line: &'a [u8]) -> Result<Request<'a>, Cow<'st
         .map_err(|_| "not UTF-8 (nginx escapes such bytes as \\xXX; is this the right file?)")?;
     let mut rest = line;
     let mut fields = Fields::default();
-    for (i, part) in parts.iter().enumerate() {
+    let mut parts = parts.iter().peekable();
+    while let Some(part) = parts.next() {
         match part {
             Part::Literal(lit) => {
                 rest = strip_literal(rest, lit)
                     .ok_or_else(|| Cow::Owned(format!("expected {lit:?} at column {}", line.len() - rest.len() + 1)))?;
             }
             Part::Var(f) => {
-                let value = match parts.get(i + 1) {
+                let value = match parts.peek() {
                     Some(Part::Literal(next)) => {
                         let end = find_str(rest, next).ok_or_else(|| {
                             Cow::Owned(format!(
@@ -400,7 +401,9 @@ fn parse_text<'a>(parts: &[Part], line: &'a [u8]) -> Result<Request<'a>, Cow<'st
                             ))
                         })?;
                         let v = &rest[..end];
-                        rest = &rest[end..];
+                        // The search found the literal: past it, not compared again.
+                        rest = &rest[end + next.len()..];
+                        parts.next();
                         v
                     }
                     _ => std::mem::take(&mut rest),
