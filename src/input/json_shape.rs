@@ -11,10 +11,11 @@
 //! each value is a well-formed value of its kind; only those checks are made.
 //!
 //! Why that is as strict as the walk: a shape is learnt only from a line the
-//! walk accepted (valid JSON, every field of the type the parser wants, no
-//! repeated field), and a fitting line differs from it only inside values of
-//! the same kind, each checked against JSON's grammar on a line `plain`
-//! already passed (valid UTF-8, no escape, no control byte). So it is valid
+//! walk accepted (plain, valid JSON, every field of the type the parser
+//! wants, no repeated field), and a fitting line differs from it only inside
+//! values of the same kind, each checked here: a string ends at a quote with
+//! no backslash or control byte before it, a number passes JSON's grammar.
+//! With the line's UTF-8 checked up front, a fitting line is plain and valid
 //! JSON with the same keys at the same places. The caller then reads each
 //! field with the same `Cursor` calls its walk uses, and anything they refuse
 //! sends the line back to the walk, which stays the judge (and serde behind
@@ -34,8 +35,9 @@ pub const MAX_FIELDS: usize = 32;
 const HEAD: usize = 32;
 /// How many shapes are kept, most recently used first.
 const MAX_SHAPES: usize = 8;
-/// How many shapes one parser learns at most, so that a file where every
-/// line has a new shape costs one extra walk a line for the first few only.
+/// How many shapes one parser (one chunk's sink) learns at most, so that a
+/// file where every line has a new shape costs one extra walk a line for
+/// the first few only.
 const MAX_LEARNT: u32 = 32;
 
 /// Where a value sits on the way from the top of a line.

@@ -196,7 +196,7 @@ pub struct ZotLog {
     pub writes_by_client: BTreeMap<String, Vec<WriteEvent>>,
     pub series: BTreeMap<i64, LaneBucket>,
     /// The line shapes this parser has seen (see `json_shape`).
-    pub shapes: Shapes,
+    shapes: Shapes,
 }
 
 pub fn client_host(client_ip: &str) -> &str {
