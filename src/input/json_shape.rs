@@ -40,6 +40,10 @@ const MAX_SHAPES: usize = 8;
 /// the first few only.
 const MAX_LEARNT: u32 = 32;
 
+/// How many more lines than fitted may miss every shape before a parser
+/// stops trying (a chunk holds some 600 lines).
+const GIVE_UP_AFTER: u64 = 64;
+
 /// Where a value sits on the way from the top of a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step<'a> {
@@ -91,6 +95,7 @@ pub struct Shapes {
     /// The fields of the last line replayed (kept to spare an allocation a line).
     values: Vec<Value>,
     replayed: u64,
+    missed: u64,
 }
 
 impl PartialEq for Shapes {
@@ -105,6 +110,12 @@ impl Shapes {
     /// fitting line is either literal text of a shape learnt from a plain
     /// line or a value checked here, so a fitting line is plain too.
     pub fn replay(&mut self, c: &Cursor<'_>) -> Option<&[Value]> {
+        // Lines that share a long start with a known shape and differ late
+        // cost up to a whole line per shape tried: where most lines miss,
+        // stop trying, so the walk's cost is the ceiling.
+        if self.missed > self.replayed + GIVE_UP_AFTER {
+            return None;
+        }
         for n in 0..self.known.len() {
             self.values.clear();
             if fits(&self.known[n], c.clone(), &mut self.values) {
@@ -114,6 +125,7 @@ impl Shapes {
                 return Some(&self.values);
             }
         }
+        self.missed += !self.known.is_empty() as u64;
         None
     }
 
@@ -515,6 +527,20 @@ mod tests {
         // The last shape learnt was number MAX_LEARNT - 1, not 99.
         assert!(replay(&mut shapes, r#"{"k31":2}"#).is_some());
         assert!(replay(&mut shapes, r#"{"k99":2}"#).is_none());
+    }
+
+    #[test]
+    fn a_parser_whose_lines_mostly_miss_stops_trying_shapes() {
+        let mut shapes = learnt(r#"{"name":"a","n":1}"#);
+        for n in 0..200 {
+            // Each line like the shape up to a last key of its own.
+            let line = format!(r#"{{"name":"a","n":1,"k{n}":2}}"#);
+            assert_eq!(replay(&mut shapes, &line), None);
+        }
+        // A line that fits is no longer even tried.
+        assert_eq!(replay(&mut shapes, r#"{"name":"b","n":2}"#), None);
+        let mut fresh = learnt(r#"{"name":"a","n":1}"#);
+        assert!(replay(&mut fresh, r#"{"name":"b","n":2}"#).is_some());
     }
 
     #[test]
