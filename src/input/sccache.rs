@@ -612,13 +612,13 @@ impl LineSink for SccacheSink {
                 lane(&mut |b| {
                     b.writes += 1;
                     match size {
-                        Some(n) => b.write_bytes += n,
+                        Some(n) => b.write_bytes = b.write_bytes.saturating_add(n),
                         None => b.writes_unsized += 1,
                     }
                 });
                 log.writes += 1;
                 match size {
-                    Some(n) => log.write_bytes += n,
+                    Some(n) => log.write_bytes = log.write_bytes.saturating_add(n),
                     None => log.writes_unsized += 1,
                 }
             }
@@ -636,7 +636,7 @@ impl LineSink for SccacheSink {
         a.hits += b.hits;
         a.misses += b.misses;
         a.writes += b.writes;
-        a.write_bytes += b.write_bytes;
+        a.write_bytes = a.write_bytes.saturating_add(b.write_bytes);
         a.writes_unsized += b.writes_unsized;
         a.failed_writes += b.failed_writes;
         a.overhead += b.overhead;
@@ -649,7 +649,7 @@ impl LineSink for SccacheSink {
             e.hits += v.hits;
             e.misses += v.misses;
             e.writes += v.writes;
-            e.write_bytes += v.write_bytes;
+            e.write_bytes = e.write_bytes.saturating_add(v.write_bytes);
             e.writes_unsized += v.writes_unsized;
         }
         a.first = match (a.first, b.first) {
@@ -756,6 +756,22 @@ mod tests {
         let bucket = sink.log.series.values().next().unwrap();
         assert_eq!((bucket.writes, bucket.write_bytes, bucket.writes_unsized), (1, 0, 1));
         assert_eq!(sink.log.writes_unsized, 1);
+    }
+
+    #[test]
+    fn write_sizes_past_what_a_u64_holds_saturate_instead_of_wrapping_or_panicking() {
+        let format = std::sync::Arc::new(LogFormat::from_directive(SPEC_FORMAT).unwrap());
+        let line = r#"10.0.3.12 - - [20/Oct/2026:02:00:05 +0000] "PUT /p/a/b/c/abcdef HTTP/1.1" 201 0 "-" "opendal" 18446744073709551615 0.012"#;
+        let text = [line; 3].join("\n");
+        let (sink, stats) =
+            crate::input::lines::parse_bytes(text.as_bytes(), crate::input::lines::Tail::Complete, || SccacheSink {
+                format: format.clone(),
+                prefix: None,
+                log: SccacheLog::default(),
+            });
+        assert_eq!(stats.records, 3);
+        assert_eq!((sink.log.writes, sink.log.write_bytes), (3, u64::MAX));
+        assert_eq!(sink.log.series.values().next().unwrap().write_bytes, u64::MAX);
     }
 
     #[test]

@@ -218,9 +218,9 @@ pub fn spread(series: &mut BTreeMap<i64, LaneBucket>, from: Micros, to: Micros, 
     let mut add = |bucket: i64, n: u64| {
         let b = series.entry(bucket).or_default();
         if cache {
-            b.cache_bytes += n;
+            b.cache_bytes = b.cache_bytes.saturating_add(n);
         } else {
-            b.image_bytes += n;
+            b.image_bytes = b.image_bytes.saturating_add(n);
         }
     };
     if first >= last || to <= from {
@@ -233,11 +233,11 @@ pub fn spread(series: &mut BTreeMap<i64, LaneBucket>, from: Micros, to: Micros, 
         let lo = (bucket * width).max(from);
         let hi = ((bucket + 1) * width).min(to);
         let n = if bucket == last {
-            bytes - given
+            bytes.saturating_sub(given)
         } else {
             (bytes as f64 * (hi - lo) as f64 / total) as u64
         };
-        given += n;
+        given = given.saturating_add(n);
         add(bucket, n);
     }
 }
@@ -469,7 +469,7 @@ impl ZotLog {
                 if method == "GET" && status == 200 {
                     // A read without bodySize is counted as unsized, not as zero bytes.
                     match l.body_size {
-                        Some(n) => self.read_bytes += n,
+                        Some(n) => self.read_bytes = self.read_bytes.saturating_add(n),
                         None => self.reads_unsized += 1,
                     }
                 }
@@ -487,12 +487,12 @@ impl ZotLog {
                 match size {
                     Some(n) => {
                         if !manifest {
-                            self.blob_write_bytes += n;
+                            self.blob_write_bytes = self.blob_write_bytes.saturating_add(n);
                         }
                         if cache {
-                            self.cache_write_bytes += n;
+                            self.cache_write_bytes = self.cache_write_bytes.saturating_add(n);
                         } else {
-                            self.image_write_bytes += n;
+                            self.image_write_bytes = self.image_write_bytes.saturating_add(n);
                         }
                     }
                     None => self.writes_unsized += 1,
@@ -534,16 +534,16 @@ impl LineSink for ZotLog {
 
     fn merge_following(&mut self, b: Self) {
         self.requests += b.requests;
-        self.blob_write_bytes += b.blob_write_bytes;
-        self.cache_write_bytes += b.cache_write_bytes;
-        self.image_write_bytes += b.image_write_bytes;
+        self.blob_write_bytes = self.blob_write_bytes.saturating_add(b.blob_write_bytes);
+        self.cache_write_bytes = self.cache_write_bytes.saturating_add(b.cache_write_bytes);
+        self.image_write_bytes = self.image_write_bytes.saturating_add(b.image_write_bytes);
         self.manifest_writes += b.manifest_writes;
         self.blob_writes += b.blob_writes;
         self.writes_unsized += b.writes_unsized;
         self.failed_writes += b.failed_writes;
         self.upload_starts += b.upload_starts;
         self.reads += b.reads;
-        self.read_bytes += b.read_bytes;
+        self.read_bytes = self.read_bytes.saturating_add(b.read_bytes);
         self.reads_unsized += b.reads_unsized;
         self.not_json += b.not_json;
         for (k, v) in b.by_message {
@@ -554,8 +554,8 @@ impl LineSink for ZotLog {
         }
         for (k, v) in b.series {
             let e = self.series.entry(k).or_default();
-            e.cache_bytes += v.cache_bytes;
-            e.image_bytes += v.image_bytes;
+            e.cache_bytes = e.cache_bytes.saturating_add(v.cache_bytes);
+            e.image_bytes = e.image_bytes.saturating_add(v.image_bytes);
         }
     }
 }
@@ -647,6 +647,25 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn sizes_past_what_a_u64_holds_saturate_instead_of_wrapping_or_panicking() {
+        let read = r#"{"message":"HTTP API","method":"GET","path":"/v2/r/blobs/sha256:1","statusCode":200,"bodySize":18446744073709551615}"#;
+        let write = r#"{"message":"HTTP API","method":"PUT","path":"/v2/r/cache/manifests/x","statusCode":201,"headers":{"Content-Length":["18446744073709551615"]},"clientIP":"h:5","time":"2026-10-20T02:00:30Z","latency":"25s"}"#;
+        let mut z = ZotLog::default();
+        for line in [read, read, write, write] {
+            assert_eq!(z.line(line.as_bytes()), Outcome::Record);
+        }
+        assert_eq!((z.read_bytes, z.cache_write_bytes), (u64::MAX, u64::MAX));
+        // Spread over the buckets the 25 s latency covers, without wrapping.
+        assert!(z.series.len() > 1);
+        let spread = z.series.values().map(|b| b.cache_bytes).fold(0u64, u64::saturating_add);
+        assert_eq!(spread, u64::MAX);
+        let mut other = ZotLog::default();
+        other.line(write.as_bytes());
+        z.merge_following(other);
+        assert_eq!(z.cache_write_bytes, u64::MAX);
     }
 
     #[test]

@@ -52,7 +52,7 @@ fn sccache_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plot
         ("writes", RGBColor(31, 119, 180), |p| p.writes),
     ];
     for (name, colour, get) in lanes {
-        let total: u64 = s.series.iter().map(get).sum();
+        let total = s.series.iter().map(get).fold(0u64, u64::saturating_add);
         chart
             .draw_series(LineSeries::new(
                 s.series.iter().map(|p| (clamp(axis.x(p.t_s), span), get(p) as f64)),
@@ -101,7 +101,7 @@ fn zot_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plotters
         ("images", RGBColor(127, 127, 127), |p| p.image_bytes),
     ];
     for (name, colour, get) in lanes {
-        let total: u64 = z.series.iter().map(get).sum();
+        let total = z.series.iter().map(get).fold(0u64, u64::saturating_add);
         chart
             .draw_series(LineSeries::new(
                 z.series.iter().map(|p| (clamp(axis.x(p.t_s), span), mb(get(p)))),
