@@ -300,22 +300,8 @@ fn learn_value<'a>(
     let first = c.peek().ok_or(Bail)?;
     let start = c.offset();
     let kind = match first {
-        b'{' => {
-            return c.object(|c, key| {
-                path.push(Step::Key(key));
-                let learnt = learn_value(c, path, b, field_of);
-                path.pop();
-                learnt
-            })
-        }
-        b'[' => {
-            return c.array(|c, n| {
-                path.push(Step::Index(n));
-                let learnt = learn_value(c, path, b, field_of);
-                path.pop();
-                learnt
-            })
-        }
+        b'{' => return c.object(|c, key| learn_under(c, Step::Key(key), path, b, field_of)),
+        b'[' => return c.array(|c, n| learn_under(c, Step::Index(n), path, b, field_of)),
         b'"' => Kind::String,
         b't' | b'f' | b'n' => Kind::Word,
         _ => Kind::Number,
@@ -326,6 +312,20 @@ fn learn_value<'a>(
         b.value(start, c.offset(), kind, field);
     }
     Ok(())
+}
+
+/// `learn_value` one step down the path.
+fn learn_under<'a>(
+    c: &mut Cursor<'a>,
+    step: Step<'a>,
+    path: &mut Vec<Step<'a>>,
+    b: &mut Builder<'_>,
+    field_of: &impl Fn(&[Step<'_>]) -> Option<Field>,
+) -> Scan<()> {
+    path.push(step);
+    let learnt = learn_value(c, path, b, field_of);
+    path.pop();
+    learnt
 }
 
 /// Each value (and key) of `line` replaced in turn by each of `odd`:

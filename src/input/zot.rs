@@ -131,25 +131,33 @@ pub fn classify<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'p str) 
         // The tail is not cut at the query: `uploads` holds no `?`, so it
         // starts the cut tail exactly when it starts the whole one.
         let (name, tail) = (&rest[..i], &rest[i + "/blobs/".len()..]);
-        let kind = match (method, tail.starts_with("uploads")) {
-            ("POST", true) => Request::UploadStart,
-            ("PATCH", true) => Request::BlobChunk,
-            ("PUT", true) => Request::BlobComplete,
-            ("GET" | "HEAD", false) => Request::BlobRead,
-            _ => Request::Other,
-        };
-        return (kind, name, "");
+        return (blob_request(method, tail), name, "");
     }
     if let Some(i) = manifests {
         let (name, reference) = (&rest[..i], &rest[i + "/manifests/".len()..query]);
-        let kind = match method {
-            "PUT" => Request::ManifestWrite,
-            "GET" | "HEAD" => Request::ManifestRead,
-            _ => Request::Other,
-        };
-        return (kind, name, reference);
+        return (manifest_request(method), name, reference);
     }
     (Request::Other, "", "")
+}
+
+/// A request on `/v2/<name>/blobs/<tail>`, by its method.
+fn blob_request(method: &str, tail: &str) -> Request {
+    match (method, tail.starts_with("uploads")) {
+        ("POST", true) => Request::UploadStart,
+        ("PATCH", true) => Request::BlobChunk,
+        ("PUT", true) => Request::BlobComplete,
+        ("GET" | "HEAD", false) => Request::BlobRead,
+        _ => Request::Other,
+    }
+}
+
+/// A request on `/v2/<name>/manifests/<reference>`, by its method.
+fn manifest_request(method: &str) -> Request {
+    match method {
+        "PUT" => Request::ManifestWrite,
+        "GET" | "HEAD" => Request::ManifestRead,
+        _ => Request::Other,
+    }
 }
 
 /// BuildKit's registry cache lives in repositories or tags named `cache`.
@@ -576,31 +584,18 @@ mod tests {
         assert_eq!(classify("GET", "/v2/").0, Request::Other);
     }
 
-    /// `classify` as first written, with the standard library's searches.
+    /// `classify`'s splitting as first written, with the standard library's
+    /// searches (the method tables are shared: the searches are under test).
     fn classify_by_str_find<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'p str) {
         let path = path.find('?').map_or(path, |q| &path[..q]);
         let Some(rest) = path.strip_prefix("/v2/") else {
             return (Request::Other, "", "");
         };
         if let Some(i) = rest.find("/blobs/") {
-            let (name, tail) = (&rest[..i], &rest[i + 7..]);
-            let kind = match (method, tail.starts_with("uploads")) {
-                ("POST", true) => Request::UploadStart,
-                ("PATCH", true) => Request::BlobChunk,
-                ("PUT", true) => Request::BlobComplete,
-                ("GET" | "HEAD", false) => Request::BlobRead,
-                _ => Request::Other,
-            };
-            return (kind, name, "");
+            return (blob_request(method, &rest[i + 7..]), &rest[..i], "");
         }
         if let Some(i) = rest.find("/manifests/") {
-            let (name, reference) = (&rest[..i], &rest[i + 11..]);
-            let kind = match method {
-                "PUT" => Request::ManifestWrite,
-                "GET" | "HEAD" => Request::ManifestRead,
-                _ => Request::Other,
-            };
-            return (kind, name, reference);
+            return (manifest_request(method), &rest[..i], &rest[i + 11..]);
         }
         (Request::Other, "", "")
     }
