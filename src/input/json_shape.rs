@@ -29,8 +29,6 @@ use wide::u8x16;
 /// A caller's name for one of its fields (its own small enumeration).
 pub type Field = u8;
 
-/// The most fields a shape may deliver; a line with more is not learnt.
-pub const MAX_FIELDS: usize = 32;
 /// Literals up to this long are compared in registers.
 const HEAD: usize = 32;
 /// How many shapes are kept, most recently used first.
@@ -79,7 +77,7 @@ struct Shape {
 }
 
 /// One field's value in a line: the field and where its text lies.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Value {
     pub field: Field,
     pub start: usize,
@@ -118,7 +116,7 @@ impl Shapes {
         }
         for n in 0..self.known.len() {
             self.values.clear();
-            if fits(&self.known[n], c.clone(), &mut self.values) {
+            if fits(&self.known[n], c.clone(), &mut self.values).is_some() {
                 // Most recently used first: a log alternates between few shapes.
                 self.known[..=n].rotate_right(1);
                 self.replayed += 1;
@@ -147,10 +145,9 @@ impl Shapes {
             text: Vec::new(),
             segments: Vec::new(),
             last: 0,
-            fields: 0,
         };
         let mut path = Vec::new();
-        if learn_value(&mut c, &mut path, &mut b, &field_of).is_err() || c.end().is_err() || b.fields > MAX_FIELDS {
+        if learn_value(&mut c, &mut path, &mut b, &field_of).is_err() || c.end().is_err() {
             return;
         }
         let line = b.line;
@@ -166,12 +163,8 @@ impl Shapes {
     }
 }
 
-/// Whether the line under `c` fits `shape`; its fields go to `values`.
-fn fits(shape: &Shape, c: Cursor<'_>, values: &mut Vec<Value>) -> bool {
-    fits_at(shape, c, values).is_some()
-}
-
-fn fits_at(shape: &Shape, mut c: Cursor<'_>, values: &mut Vec<Value>) -> Option<()> {
+/// `Some` if the line under `c` fits `shape`; its fields go to `values`.
+fn fits(shape: &Shape, mut c: Cursor<'_>, values: &mut Vec<Value>) -> Option<()> {
     let s = c.bytes();
     let mut i = 0;
     for segment in &shape.segments {
@@ -264,13 +257,11 @@ struct Builder<'a> {
     segments: Vec<Segment>,
     /// Where the literal in progress began.
     last: usize,
-    fields: usize,
 }
 
 impl Builder<'_> {
     fn value(&mut self, start: usize, end: usize, kind: Kind, field: Option<Field>) {
         self.literal(self.last..start, Some((kind, field)));
-        self.fields += field.is_some() as usize;
         self.last = end;
     }
 
@@ -541,14 +532,5 @@ mod tests {
         assert_eq!(replay(&mut shapes, r#"{"name":"b","n":2}"#), None);
         let mut fresh = learnt(r#"{"name":"a","n":1}"#);
         assert!(replay(&mut fresh, r#"{"name":"b","n":2}"#).is_some());
-    }
-
-    #[test]
-    fn a_line_with_too_many_fields_is_not_learnt() {
-        let fields = (0..=MAX_FIELDS).map(|_| r#""x""#).collect::<Vec<_>>().join(",");
-        let line = format!(r#"{{"tags":[{fields}]}}"#);
-        let mut shapes = Shapes::default();
-        shapes.learn(&Cursor::plain(line.as_bytes()).unwrap(), |_| Some(NAME));
-        assert!(shapes.known.is_empty());
     }
 }
