@@ -16,7 +16,7 @@ fn root() -> PathBuf {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    root().join("../shared/fixtures").join(name)
+    root().join("tests/fixtures").join(name)
 }
 
 fn sample(stamp: &str) -> PathBuf {
@@ -63,7 +63,7 @@ fn node<'a>(d: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("node {name}"))
 }
 
-/// A run directory made of the shared fixtures, as they are.
+/// A run directory made of the real upstream fixtures, as they are.
 fn fixture_run() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(

@@ -829,7 +829,7 @@ mod same_on_both_paths {
     #[test]
     fn the_shared_fixture_and_sample_runs_give_the_same_aggregate_on_both_paths() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = vec![root.join("../shared/fixtures/zot-slog-era.jsonl")];
+        let mut files = vec![root.join("tests/fixtures/zot-slog-era.jsonl")];
         for run in std::fs::read_dir(root.join("sample-runs")).unwrap() {
             files.push(run.unwrap().path().join("zot.jsonl"));
         }
@@ -851,7 +851,7 @@ mod fast_path_reach {
     fn nearly_every_line_a_registry_writes_takes_the_fast_path() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         for f in [
-            root.join("../shared/fixtures/zot-slog-era.jsonl"),
+            root.join("tests/fixtures/zot-slog-era.jsonl"),
             root.join("sample-runs/20261020T020000Z/zot.jsonl"),
         ] {
             let text = std::fs::read(&f).unwrap();
