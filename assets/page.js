@@ -14,7 +14,9 @@
   var LANE = 26;
 
   var data = JSON.parse(document.getElementById("perf-data").textContent);
-  var state = { hiddenNodes: {}, hiddenTargets: {}, zoom: null, sort: {} };
+  // Names are data: a Set, not a plain object, so `constructor` or
+  // `__proto__` is a name like any other and not an inherited property.
+  var state = { hiddenNodes: new Set(), hiddenTargets: new Set(), zoom: null, sort: {} };
   var drag = null;
   var pollTimer = null;
 
@@ -40,26 +42,35 @@
   function colour(i) { return PALETTE[i % PALETTE.length]; }
 
   // ---------- state in the URL hash ----------
+  // Each name is encoded on its own and the list joined with `,`, so the hash
+  // is split on `&`, `=` and `,` before any name is decoded: a name holding
+  // those characters comes back whole.
   function readHash() {
-    state.hiddenNodes = {};
-    state.hiddenTargets = {};
-    state.zoom = null;
-    var h = decodeURIComponent(location.hash.replace(/^#/, ""));
-    h.split("&").forEach(function (part) {
-      var kv = part.split("="), k = kv[0], v = kv.slice(1).join("=");
-      if (!v) return;
-      if (k === "hide-node") v.split(",").forEach(function (n) { state.hiddenNodes[n] = true; });
-      if (k === "hide-target") v.split(",").forEach(function (n) { state.hiddenTargets[n] = true; });
-      if (k === "zoom") {
-        var z = v.split("-").map(parseFloat);
-        if (z.length === 2 && isFinite(z[0]) && isFinite(z[1]) && z[1] > z[0]) state.zoom = z;
-      }
-    });
+    var view = { hiddenNodes: new Set(), hiddenTargets: new Set(), zoom: null };
+    try {
+      location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+        var kv = part.split("="), k = kv[0], v = kv.slice(1).join("=");
+        if (!v) return;
+        if (k === "hide-node") v.split(",").forEach(function (n) { view.hiddenNodes.add(decodeURIComponent(n)); });
+        if (k === "hide-target") v.split(",").forEach(function (n) { view.hiddenTargets.add(decodeURIComponent(n)); });
+        if (k === "zoom") {
+          var z = v.split("-").map(parseFloat);
+          if (z.length === 2 && isFinite(z[0]) && isFinite(z[1]) && z[1] > z[0]) view.zoom = z;
+        }
+      });
+    } catch (e) {
+      // A hash that is not percent-encoding (`#%`, a cut UTF-8 sequence) is
+      // no hash: the whole run is drawn rather than nothing.
+      if (!(e instanceof URIError)) throw e;
+      view = { hiddenNodes: new Set(), hiddenTargets: new Set(), zoom: null };
+    }
+    state.hiddenNodes = view.hiddenNodes;
+    state.hiddenTargets = view.hiddenTargets;
+    state.zoom = view.zoom;
   }
   function writeHash() {
     var parts = [];
-    var hn = Object.keys(state.hiddenNodes).filter(function (k) { return state.hiddenNodes[k]; }).sort();
-    var ht = Object.keys(state.hiddenTargets).filter(function (k) { return state.hiddenTargets[k]; }).sort();
+    var hn = Array.from(state.hiddenNodes).sort(), ht = Array.from(state.hiddenTargets).sort();
     if (hn.length) parts.push("hide-node=" + hn.map(encodeURIComponent).join(","));
     if (ht.length) parts.push("hide-target=" + ht.map(encodeURIComponent).join(","));
     if (state.zoom) parts.push("zoom=" + state.zoom[0].toFixed(1) + "-" + state.zoom[1].toFixed(1));
@@ -151,14 +162,14 @@
     var clip = clipRect(svg, "clip-cpu", top, ph, x);
     var g = el("g", { "clip-path": "url(#" + clip + ")" }, svg);
     data.nodes.forEach(function (n) {
-      if (state.hiddenNodes[n.name]) return;
+      if (state.hiddenNodes.has(n.name)) return;
       var c = colour(n.colour);
       var cpu = seriesPath(n.cpu.t, n.cpu.v, x, y), mem = seriesPath(n.mem.t, n.mem.v, x, y);
       if (cpu) el("path", { d: cpu, stroke: c, "class": "series cpu", "data-node": n.name }, g);
       if (mem) el("path", { d: mem, stroke: c, "class": "series mem", "stroke-dasharray": "6 4", "data-node": n.name }, g);
     });
     hoverLayer(svg, top, ph, x, function (t) {
-      var rows = data.nodes.filter(function (n) { return !state.hiddenNodes[n.name]; }).map(function (n) {
+      var rows = data.nodes.filter(function (n) { return !state.hiddenNodes.has(n.name); }).map(function (n) {
         return "<tr><td><span class=\"swatch\" style=\"background:" + colour(n.colour) + "\"></span>" + esc(n.name) +
           "</td><td>CPU " + fmtPct(valueAt(n.cpu, t)) + "</td><td>memory " + fmtPct(valueAt(n.mem, t)) + "</td></tr>";
       });
@@ -204,7 +215,7 @@
 
   function drawTimeline() {
     var svg = document.getElementById("chart-timeline"), x = xScale();
-    var all = rows().filter(function (r) { return !state.hiddenNodes[r.node.name]; });
+    var all = rows().filter(function (r) { return !state.hiddenNodes.has(r.node.name); });
     var lanes = all.reduce(function (n, r) { return n + r.lanes.length; }, 0);
     var ph = Math.max(1, lanes) * LANE, top = MARGIN.top, h = top + ph + MARGIN.bottom;
     clear(svg);
@@ -225,7 +236,7 @@
       r.lanes.forEach(function (lane, i) {
         var ly = y + i * LANE + 3, lh = LANE - 6;
         lane.targets.forEach(function (t) {
-          if (state.hiddenTargets[t.name]) return;
+          if (state.hiddenTargets.has(t.name)) return;
           t.phases.forEach(function (p) {
             band(bars, t, p.phase, p.start_s, p.end_s, x, ly, lh, c, p.phase === "build" ? 1 : 0.35);
           });
@@ -422,13 +433,17 @@
       b.appendChild(s);
     }
     b.appendChild(document.createTextNode(label));
+    // The redrawn button is found by comparing the attribute, not by a
+    // selector built from the name (a newline or quote would break it).
     var refocus = function () {
-      var again = document.querySelector("[data-legend-" + kind + "=\"" + cssEsc(name) + "\"]");
+      var again = Array.prototype.find.call(document.querySelectorAll("[data-legend-" + kind + "]"), function (x) {
+        return x.getAttribute("data-legend-" + kind) === name;
+      });
       if (again) again.focus();
     };
     b.addEventListener("click", function () {
       var set = kind === "node" ? state.hiddenNodes : state.hiddenTargets;
-      if (set[name]) delete set[name]; else set[name] = true;
+      if (set.has(name)) set.delete(name); else set.add(name);
       writeHash();
       draw();
       refocus();
@@ -436,8 +451,8 @@
     // Two clicks isolate one: a double-click shows only this builder (or target).
     b.addEventListener("dblclick", function () {
       var all = kind === "node" ? data.nodes : data.targets;
-      var set = {};
-      all.forEach(function (x) { if (x.name !== name) set[x.name] = true; });
+      var set = new Set();
+      all.forEach(function (x) { if (x.name !== name) set.add(x.name); });
       if (kind === "node") state.hiddenNodes = set; else state.hiddenTargets = set;
       writeHash();
       draw();
@@ -445,7 +460,6 @@
     });
     return b;
   }
-  function cssEsc(s) { return String(s).replace(/["\\]/g, "\\$&"); }
 
   function drawLegend() {
     var nodes = document.getElementById("legend-nodes"), targets = document.getElementById("legend-targets");
@@ -453,13 +467,13 @@
     targets.innerHTML = "<span class=\"legend-title\">Targets</span>";
     data.nodes.forEach(function (n) {
       var label = n.name + (n.builder ? " (" + n.builder + ")" : "");
-      nodes.appendChild(legendButton("node", n.name, label, colour(n.colour), state.hiddenNodes[n.name]));
+      nodes.appendChild(legendButton("node", n.name, label, colour(n.colour), state.hiddenNodes.has(n.name)));
     });
     data.targets.forEach(function (t) {
       var n = data.nodes.filter(function (x) { return x.name === t.node; })[0];
-      targets.appendChild(legendButton("target", t.name, t.name, n ? colour(n.colour) : null, state.hiddenTargets[t.name]));
+      targets.appendChild(legendButton("target", t.name, t.name, n ? colour(n.colour) : null, state.hiddenTargets.has(t.name)));
     });
-    var hidden = Object.keys(state.hiddenNodes).concat(Object.keys(state.hiddenTargets));
+    var hidden = Array.from(state.hiddenNodes).concat(Array.from(state.hiddenTargets));
     var status = document.getElementById("filter-status");
     status.innerHTML = "";
     status.appendChild(document.createTextNode(hidden.length ? "Hidden: " + hidden.join(", ") + ". The link in the address bar keeps this view. " : "Showing every builder and target. Click a name to hide it, double-click to show only it. "));
@@ -468,7 +482,7 @@
       all.type = "button";
       all.id = "show-all";
       all.textContent = "Show all";
-      all.addEventListener("click", function () { state.hiddenNodes = {}; state.hiddenTargets = {}; writeHash(); draw(); });
+      all.addEventListener("click", function () { state.hiddenNodes = new Set(); state.hiddenTargets = new Set(); writeHash(); draw(); });
       status.appendChild(all);
     }
   }
