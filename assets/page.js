@@ -269,7 +269,8 @@
   function bandTooltip(t, phase, s, e) {
     var names = { setup: "setup (before its first step)", build: "its own steps", "export": "export (after its last step)", upload: "upload", record: "record", running: "still running (the record has not ended)" };
     var steps = (t.steps || []).filter(function (st) { return st.end_s >= s - 0.001 && st.start_s <= e + 0.001; });
-    var html = "<b>" + esc(t.name) + "</b> on " + esc(t.node || "?") + " · " + names[phase] +
+    var phaseName = Object.prototype.hasOwnProperty.call(names, phase) ? names[phase] : phase;
+    var html = "<b>" + esc(t.name) + "</b> on " + esc(t.node || "?") + " · " + esc(phaseName) +
       "<div>" + fmtOffset(s) + " → " + fmtOffset(e) + " · " + fmtDur(e - s) + "</div>";
     if (phase === "upload" && t.upload_bytes !== null) html += "<div>" + fmtBytes(t.upload_bytes) + " uploaded by this target in all</div>";
     if (steps.length) {
@@ -416,7 +417,7 @@
     tooltip.style.top = topPx + "px";
   }
   function hideTooltip() { tooltip.hidden = true; }
-  function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" }[c]; }); }
+  function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }[c]; }); }
 
   // ---------- legend ----------
   function legendButton(kind, name, label, swatch, hidden) {
@@ -594,7 +595,7 @@
     var coords = "Made by " + esc(p.tool.name) + " " + esc(p.tool.version) + " (commit " + esc(p.tool.commit) + "). Run " + esc(r.stamp) +
       ": mode " + esc(r.mode || "—") + ", arch " + esc(r.arch || "—") + ", namespace " + esc(r.namespace || "—") +
       ", job width " + esc(r.job_width === null ? "—" : r.job_width) + ", nodes " +
-      r.nodes.map(function (n) { return esc(n.name) + " (" + (n.cores ? n.cores + " cores" : "cores unknown") + ")"; }).join(", ") + ".";
+      r.nodes.map(function (n) { return esc(n.name) + " (" + (n.cores ? esc(n.cores) + " cores" : "cores unknown") + ")"; }).join(", ") + ".";
     var why = Object.keys(r.why_null || {}).map(function (k) { return "<li><code>" + esc(k) + "</code> unknown: " + esc(r.why_null[k]) + "</li>"; }).join("");
     document.getElementById("provenance-body").innerHTML = "<p>" + coords + "</p>" + (why ? "<ul>" + why + "</ul>" : "") + "<div id=\"table-provenance\"></div>";
     table("table-provenance", [{ name: "input" }, { name: "bytes", num: 1 }, { name: "modified" }, { name: "xxh3" }, { name: "read as" }],
