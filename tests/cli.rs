@@ -11,6 +11,9 @@ mod page;
 #[path = "hostile/inputs.rs"]
 mod hostile;
 
+#[path = "tools/outputs.rs"]
+mod tools;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -1314,7 +1317,7 @@ fn perfetto_trace_is_valid_trace_event_json_whose_slices_nest_per_track() {
     let count = |ph: &str| events.iter().filter(|e| e["ph"] == ph).count();
     assert_eq!(count("b"), count("e"));
     assert!(count("b") > 0);
-    assert!(events.iter().any(|e| e["ph"] == "C" && e["name"] == "CPU busy %"));
+    assert!(events.iter().any(|e| e["ph"] == "C" && e["name"] == "CPU busy"));
 }
 
 /// Stretches the root span of a Jaeger trace by `factor` (the record took longer).
