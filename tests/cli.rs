@@ -1180,7 +1180,9 @@ fn metrics_textfile_passes_promtool_and_omits_what_was_not_measured() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(dir.path().join("rocm_perf.prom")).unwrap();
-    assert!(text.contains("rocm_perf_target_build_seconds{target=\"triton-wheel\",builder=\"snoc-think\"}"));
+    assert!(
+        text.contains("rocm_perf_target_build_seconds{target=\"triton-wheel\",node=\"think\",builder=\"snoc-think\"}")
+    );
     // In flight: triton-wheel's total is not measured, so it has no sample at all (not a 0).
     assert!(!text.contains("rocm_perf_target_total_seconds{target=\"triton-wheel\""));
     assert!(text.contains("rocm_perf_run_in_flight{stamp=\"20261021T020000Z\",mode=\"warm\",arch=\"gfx1201\"} 1"));

@@ -1,9 +1,10 @@
 //! The outputs in the tools people open them with: the Perfetto trace as
 //! Perfetto's JSON importer files it (a structural check of its rules, and
 //! a load through a real trace-event importer, Chrome DevTools' trace
-//! engine, where node and `tests/tools/importer/node_modules` are there).
+//! engine, where node and `tests/tools/importer/node_modules` are there),
+//! and the metrics textfile against Prometheus' naming conventions.
 
-use super::{fixture_run, perfreport, root, sample, COLD, WARM};
+use super::{data, fixture_run, node, perfreport, report, root, sample, COLD, WARM};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -195,5 +196,138 @@ fn trace_loads_through_a_real_importer_with_every_slice_on_its_own_level() {
         // Phases follow each other and a target's step tracks hold slices that
         // neither overlap nor share a start: no slice belongs inside another.
         assert_eq!(imported["nested"], serde_json::json!([]), "{run}");
+    }
+}
+
+/// The metrics textfile of a run.
+fn metrics(run: &Path) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let o = perfreport(&[
+        "metrics",
+        run.to_str().unwrap(),
+        "--textfile-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read_to_string(dir.path().join("rocm_perf.prom")).unwrap()
+}
+
+/// Sample lines as (name, labels, value).
+fn samples(text: &str) -> Vec<(String, BTreeMap<String, String>, f64)> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (series, value) = l.rsplit_once(' ').unwrap();
+            let (name, labels) = series.split_once('{').unwrap_or((series, "}"));
+            let labels = labels
+                .trim_end_matches('}')
+                .split("\",")
+                .filter(|p| !p.is_empty())
+                .map(|p| {
+                    let (k, v) = p.split_once("=\"").unwrap();
+                    (k.to_owned(), v.trim_end_matches('"').to_owned())
+                })
+                .collect();
+            (name.to_owned(), labels, value.parse().unwrap())
+        })
+        .collect()
+}
+
+/// promtool's verdict with its lint, or None (skipped outside CI) without it.
+fn promtool_check(text: &str) -> Option<(bool, String)> {
+    let promtool = Path::new("/usr/bin/promtool");
+    if !promtool.exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            ".ci/run installs Debian's prometheus for promtool"
+        );
+        eprintln!("SKIPPED promtool check: no /usr/bin/promtool");
+        return None;
+    }
+    let mut child = Command::new(promtool)
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    Some((out.status.success(), said))
+}
+
+#[test]
+fn metrics_leave_out_a_label_whose_value_is_unknown_rather_than_write_it_empty() {
+    let fixtures = fixture_run();
+    for run in [fixtures.path().to_path_buf(), sample(COLD), sample(WARM)] {
+        let text = metrics(&run);
+        let all = samples(&text);
+        assert!(!all.is_empty(), "{}", run.display());
+        for (name, labels, _) in &all {
+            for (k, v) in labels {
+                assert!(!v.is_empty(), "{}: {name} has {k}=\"\"", run.display());
+            }
+        }
+        if let Some((ok, said)) = promtool_check(&text) {
+            assert!(ok && said.trim().is_empty(), "{}: promtool: {said}", run.display());
+        }
+    }
+    // The fixture run has no placement, mode or arch: its target has only its name.
+    let text = metrics(fixtures.path());
+    assert!(
+        text.contains("rocm_perf_target_total_seconds{target=\"bake\"} 89.626"),
+        "{text}"
+    );
+    assert!(text.contains("rocm_perf_run_in_flight{stamp=\""), "{text}");
+}
+
+#[test]
+fn metrics_are_named_in_base_units_with_percentages_as_ratios() {
+    let text = metrics(&sample(COLD));
+    let all = samples(&text);
+    // Counts without a unit; everything else ends in its base unit.
+    let unitless = [
+        "rocm_perf_target_steps",
+        "rocm_perf_target_steps_cached",
+        "rocm_perf_run_in_flight",
+        "rocm_perf_sccache_hits",
+        "rocm_perf_sccache_misses",
+        "rocm_perf_inputs_broken",
+    ];
+    for (name, _, _) in &all {
+        assert!(
+            ["_seconds", "_bytes", "_ratio"].iter().any(|u| name.ends_with(u)) || unitless.contains(&name.as_str()),
+            "{name}: no base unit suffix"
+        );
+        assert!(!name.contains("percent") && !name.ends_with("_total"), "{name}");
+    }
+    assert!(
+        text.contains("# TYPE rocm_perf_node_cpu_busy_mean_ratio gauge"),
+        "{text}"
+    );
+    // The ratios are the report's percentages over 100, for every node.
+    let out = tempfile::tempdir().unwrap();
+    assert!(report(&sample(COLD), out.path(), &["-q"]).status.success());
+    let d = data(out.path());
+    for (metric, field) in [
+        ("rocm_perf_node_cpu_busy_mean_ratio", "cpu_pct_mean"),
+        ("rocm_perf_node_memory_used_max_ratio", "mem_pct_max"),
+    ] {
+        let got: Vec<_> = all.iter().filter(|(n, _, _)| n == metric).collect();
+        assert_eq!(
+            got.len(),
+            d["nodes"].as_array().unwrap().len(),
+            "{metric} for every node"
+        );
+        for (_, labels, value) in got {
+            assert!((0.0..=1.0).contains(value), "{metric} {labels:?} {value}");
+            let pct = node(&d, &labels["node"])[field].as_f64().unwrap();
+            assert!(
+                (value * 100.0 - pct).abs() < 1e-9,
+                "{metric} {labels:?}: {value} vs {pct}%"
+            );
+        }
     }
 }
