@@ -11,6 +11,9 @@ mod page;
 #[path = "hostile/inputs.rs"]
 mod hostile;
 
+#[path = "tools/outputs.rs"]
+mod tools;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -1177,7 +1180,9 @@ fn metrics_textfile_passes_promtool_and_omits_what_was_not_measured() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(dir.path().join("rocm_perf.prom")).unwrap();
-    assert!(text.contains("rocm_perf_target_build_seconds{target=\"triton-wheel\",builder=\"snoc-think\"}"));
+    assert!(
+        text.contains("rocm_perf_target_build_seconds{target=\"triton-wheel\",node=\"think\",builder=\"snoc-think\"}")
+    );
     // In flight: triton-wheel's total is not measured, so it has no sample at all (not a 0).
     assert!(!text.contains("rocm_perf_target_total_seconds{target=\"triton-wheel\""));
     assert!(text.contains("rocm_perf_run_in_flight{stamp=\"20261021T020000Z\",mode=\"warm\",arch=\"gfx1201\"} 1"));
@@ -1314,7 +1319,7 @@ fn perfetto_trace_is_valid_trace_event_json_whose_slices_nest_per_track() {
     let count = |ph: &str| events.iter().filter(|e| e["ph"] == ph).count();
     assert_eq!(count("b"), count("e"));
     assert!(count("b") > 0);
-    assert!(events.iter().any(|e| e["ph"] == "C" && e["name"] == "CPU busy %"));
+    assert!(events.iter().any(|e| e["ph"] == "C" && e["name"] == "CPU busy"));
 }
 
 /// Stretches the root span of a Jaeger trace by `factor` (the record took longer).

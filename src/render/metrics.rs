@@ -1,7 +1,10 @@
-//! The run's figures for node_exporter's textfile collector, in the fleet's
-//! conventions: gauges labelled by target and builder, a HELP/TYPE block
-//! only for names with at least one sample, no timestamps, and no sample at
-//! all for a figure that was not measured (never a 0 in its place).
+//! The run's figures for node_exporter's textfile collector, named per
+//! Prometheus' conventions (base units as the suffix: seconds, bytes, and
+//! ratios 0-1 rather than percent; `_total` only on counters, and these are
+//! all gauges): gauges labelled by target, node and builder, a HELP/TYPE
+//! block only for names with at least one sample, no timestamps, and no
+//! sample at all for a figure that was not measured (never a 0 in its
+//! place). A label whose value is not known is left out, never written empty.
 
 use crate::view::View;
 use std::fmt::Write as _;
@@ -26,22 +29,31 @@ impl Family {
             samples: vec![],
         }
     }
-    fn add(&mut self, labels: Vec<(&'static str, String)>, value: Option<f64>) {
+    /// A label given as `None` (or empty) is not known: left out, since an
+    /// empty value reads as a real one to every query that matches on it.
+    fn add(&mut self, labels: Vec<(&'static str, Option<String>)>, value: Option<f64>) {
         if let Some(v) = value.filter(|v| v.is_finite()) {
+            let labels = labels
+                .into_iter()
+                .filter_map(|(k, v)| Some((k, v.filter(|v| !v.is_empty())?)))
+                .collect();
             self.samples.push((labels, v));
         }
     }
 }
 
+/// A percent figure as a ratio 0-1; the view rounds percents to 0.1, so
+/// three decimals keep it exact (and print without float noise).
+fn ratio(pct: Option<f64>) -> Option<f64> {
+    pct.map(|p| (p * 10.0).round() / 1000.0)
+}
+
 pub fn render(v: &View) -> String {
     let run_labels = || {
         vec![
-            ("stamp", v.stamp.clone()),
-            (
-                "mode",
-                v.mode.map(|m| format!("{m:?}").to_lowercase()).unwrap_or_default(),
-            ),
-            ("arch", v.arch.clone().unwrap_or_default()),
+            ("stamp", Some(v.stamp.clone())),
+            ("mode", v.mode.map(|m| format!("{m:?}").to_lowercase())),
+            ("arch", v.arch.clone()),
         ]
     };
     let mut families = vec![];
@@ -85,8 +97,16 @@ pub fn render(v: &View) -> String {
     for (name, help, get) in target_figures {
         let mut f = Family::new(name, help);
         for t in &v.targets {
-            let builder = t.builder.clone().or_else(|| t.node.clone()).unwrap_or_default();
-            f.add(vec![("target", t.name.clone()), ("builder", builder)], get(t));
+            // The node and the builder each under its own name: a node's name
+            // is not a builder's.
+            f.add(
+                vec![
+                    ("target", Some(t.name.clone())),
+                    ("node", t.node.clone()),
+                    ("builder", t.builder.clone()),
+                ],
+                get(t),
+            );
         }
         families.push(f);
     }
@@ -99,25 +119,24 @@ pub fn render(v: &View) -> String {
         ("rocm_perf_node_idle_seconds", "The rest of the run's window.", |n| {
             n.idle_s
         }),
+        // The statistic in the name, before the unit, not in a `stat` label:
+        // averaging a mean with a maximum across a label means nothing.
         (
-            "rocm_perf_node_cpu_busy_percent_mean",
-            "Time-weighted mean CPU busy percent.",
-            |n| n.cpu_pct_mean,
+            "rocm_perf_node_cpu_busy_mean_ratio",
+            "Time-weighted mean share of CPU time busy (0-1).",
+            |n| ratio(n.cpu_pct_mean),
         ),
         (
-            "rocm_perf_node_memory_used_percent_max",
-            "Highest memory used percent.",
-            |n| n.mem_pct_max,
+            "rocm_perf_node_memory_used_max_ratio",
+            "Highest share of memory used (0-1).",
+            |n| ratio(n.mem_pct_max),
         ),
     ];
     for (name, help, get) in node_figures {
         let mut f = Family::new(name, help);
         for n in &v.nodes {
             f.add(
-                vec![
-                    ("node", n.name.clone()),
-                    ("builder", n.builder.clone().unwrap_or_default()),
-                ],
+                vec![("node", Some(n.name.clone())), ("builder", n.builder.clone())],
                 get(n),
             );
         }
