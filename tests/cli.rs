@@ -11,6 +11,9 @@ mod page;
 #[path = "hostile/inputs.rs"]
 mod hostile;
 
+#[path = "hostile/paths.rs"]
+mod hostile_paths;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
