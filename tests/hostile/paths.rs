@@ -2,7 +2,8 @@
 //! folders go, the temporaries every output passes through, and what reaches
 //! a terminal (issue 15, points 11, 12, 13 and 16).
 
-use super::{data, fixture};
+use super::{data, fixture, perfreport, report};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// A run directory at `dir` whose one input is the buildx fixture as `trace-<target>.json`.
@@ -81,4 +82,80 @@ fn a_symlink_planted_at_the_predictable_temporary_names_is_not_followed() {
         assert!(meta.is_file() && meta.len() > 0, "{file} is a regular file of its own");
     }
     assert_eq!(data(out.path())["targets"][0]["name"], "bake");
+}
+
+/// A run whose node name, malformed log line, file name and own directory
+/// name carry terminal escapes: set the window title, clear the screen.
+fn run_with_escapes(parent: &Path) -> PathBuf {
+    let dir = parent.join("run\x1b]0;pwned-dir\x07");
+    trace_run(&dir, "bake");
+    std::fs::write(dir.join("trace-\x1b]0;pwned-file\x07.json"), "\x1b[2J not a trace").unwrap();
+    std::fs::write(
+        dir.join("run.json"),
+        r#"{"stamp": "s\u001b]0;pwned-stamp\u0007", "targets": ["bake"], "nodes": [{"name": "strix", "cores": 8}]}"#,
+    )
+    .unwrap();
+    let sample = |node: &str, ts: &str| {
+        format!(
+            r#"{{"ts": "{ts}", "node": "{node}", "cpu": {{"user": 1.0, "nice": 0.0, "system": 1.0, "idle": 10.0, "iowait": 0.0, "irq": 0.0, "softirq": 0.0, "steal": 0.0}}, "mem": {{"total": 100, "available": 50}}}}"#
+        )
+    };
+    let node = "n\\u001b]0;pwned-node\\u0007\\u001b[2J";
+    let samples = [
+        sample(node, "2026-10-21T02:00:00Z"),
+        sample(node, "2026-10-21T02:00:05Z"),
+        "{\"ts\": \x1b[2J\x1b]0;pwned-line\x07 broken".to_string(),
+    ]
+    .join("\n");
+    std::fs::write(dir.join("samples.jsonl"), samples + "\n").unwrap();
+    // nginx's malformed lines are quoted in their warning.
+    std::fs::write(
+        dir.join("sccache.log"),
+        "10.0.0.1 - - \x1b]0;pwned-log\x07\x1b[2J not nginx\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("zot.jsonl"),
+        "{\"message\":\"HTTP API\"}\n\x1b]0;pwned-zot\x07\x1b[2J garbage\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn escape_bytes_in_inputs_never_reach_the_terminal() {
+    let parent = tempfile::tempdir().unwrap();
+    let run = run_with_escapes(parent.path());
+    let out = tempfile::tempdir().unwrap();
+    let o = report(&run, out.path(), &["--strict"]);
+    let said = stderr(&o);
+    assert!(!o.stderr.contains(&0x1b), "report's stderr: {said:?}");
+    assert!(!o.stderr.contains(&0x07), "report's stderr: {said:?}");
+    // Shown, not dropped: the warnings still quote the file and the line.
+    assert!(said.contains("trace-\\x1b]0;pwned-file\\x07.json"), "{said}");
+    assert!(
+        said.contains("the line: 10.0.0.1 - - \\x1b]0;pwned-log\\x07\\x1b[2J"),
+        "{said}"
+    );
+
+    let o = perfreport(&["check", run.to_str().unwrap()]);
+    let shown = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(!o.stdout.contains(&0x1b), "check's stdout: {shown:?}");
+    assert!(shown.contains("node n\\x1b]0;pwned-node\\x07\\x1b[2J"), "{shown}");
+    assert!(shown.contains("run\\x1b]0;pwned-dir\\x07"), "{shown}");
+    assert!(shown.contains("\\x1b]0;pwned-log\\x07"), "{shown}");
+    // --json is serde's escaping, unchanged: the node name reads back as it was.
+    let o = perfreport(&["check", run.to_str().unwrap(), "--json"]);
+    assert!(!o.stdout.contains(&0x1b));
+    let json: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(json.to_string().contains("n\\u001b]0;pwned-node"), "{json}");
+
+    // An error that names a path.
+    let missing = parent.path().join("gone\x1b[2J\u{9b}2J\u{202e}");
+    let o = report(&missing, out.path(), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let said = stderr(&o);
+    assert!(!o.stderr.contains(&0x1b), "{said:?}");
+    assert!(!said.contains('\u{9b}') && !said.contains('\u{202e}'), "{said:?}");
+    assert!(said.contains("gone\\x1b[2J\\u{9b}2J\\u{202e}"), "{said}");
 }
