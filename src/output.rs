@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// One output file, relative to the output directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +81,57 @@ pub fn write_all(out_dir: &Path, files: &[OutFile]) -> Result<usize> {
     let mut written = 0;
     for f in files {
         if write_atomic(&out_dir.join(&f.path), &f.bytes)? {
+            written += 1;
+        }
+    }
+    Ok(written)
+}
+
+/// `base/rel` as a directory, made one component at a time. `rel` must be
+/// plain (relative, no `..`) and every component a real directory: one that
+/// is a symlink (or not a directory) is refused, so nothing planted under
+/// `base` can carry a write out of it. `base` itself is trusted.
+pub fn real_dir_inside(base: &Path, rel: &Path) -> Result<PathBuf> {
+    let refuse = |at: &Path, why: &str| Error::Write {
+        path: at.to_path_buf(),
+        source: std::io::Error::other(why.to_string()),
+    };
+    let mut at = base.to_path_buf();
+    for c in rel.components() {
+        let Component::Normal(c) = c else {
+            return Err(refuse(&base.join(rel), "not a plain relative path"));
+        };
+        at.push(c);
+        let made = match std::fs::create_dir(&at) {
+            Ok(()) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
+            Err(source) => return Err(Error::Write { path: at, source }),
+        };
+        if !made && !std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir()) {
+            return Err(refuse(&at, "exists and is not a directory (a symlink is not followed)"));
+        }
+    }
+    Ok(at)
+}
+
+/// [`write_all`] into `base/rel`, every directory on the way checked by
+/// [`real_dir_inside`]; the files' own paths must be plain too.
+pub fn write_all_inside(base: &Path, rel: &Path, files: &[OutFile]) -> Result<usize> {
+    let mut written = 0;
+    for f in files {
+        let file_name = f
+            .path
+            .file_name()
+            .filter(|_| f.path.components().all(|c| matches!(c, Component::Normal(_))));
+        let Some(file_name) = file_name else {
+            return Err(Error::Write {
+                path: base.join(rel).join(&f.path),
+                source: std::io::Error::other("not a plain relative path"),
+            });
+        };
+        let sub = f.path.parent().unwrap_or(Path::new(""));
+        let dir = real_dir_inside(base, &rel.join(sub))?;
+        if write_atomic(&dir.join(file_name), &f.bytes)? {
             written += 1;
         }
     }
@@ -166,5 +217,24 @@ mod tests {
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&out), mode(&reference));
         assert_ne!(mode(&out) & 0o044, 0, "readable by the web server (umask 022 or 002)");
+    }
+
+    #[test]
+    fn writes_inside_a_base_refuse_a_symlinked_or_unplain_directory() {
+        let base = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::create_dir(base.path().join("runs")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), base.path().join("runs/linked")).unwrap();
+        let files = [OutFile::new("charts/timeline.svg", "<svg/>")];
+        assert!(write_all_inside(base.path(), Path::new("runs/linked"), &files).is_err());
+        assert!(write_all_inside(base.path(), Path::new("runs/../x"), &files).is_err());
+        assert!(write_all_inside(base.path(), Path::new("runs"), &[OutFile::new("../x", "")]).is_err());
+        assert_eq!(
+            std::fs::read_dir(elsewhere.path()).unwrap().count(),
+            0,
+            "nothing written through the link"
+        );
+        assert_eq!(write_all_inside(base.path(), Path::new("runs/r1"), &files).unwrap(), 1);
+        assert!(base.path().join("runs/r1/charts/timeline.svg").is_file());
     }
 }

@@ -2,7 +2,7 @@
 //! folders go, the temporaries every output passes through, and what reaches
 //! a terminal (issue 15, points 11, 12, 13 and 16).
 
-use super::{data, fixture, perfreport, report};
+use super::{data, fixture, perfreport, publish, report};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -26,6 +26,110 @@ fn victim(dir: &Path) -> PathBuf {
 
 fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn publish_never_removes_or_links_what_a_planted_manifest_names_outside_the_site() {
+    let outer = tempfile::tempdir().unwrap();
+    let (root, site) = (outer.path().join("root"), outer.path().join("site"));
+    trace_run(&root.join("20261020T020000Z"), "bake");
+    trace_run(&root.join("20261021T020000Z"), "bake");
+    let o = publish(&root, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let relative = victim(&outer.path().join("victim-rel"));
+    let absolute = victim(&outer.path().join("victim-abs"));
+    let linked = victim(&outer.path().join("victim-link"));
+    std::os::unix::fs::symlink(outer.path().join("victim-link"), site.join("runs/linked")).unwrap();
+    let manifest_path = site.join("manifest.json");
+    let mut manifest: Value = serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    let runs = manifest["runs"].as_object_mut().unwrap();
+    let entry = runs["20261020T020000Z"].clone();
+    let abs_key = outer.path().join("victim-abs").to_str().unwrap().to_string();
+    // Keys that are paths out of the site, the runs folder itself, and a symlink in it.
+    for key in ["../../victim-rel", abs_key.as_str(), "", ".", "..", "linked"] {
+        runs.insert(key.to_string(), entry.clone());
+    }
+    // A kept run whose entry names another folder: its links must not follow it.
+    runs.get_mut("20261020T020000Z").unwrap()["entry"]["dir"] = "../../victim-rel".into();
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    // A run gone from the root still leaves the site.
+    std::fs::remove_dir_all(root.join("20261021T020000Z")).unwrap();
+
+    let o = publish(&root, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for file in [&relative, &absolute, &linked] {
+        assert_eq!(std::fs::read_to_string(file).unwrap(), "keep", "{}", file.display());
+    }
+    assert!(
+        std::fs::symlink_metadata(site.join("runs/linked"))
+            .unwrap()
+            .is_symlink(),
+        "a symlink in runs/ is left alone, not followed"
+    );
+    assert!(
+        site.join("runs/20261020T020000Z/index.html").exists(),
+        "the kept run's pages survive"
+    );
+    assert!(
+        !site.join("runs/20261021T020000Z").exists(),
+        "the gone run's folder is removed"
+    );
+    let said = stderr(&o);
+    assert!(said.contains("\"../../victim-rel\" is not a run folder name"), "{said}");
+    assert!(
+        said.contains(&format!("{abs_key:?} is not a run folder name")),
+        "{said}"
+    );
+    assert!(
+        said.contains("runs/linked: the folder of a gone run is not a directory"),
+        "{said}"
+    );
+    for page in ["runs.js", "index.html"] {
+        let text = std::fs::read_to_string(site.join(page)).unwrap();
+        assert!(!text.contains("victim"), "{page} links where the manifest said");
+    }
+}
+
+#[test]
+fn two_runs_whose_paths_join_to_one_folder_name_publish_to_two_folders() {
+    let outer = tempfile::tempdir().unwrap();
+    let (root, site) = (outer.path().join("root"), outer.path().join("site"));
+    // `a/b` and `a--b` were both `runs/a--b`; `x-/y` and `x/-y` both `runs/x---y`.
+    let runs = [("a/b", "one"), ("a--b", "two"), ("x-/y", "three"), ("x/-y", "four")];
+    for (dir, target) in runs {
+        trace_run(&root.join(dir), target);
+    }
+    trace_run(&root.join("20261019T020000Z-broken"), "five");
+    let o = publish(&root, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let folders: Vec<String> = std::fs::read_dir(site.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(folders.len(), 5, "{folders:?}");
+    // An ordinary stamp keeps its name, so links to it stay stable.
+    assert!(
+        site.join("runs/20261019T020000Z-broken/index.html").exists(),
+        "{folders:?}"
+    );
+    let mut targets: Vec<String> = folders
+        .iter()
+        .map(|f| {
+            data(&site.join("runs").join(f))["targets"][0]["name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    targets.sort();
+    assert_eq!(
+        targets,
+        ["five", "four", "one", "three", "two"],
+        "each run's pages are its own"
+    );
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert_eq!(index.matches("<tr data-run=").count(), 5);
 }
 
 #[test]
