@@ -5,6 +5,7 @@
 use crate::analysis::targets;
 use crate::input::sccache::LogFormat;
 use crate::model::{self, Run};
+use crate::term;
 use crate::timefmt::{self, Micros};
 use serde::Serialize;
 
@@ -162,28 +163,35 @@ fn sample_window(run: &Run) -> Option<(Micros, Micros)> {
     Some((first, last))
 }
 
-/// The plain-text form, for people.
+/// The plain-text form, for a terminal: every field quoted
+/// ([`term::quote`]), since run paths, file names, node names and quoted log
+/// lines come from the inputs.
 pub fn render_text(r: &CheckReport) -> String {
     let bad = r.findings.iter().filter(|f| !f.ok).count();
     let mut out = format!(
         "perfreport check {}: {}\n",
-        r.run,
+        term::quote(&r.run),
         if bad == 0 {
             "every producer and consumer agree".to_string()
         } else {
             format!("{bad} inputs broke their contract")
         }
     );
-    let width = r.findings.iter().map(|f| f.input.len()).max().unwrap_or(10);
+    let width = r
+        .findings
+        .iter()
+        .map(|f| term::quote(&f.input).chars().count())
+        .max()
+        .unwrap_or(10);
     for f in &r.findings {
         out.push_str(&format!(
             "  {}  {:width$}  {}\n",
             if f.ok { "ok  " } else { "FAIL" },
-            f.input,
-            f.summary
+            term::quote(&f.input),
+            term::quote(&f.summary)
         ));
         for p in &f.problems {
-            out.push_str(&format!("        {p}\n"));
+            out.push_str(&format!("        {}\n", term::quote(p)));
         }
     }
     out

@@ -20,6 +20,7 @@ pub mod render;
 pub mod runs;
 pub mod serve;
 pub mod synth;
+pub mod term;
 
 pub mod timefmt;
 pub mod view;

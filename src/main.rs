@@ -2,8 +2,9 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use perfreport::term::{quote, quote_lines};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -154,7 +155,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("perfreport: {e:#}");
+            eprintln!("perfreport: {}", quote(&format!("{e:#}")));
             ExitCode::from(EXIT_USAGE)
         }
     }
@@ -174,11 +175,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             let started = std::time::Instant::now();
             let size = dir_size(&run_dir);
             if tty && size > PROGRESS_BYTES {
-                eprint!(
-                    "perfreport: reading {} ({:.0} MB)…",
-                    run_dir.display(),
-                    size as f64 / 1e6
-                );
+                eprint!("perfreport: reading {} ({:.0} MB)…", shown(&run_dir), size as f64 / 1e6);
             }
             let report = perfreport::report(&run_dir)?;
             if tty && size > PROGRESS_BYTES {
@@ -188,21 +185,21 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             let written = perfreport::output::write_all(&out_dir, &report.files)?;
             if !quiet {
                 for w in &report.view.warnings {
-                    eprintln!("warning: {w}");
+                    eprintln!("warning: {}", quote(w));
                 }
                 if tty {
                     eprintln!(
                         "perfreport: {} ({} files, {written} changed) in {}",
-                        out_dir.join(perfreport::render::markdown::FILE).display(),
+                        shown(&out_dir.join(perfreport::render::markdown::FILE)),
                         report.files.len(),
-                        out_dir.display()
+                        shown(&out_dir)
                     );
                 }
             }
             if strict && !report.broken_inputs.is_empty() {
                 eprintln!(
                     "perfreport: --strict: inputs that broke their contract: {}",
-                    report.broken_inputs.join(", ")
+                    quote(&report.broken_inputs.join(", "))
                 );
                 return Ok(EXIT_STRICT);
             }
@@ -223,7 +220,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             });
             perfreport::output::write_all(&out_dir, &files)?;
             for w in &view.input.warnings {
-                eprintln!("warning: {w}");
+                eprintln!("warning: {}", quote(w));
             }
             if strict && view.input.contract_broken {
                 return Ok(EXIT_STRICT);
@@ -247,14 +244,14 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 compare_previous,
             })?;
             for w in &outcome.warnings {
-                eprintln!("warning: {w}");
+                eprintln!("warning: {}", quote(w));
             }
             if !quiet {
                 let broken = outcome.runs.iter().filter(|r| r.status == "broken").count();
                 eprintln!(
                     "perfreport: {} runs in {} ({} rebuilt, {broken} broken)",
                     outcome.runs.len(),
-                    site.join("index.html").display(),
+                    shown(&site.join("index.html")),
                     outcome.rebuilt.len()
                 );
             }
@@ -265,8 +262,9 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             let run = perfreport::model::load(&run_dir)?;
             let report = perfreport::check::check(&run);
             if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                println!("{}", perfreport::term::json(&serde_json::to_string_pretty(&report)?));
             } else {
+                // render_text quotes every field itself, so an input's newline cannot fake a line.
                 print!("{}", perfreport::check::render_text(&report));
             }
             Ok(if report.ok { 0 } else { EXIT_STRICT })
@@ -281,13 +279,13 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             let text = perfreport::render::metrics::render(&report.view);
             let target = textfile_dir.join(perfreport::render::metrics::FILE);
             match perfreport::output::write_atomic(&target, text.as_bytes()) {
-                Ok(_) => eprintln!("perfreport: wrote {}", target.display()),
+                Ok(_) => eprintln!("perfreport: wrote {}", shown(&target)),
                 Err(e) => {
                     let local = PathBuf::from(perfreport::render::metrics::FILE);
                     perfreport::output::write_atomic(&local, text.as_bytes())?;
                     eprintln!(
                         "perfreport: {e}; wrote {} in the current directory instead",
-                        local.display()
+                        shown(&local)
                     );
                 }
             }
@@ -301,7 +299,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 Some(path) => {
                     perfreport::output::write_atomic(&path, text.as_bytes())?;
                 }
-                None => print!("{text}"),
+                None => print!("{}", perfreport::term::json(&text)),
             }
             Ok(0)
         }
@@ -325,9 +323,9 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             }
             let c = perfreport::compare::compare(&a, &b, &earlier);
             if json {
-                println!("{}", serde_json::to_string_pretty(&c)?);
+                println!("{}", perfreport::term::json(&serde_json::to_string_pretty(&c)?));
             } else {
-                print!("{}", perfreport::compare::render_markdown(&c));
+                print!("{}", quote_lines(&perfreport::compare::render_markdown(&c)));
             }
             Ok(if c.comparable { 0 } else { EXIT_STRICT })
         }
@@ -342,23 +340,23 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             let v = perfreport::view::build(&perfreport::model::load(&run_dir)?);
             let old: perfreport::gate::Expectations = match std::fs::read(&expect) {
                 Ok(b) => serde_json::from_slice(&b)
-                    .with_context(|| format!("{} is not an expectations file", expect.display()))?,
+                    .with_context(|| format!("{} is not an expectations file", shown(&expect)))?,
                 Err(_) if update => Default::default(),
-                Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", expect.display())),
+                Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", shown(&expect))),
             };
             if update {
                 let new = perfreport::gate::update(&v, &old);
                 let mut text = serde_json::to_vec_pretty(&new)?;
                 text.push(b'\n');
                 perfreport::output::write_atomic(&expect, &text)?;
-                eprintln!("perfreport: wrote {} from run {}", expect.display(), v.stamp);
+                eprintln!("perfreport: wrote {} from run {}", shown(&expect), quote(&v.stamp));
                 return Ok(0);
             }
             let r = perfreport::gate::gate(&v, &old);
             if json {
-                println!("{}", serde_json::to_string_pretty(&r)?);
+                println!("{}", perfreport::term::json(&serde_json::to_string_pretty(&r)?));
             } else {
-                print!("{}", perfreport::gate::render_text(&r));
+                print!("{}", quote_lines(&perfreport::gate::render_text(&r)));
             }
             Ok(if r.refused.is_some() || r.regressions > 0 {
                 EXIT_STRICT
@@ -391,7 +389,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 };
                 println!(
                     "perfreport: serving {} at http://{addr}/{every}; Ctrl-C stops",
-                    run_dir.display()
+                    shown(&run_dir)
                 );
                 use std::io::Write;
                 let _ = std::io::stdout().flush();
@@ -400,23 +398,28 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             Ok(0)
         }
         Command::Buildlog { log, target } => {
-            let bytes = std::fs::read(&log).with_context(|| format!("cannot read {}", log.display()))?;
+            let bytes = std::fs::read(&log).with_context(|| format!("cannot read {}", shown(&log)))?;
             let figures = perfreport::bench::buildlog::analyse(&String::from_utf8_lossy(&bytes), &target);
-            println!("{}", serde_json::to_string_pretty(&figures)?);
+            println!("{}", perfreport::term::json(&serde_json::to_string_pretty(&figures)?));
             Ok(0)
         }
     }
 }
 
+/// A path for a terminal: its control characters quoted.
+fn shown(path: &Path) -> String {
+    quote(&path.display().to_string()).into_owned()
+}
+
 /// The run directory given, else the newest under the root.
-fn run_or_newest(run_dir: Option<PathBuf>, root: &std::path::Path) -> anyhow::Result<PathBuf> {
+fn run_or_newest(run_dir: Option<PathBuf>, root: &Path) -> anyhow::Result<PathBuf> {
     match run_dir {
         Some(d) => Ok(d),
-        None => perfreport::runs::newest(root).with_context(|| format!("no run directory under {}", root.display())),
+        None => perfreport::runs::newest(root).with_context(|| format!("no run directory under {}", shown(root))),
     }
 }
 
-fn dir_size(dir: &std::path::Path) -> u64 {
+fn dir_size(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()

@@ -3,8 +3,7 @@
 
 use crate::error::{Error, Result};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::{Component, Path, PathBuf};
 
 /// One output file, relative to the output directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,21 +21,22 @@ impl OutFile {
     }
 }
 
-static COUNTER: AtomicU64 = AtomicU64::new(0);
-
 /// Writes `bytes` to `path` through a temporary file and a rename. A file
 /// that already holds exactly these bytes is left alone (its modification
 /// time too), which keeps repeated runs cheap and incremental publishing honest.
 /// Returns whether the file was (re)written.
+///
+/// The temporary is created exclusively (`O_EXCL`, a random name, by
+/// `tempfile`) in the target's own directory: a symlink or file planted at a
+/// guessable name is neither followed nor clobbered. The rename replaces a
+/// symlink at `path` itself rather than writing through it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<bool> {
     let err = |source: std::io::Error| Error::Write {
         path: path.to_path_buf(),
         source,
     };
-    if let Ok(existing) = std::fs::read(path) {
-        if existing == bytes {
-            return Ok(false);
-        }
+    if holds(path, bytes) {
+        return Ok(false);
     }
     let dir = path
         .parent()
@@ -47,23 +47,33 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<bool> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
-    // Unique per process and call: two reports of one run at once never share a temporary.
-    let tmp = dir.join(format!(
-        ".{name}.tmp-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_data()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(err(e));
-    }
+    let prefix = format!(".{name}.tmp-");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix);
+    // tempfile's default is 0600; outputs are published (rsync -a keeps
+    // modes), so ask for 0666 as File::create does: open(2) takes the umask
+    // off, giving 0644 under the usual 022, without reading the umask (which
+    // only umask(2) can, by changing it for every thread at once).
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder.tempfile_in(dir).map_err(err)?;
+    tmp.write_all(bytes).map_err(err)?;
+    tmp.as_file().sync_data().map_err(err)?;
+    // On failure the temporary is removed when `tmp` (or the error holding it) drops.
+    tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(true)
+}
+
+/// Whether `path` is a regular file holding exactly `bytes`. Not followed
+/// when it is a symlink, and not read when it is a FIFO or a device (a read
+/// that would never end) or its size differs.
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_file() && m.len() == bytes.len() as u64 => {
+            std::fs::read(path).is_ok_and(|existing| existing == bytes)
+        }
+        _ => false,
+    }
 }
 
 /// Writes every file under `out_dir`; returns how many were (re)written.
@@ -71,6 +81,57 @@ pub fn write_all(out_dir: &Path, files: &[OutFile]) -> Result<usize> {
     let mut written = 0;
     for f in files {
         if write_atomic(&out_dir.join(&f.path), &f.bytes)? {
+            written += 1;
+        }
+    }
+    Ok(written)
+}
+
+/// `base/rel` as a directory, made one component at a time. `rel` must be
+/// plain (relative, no `..`) and every component a real directory: one that
+/// is a symlink (or not a directory) is refused, so nothing planted under
+/// `base` can carry a write out of it. `base` itself is trusted.
+pub fn real_dir_inside(base: &Path, rel: &Path) -> Result<PathBuf> {
+    let refuse = |at: &Path, why: &str| Error::Write {
+        path: at.to_path_buf(),
+        source: std::io::Error::other(why.to_string()),
+    };
+    let mut at = base.to_path_buf();
+    for c in rel.components() {
+        let Component::Normal(c) = c else {
+            return Err(refuse(&base.join(rel), "not a plain relative path"));
+        };
+        at.push(c);
+        let made = match std::fs::create_dir(&at) {
+            Ok(()) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
+            Err(source) => return Err(Error::Write { path: at, source }),
+        };
+        if !made && !std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir()) {
+            return Err(refuse(&at, "exists and is not a directory (a symlink is not followed)"));
+        }
+    }
+    Ok(at)
+}
+
+/// [`write_all`] into `base/rel`, every directory on the way checked by
+/// [`real_dir_inside`]; the files' own paths must be plain too.
+pub fn write_all_inside(base: &Path, rel: &Path, files: &[OutFile]) -> Result<usize> {
+    let mut written = 0;
+    for f in files {
+        let file_name = f
+            .path
+            .file_name()
+            .filter(|_| f.path.components().all(|c| matches!(c, Component::Normal(_))));
+        let Some(file_name) = file_name else {
+            return Err(Error::Write {
+                path: base.join(rel).join(&f.path),
+                source: std::io::Error::other("not a plain relative path"),
+            });
+        };
+        let sub = f.path.parent().unwrap_or(Path::new(""));
+        let dir = real_dir_inside(base, &rel.join(sub))?;
+        if write_atomic(&dir.join(file_name), &f.bytes)? {
             written += 1;
         }
     }
@@ -95,5 +156,85 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("data.json")]);
+    }
+
+    #[test]
+    fn a_symlink_or_file_planted_at_a_predictable_temporary_name_is_neither_followed_nor_clobbered() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let victim = elsewhere.path().join("victim");
+        std::fs::write(&victim, "victim").unwrap();
+        // Every name the old scheme (`.<name>.tmp-<pid>-<counter>`) could pick
+        // in this process: a symlink out, or a file someone else owns.
+        let pid = std::process::id();
+        let planted: Vec<PathBuf> = (0..2048)
+            .map(|n| dir.path().join(format!(".data.json.tmp-{pid}-{n}")))
+            .collect();
+        for (n, p) in planted.iter().enumerate() {
+            if n % 2 == 0 {
+                std::os::unix::fs::symlink(&victim, p).unwrap();
+            } else {
+                std::fs::write(p, "planted").unwrap();
+            }
+        }
+        let out = dir.path().join("data.json");
+        assert!(write_atomic(&out, b"{}").unwrap());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "victim");
+        assert!(std::fs::symlink_metadata(&out).unwrap().is_file());
+        assert_eq!(std::fs::read(&out).unwrap(), b"{}");
+        for (n, p) in planted.iter().enumerate() {
+            let meta = std::fs::symlink_metadata(p).unwrap();
+            if n % 2 == 0 {
+                assert!(meta.is_symlink(), "{}", p.display());
+            } else {
+                assert_eq!(std::fs::read_to_string(p).unwrap(), "planted", "{}", p.display());
+            }
+        }
+    }
+
+    #[test]
+    fn a_symlink_at_the_output_is_replaced_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let victim = elsewhere.path().join("victim");
+        std::fs::write(&victim, "{}").unwrap();
+        let out = dir.path().join("data.json");
+        std::os::unix::fs::symlink(&victim, &out).unwrap();
+        // Even when what it points at holds the very bytes: the output is not a file of ours.
+        assert!(write_atomic(&out, b"{}").unwrap());
+        assert!(std::fs::symlink_metadata(&out).unwrap().is_file());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "{}");
+    }
+
+    #[test]
+    fn outputs_get_the_mode_file_create_gives_not_a_temporarys_0600() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let reference = dir.path().join("reference");
+        std::fs::File::create(&reference).unwrap();
+        let out = dir.path().join("report.md");
+        write_atomic(&out, b"# run").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&out), mode(&reference));
+        assert_ne!(mode(&out) & 0o044, 0, "readable by the web server (umask 022 or 002)");
+    }
+
+    #[test]
+    fn writes_inside_a_base_refuse_a_symlinked_or_unplain_directory() {
+        let base = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::create_dir(base.path().join("runs")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), base.path().join("runs/linked")).unwrap();
+        let files = [OutFile::new("charts/timeline.svg", "<svg/>")];
+        assert!(write_all_inside(base.path(), Path::new("runs/linked"), &files).is_err());
+        assert!(write_all_inside(base.path(), Path::new("runs/../x"), &files).is_err());
+        assert!(write_all_inside(base.path(), Path::new("runs"), &[OutFile::new("../x", "")]).is_err());
+        assert_eq!(
+            std::fs::read_dir(elsewhere.path()).unwrap().count(),
+            0,
+            "nothing written through the link"
+        );
+        assert_eq!(write_all_inside(base.path(), Path::new("runs/r1"), &files).unwrap(), 1);
+        assert!(base.path().join("runs/r1/charts/timeline.svg").is_file());
     }
 }

@@ -5,12 +5,12 @@
 //! the index.
 
 use crate::error::{Error, Result};
-use crate::output::{write_all, write_atomic, OutFile};
+use crate::output::{real_dir_inside, write_all_inside, write_atomic, OutFile};
 use crate::{model, render, view};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 const SITE_TEMPLATE: &str = include_str!("../templates/site.html.tera");
 pub const MANIFEST: &str = "manifest.json";
@@ -18,7 +18,7 @@ pub const MANIFEST: &str = "manifest.json";
 /// One run as the site index lists it; display-ready.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunEntry {
-    /// The run's folder under `runs/` (its path under the root).
+    /// The run's folder under `runs/`: its path under the root, as [`folder_name`] writes it.
     pub dir: String,
     pub stamp: String,
     /// complete, in flight or broken.
@@ -106,16 +106,140 @@ pub fn discover(root: &Path, site: &Path, warnings: &mut Vec<String>) -> Vec<(St
         }
         if model::is_run_dir(entry.path()) {
             let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
-            let dir = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("--");
-            found.push((dir, entry.path().to_path_buf()));
+            match folder_name(rel) {
+                Some(dir) => found.push((dir, entry.path().to_path_buf())),
+                None => warnings.push(format!(
+                    "{}: its folder name would be longer than {FOLDER_NAME_MAX} bytes: skipped",
+                    entry.path().display()
+                )),
+            }
             walk.skip_current_dir();
         }
     }
     found
+}
+
+/// The longest folder name a file system takes.
+const FOLDER_NAME_MAX: usize = 255;
+/// Written before two hex digits of a byte that cannot stand for itself.
+const ESCAPE: char = '~';
+/// Joins the components of a run's path under the root.
+const JOIN: &str = "--";
+
+/// A run's folder under `runs/`, derived from its path under the root (`rel`):
+/// the components joined by `--`. Injective, so two runs never share a
+/// folder: within a component `~`, separators, control and bidi characters,
+/// bytes that are not UTF-8, a `-` at either end or beside another `-`, and
+/// a name of only dots are written `~` and two hex digits per byte. So no
+/// component holds `--`, and `a/b` (`a--b`) and `a--b` (`a~2d~2db`) differ.
+/// An ordinary stamp (`20261020T020000Z`, `20261019T020000Z-broken`) is its
+/// own name, so links stay stable. `None` when the name would be too long
+/// (or `rel` is not plain).
+pub fn folder_name(rel: &Path) -> Option<String> {
+    let parts = rel
+        .components()
+        .map(|c| match c {
+            Component::Normal(c) => Some(c.as_encoded_bytes()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    join_components(&parts)
+}
+
+fn join_components(parts: &[&[u8]]) -> Option<String> {
+    if parts.is_empty() || parts.iter().any(|p| p.is_empty()) {
+        return None;
+    }
+    let name = parts.iter().map(|p| encode_component(p)).collect::<Vec<_>>().join(JOIN);
+    (name.len() <= FOLDER_NAME_MAX).then_some(name)
+}
+
+fn encode_component(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(bytes.len());
+    let escape = |out: &mut String, raw: &[u8]| {
+        for b in raw {
+            let _ = write!(out, "{ESCAPE}{b:02x}");
+        }
+    };
+    if bytes.iter().all(|b| *b == b'.') {
+        escape(&mut out, bytes);
+        return out;
+    }
+    let mut at = 0;
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            let hyphen_at_edge = c == '-'
+                && (at == 0 || at + 1 == bytes.len() || bytes[at - 1] == b'-' || bytes.get(at + 1) == Some(&b'-'));
+            if hyphen_at_edge || c == ESCAPE || c == '/' || c == '\\' || crate::term::is_unsafe(c) {
+                escape(&mut out, c.encode_utf8(&mut [0; 4]).as_bytes());
+            } else {
+                out.push(c);
+            }
+            at += c.len_utf8();
+        }
+        escape(&mut out, chunk.invalid());
+        at += chunk.invalid().len();
+    }
+    out
+}
+
+/// Whether `name` is a folder name [`folder_name`] derives: it must read
+/// back into components that write it again, byte for byte, and be one plain
+/// path component. What `manifest.json` says is checked with this before
+/// publish removes anything by it.
+pub fn is_folder_name(name: &str) -> bool {
+    let mut one = Path::new(name).components();
+    if !matches!((one.next(), one.next()), (Some(Component::Normal(_)), None)) {
+        return false;
+    }
+    let decoded = name.split(JOIN).map(decode_component).collect::<Option<Vec<_>>>();
+    decoded.is_some_and(|parts| {
+        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        join_components(&parts).as_deref() == Some(name)
+    })
+}
+
+fn decode_component(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut rest = s.as_bytes();
+    while let Some((&b, tail)) = rest.split_first() {
+        if b == ESCAPE as u8 {
+            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            rest = &tail[2..];
+        } else {
+            out.push(b);
+            rest = tail;
+        }
+    }
+    Some(out)
+}
+
+/// Removes the folder of a run gone from the root, `site/runs/<name>`, only
+/// when `name` is a folder name perfreport derives (one plain component)
+/// and the folder a real directory: a symlink there is left alone, and said.
+fn remove_run_folder(site: &Path, name: &str, warnings: &mut Vec<String>) {
+    let runs = site.join("runs");
+    if !is_folder_name(name) || !std::fs::symlink_metadata(&runs).is_ok_and(|m| m.is_dir()) {
+        return;
+    }
+    let folder = runs.join(name);
+    match std::fs::symlink_metadata(&folder) {
+        Ok(m) if m.is_dir() => {
+            if let Err(e) = std::fs::remove_dir_all(&folder) {
+                warnings.push(format!(
+                    "{}: cannot remove the folder of a gone run: {e}",
+                    folder.display()
+                ));
+            }
+        }
+        Ok(_) => warnings.push(format!(
+            "{}: the folder of a gone run is not a directory (a symlink is not followed): left alone",
+            folder.display()
+        )),
+        Err(_) => {}
+    }
 }
 
 /// What identifies the state of a run folder: its input files' names, sizes
@@ -184,7 +308,6 @@ fn entry_of(dir: &str, v: &view::View, broken: Option<String>) -> RunEntry {
 /// Reports one run into `site/runs/<dir>/`; a run that cannot be reported
 /// becomes a broken entry with the reason, never a failed publish.
 fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, Result<()>) {
-    let out = site.join("runs").join(dir);
     let broken_entry = |reason: String| RunEntry {
         dir: dir.to_string(),
         stamp: dir.to_string(),
@@ -231,7 +354,7 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, Result<()>) {
     let html = markdown_page(&format!("run {}", report.view.stamp), &md);
     let mut files = files;
     files.push(OutFile::new("report.html", html));
-    let written = write_all(&out, &files).map(|_| ());
+    let written = write_all_inside(site, &Path::new("runs").join(dir), &files).map(|_| ());
     (entry, written)
 }
 
@@ -267,7 +390,7 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
             sections.push_str(&format!("\n\n## Until the next run ({})\n\n", next.stamp));
             sections.push_str(&demote(&crate::compare::render_markdown(&c)));
         }
-        let out = opts.site.join("runs").join(&r.dir);
+        let out = real_dir_inside(opts.site, &Path::new("runs").join(&r.dir))?;
         let md = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
         let page = markdown_page(&format!("run {}", v.stamp), &format!("{md}{sections}"));
         write_atomic(&out.join("report.html"), page.as_bytes())?;
@@ -328,10 +451,20 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     })?;
     let found = discover(opts.root, opts.site, &mut out.warnings);
     let manifest_path = opts.site.join(MANIFEST);
-    let old: Manifest = std::fs::read(&manifest_path)
+    let mut old: Manifest = std::fs::read(&manifest_path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
+    // Its keys name folders publish may remove: only names perfreport derives count.
+    old.runs.retain(|key, _| {
+        let derived = is_folder_name(key);
+        if !derived {
+            out.warnings.push(format!(
+                "{MANIFEST}: entry {key:?} is not a run folder name perfreport derives: ignored"
+            ));
+        }
+        derived
+    });
     let tool_changed = old.tool != tool_id();
 
     let plans: Vec<Plan> = found
@@ -343,7 +476,12 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
                 .runs
                 .get(&dir)
                 .filter(|m| m.inputs == fp && pages_exist && !tool_changed && !opts.force);
-            let keep = unchanged.map(|m| m.entry.clone());
+            // The folder is the one derived now, never the entry's own `dir`.
+            let keep = unchanged.map(|m| RunEntry {
+                dir: dir.clone(),
+                order: (m.entry.order.0.clone(), dir.clone()),
+                ..m.entry.clone()
+            });
             (dir, path, fp, keep)
         })
         .collect();
@@ -386,14 +524,14 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     }
     // Runs gone from the root leave the site too.
     for gone in old.runs.keys().filter(|d| !manifest.runs.contains_key(*d)) {
-        let _ = std::fs::remove_dir_all(opts.site.join("runs").join(gone));
+        remove_run_folder(opts.site, gone, &mut out.warnings);
     }
     // Newest first: by started_at, else by folder name.
     out.runs.sort_by(|a, b| b.order.cmp(&a.order));
 
     if let Some(bench) = opts.bench {
         let (_, files) = crate::bench::ratios_report(bench, None)?;
-        write_all(&opts.site.join("bench"), &files)?;
+        write_all_inside(opts.site, Path::new("bench"), &files)?;
     }
     if opts.compare_previous {
         compare_neighbours(opts, &plans, &out.runs)?;
@@ -423,4 +561,88 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     m.push(b'\n');
     write_atomic(&manifest_path, &m)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    /// A run's path under the root, one byte string per component.
+    type RelPath<'a> = &'a [&'a [u8]];
+
+    fn name(parts: RelPath) -> String {
+        let rel: PathBuf = parts.iter().map(|p| OsStr::from_bytes(p)).collect();
+        folder_name(&rel).unwrap()
+    }
+
+    #[test]
+    fn run_folder_names_are_injective_and_ordinary_stamps_keep_theirs() {
+        assert_eq!(name(&[b"20261020T020000Z"]), "20261020T020000Z");
+        assert_eq!(name(&[b"20261019T020000Z-broken"]), "20261019T020000Z-broken");
+        assert_eq!(name(&[b"nightly", b"20261020T020000Z"]), "nightly--20261020T020000Z");
+        // Pairs the old join (`--`, lossy UTF-8) gave one folder.
+        let pairs: &[(RelPath, RelPath)] = &[
+            (&[b"a", b"b"], &[b"a--b"]),
+            (&[b"a-", b"b"], &[b"a", b"-b"]),
+            (&[b"a", b"-", b"b"], &[b"a---b"]),
+            (&[b"x\xff"], &[b"x\xfe"]),
+            (&[b"x\xff"], &["x\u{fffd}".as_bytes()]),
+            (&[b"a~2db"], &[b"a-b"]),
+        ];
+        for (one, other) in pairs {
+            assert_ne!(name(one), name(other), "{one:?} vs {other:?}");
+        }
+        for parts in pairs.iter().flat_map(|(a, b)| [*a, *b]).chain([
+            &[b"..." as &[u8]] as RelPath,
+            &[b"run\x1b]0;t\x07", b"\xe2\x80\xae"],
+            &[b"-"],
+            &[b"~"],
+            &[b"a\\b"],
+        ]) {
+            let n = name(parts);
+            assert!(is_folder_name(&n), "{parts:?} -> {n}");
+            let mut c = Path::new(&n).components();
+            assert!(
+                matches!((c.next(), c.next()), (Some(Component::Normal(_)), None)),
+                "{n}"
+            );
+            assert!(!n.chars().any(crate::term::is_unsafe), "{n:?}");
+        }
+        assert_eq!(
+            folder_name(&PathBuf::from("a".repeat(300))),
+            None,
+            "too long for a file system"
+        );
+        for unplain in ["..", ".", "/etc", "a/../b", ""] {
+            assert_eq!(folder_name(Path::new(unplain)), None, "{unplain}");
+        }
+    }
+
+    #[test]
+    fn manifest_keys_that_are_not_derived_folder_names_are_refused() {
+        for key in [
+            "",
+            ".",
+            "..",
+            "../../victim",
+            "/etc",
+            "a/b",
+            "a/",
+            "a---b",
+            "-a",
+            "a~zz",
+            "a~2D",
+            "a~+1",
+            "~2e~2e/x",
+            "a\x1b",
+            "x----y",
+        ] {
+            assert!(!is_folder_name(key), "{key:?}");
+        }
+        for key in ["20261020T020000Z", "a--b", "a~2d~2db", "~2e~2e", "run x"] {
+            assert!(is_folder_name(key), "{key:?}");
+        }
+    }
 }

@@ -199,7 +199,7 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
                         let _ = regenerate(&mut live, &opts.out_dir, true);
                     }
                 }
-                Err(e) => eprintln!("perfreport serve: {e}"),
+                Err(e) => eprintln!("perfreport serve: {}", crate::term::quote(&e.to_string())),
             }
         }
     }

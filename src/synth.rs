@@ -488,7 +488,7 @@ fn write_run_json(sc: &Scenario, dir: &Path, finished: Option<Micros>) -> std::i
     });
     let mut text = serde_json::to_string_pretty(&v).unwrap_or_default();
     text.push('\n');
-    std::fs::write(dir.join("run.json"), text)
+    write_file(&dir.join("run.json"), text)
 }
 
 fn write_placement(sc: &Scenario, dir: &Path, sims: &[Sim]) -> std::io::Result<()> {
@@ -524,7 +524,7 @@ fn write_placement(sc: &Scenario, dir: &Path, sims: &[Sim]) -> std::io::Result<(
         out.push('\n');
         queue.push((t.node, q, Some(t.name)));
     }
-    std::fs::write(dir.join("placement.txt"), out)
+    write_file(&dir.join("placement.txt"), out)
 }
 
 fn write_trace(dir: &Path, sim: &Sim, cut: Option<Micros>, rng: &mut Rng) -> std::io::Result<()> {
@@ -771,7 +771,7 @@ fn write_trace(dir: &Path, sim: &Sim, cut: Option<Micros>, rng: &mut Rng) -> std
             }
         }
     };
-    std::fs::write(dir.join(format!("trace-{}.json", sim.spec.name)), text + "\n")
+    write_file(&dir.join(format!("trace-{}.json", sim.spec.name)), text + "\n")
 }
 
 /// Go's RFC 3339 with nanoseconds and a local offset, as SpanStub carries it.
@@ -809,9 +809,15 @@ fn finish_file(path: &Path, mut text: Vec<u8>, in_flight: bool) -> std::io::Resu
             text.truncate(last_nl + 1 + last_len / 2);
         }
     }
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    f.write_all(&text)?;
-    f.flush()
+    write_file(path, text)
+}
+
+/// Every file of a generated run goes through the outputs' exclusive
+/// temporary and rename, like the report's own files.
+fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
+    crate::output::write_atomic(path, bytes.as_ref())
+        .map(|_| ())
+        .map_err(std::io::Error::other)
 }
 
 fn write_samples(
@@ -943,7 +949,7 @@ fn write_sccache(
     in_flight: bool,
     rng: &mut Rng,
 ) -> std::io::Result<()> {
-    std::fs::write(dir.join("nginx-log-format"), format!("{NGINX_FORMAT}\n"))?;
+    write_file(&dir.join("nginx-log-format"), format!("{NGINX_FORMAT}\n"))?;
     let prefix = format!("perf-{}", sc.stamp);
     let mut lines: Vec<(Micros, String)> = vec![];
     let line = |addr: &str, t: Micros, method: &str, path: &str, status: u16, sent: u64, req_len: u64, rt: f64| {
@@ -1323,7 +1329,7 @@ fn write_artifacts(dir: &Path, sims: &[Sim], rng: &mut Rng) -> std::io::Result<(
             );
         }
     }
-    std::fs::write(dir.join("artifacts.txt"), out)
+    write_file(&dir.join("artifacts.txt"), out)
 }
 
 #[cfg(test)]

@@ -14,6 +14,9 @@ mod hostile;
 #[path = "tools/outputs.rs"]
 mod tools;
 
+#[path = "hostile/paths.rs"]
+mod hostile_paths;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
