@@ -11,6 +11,9 @@ mod page;
 #[path = "hostile/inputs.rs"]
 mod hostile;
 
+#[path = "charts/pictures.rs"]
+mod pictures;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
