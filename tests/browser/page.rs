@@ -745,7 +745,10 @@ fn page_uploads_are_hatched_and_bar_names_read_on_their_bars() {
             let ink = parse_colour(fills[0].1).unwrap();
             for c in builder_colours() {
                 let d = delta_e(ink, c);
-                assert!(d >= MIN_UPLOAD_DELTA_E, "{scheme}: upload ink {ink:?} is ΔE {d:.1} from {c:?}");
+                assert!(
+                    d >= MIN_UPLOAD_DELTA_E,
+                    "{scheme}: upload ink {ink:?} is ΔE {d:.1} from {c:?}"
+                );
             }
         }
         let labels = v["labels"].as_array().unwrap();
@@ -753,8 +756,16 @@ fn page_uploads_are_hatched_and_bar_names_read_on_their_bars() {
         for l in labels {
             let colour = |k: &str| parse_colour(l[k].as_str().unwrap_or("")).unwrap_or_else(|| panic!("{k} of {l}"));
             let (fill, halo, bar) = (colour("fill"), colour("halo"), colour("bar"));
-            assert!(contrast(fill, bar) >= 4.5, "{scheme}: {l}: {:.2}:1 on its bar", contrast(fill, bar));
-            assert!(contrast(fill, halo) >= 4.5, "{scheme}: {l}: {:.2}:1 on its halo", contrast(fill, halo));
+            assert!(
+                contrast(fill, bar) >= 4.5,
+                "{scheme}: {l}: {:.2}:1 on its bar",
+                contrast(fill, bar)
+            );
+            assert!(
+                contrast(fill, halo) >= 4.5,
+                "{scheme}: {l}: {:.2}:1 on its halo",
+                contrast(fill, halo)
+            );
         }
     }
 }
@@ -769,7 +780,11 @@ fn axe_violations(tab: &Tab) -> Vec<String> {
     let js = "axe.run(document).then(r => JSON.stringify({ passes: r.passes.length, violations: r.violations.map(v => \
               ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map(n => n.target.join(' ')) })) }))";
     let v = tab.evaluate(js, true).expect("axe.run");
-    let text = v.value.as_ref().and_then(Value::as_str).unwrap_or_else(|| panic!("axe.run gave {v:?}"));
+    let text = v
+        .value
+        .as_ref()
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("axe.run gave {v:?}"));
     let result: Value = serde_json::from_str(text).unwrap();
     assert!(result["passes"].as_u64() > Some(10), "axe checked the page: {result}");
     result["violations"]
@@ -796,7 +811,11 @@ fn axe_finds_no_violation_on_the_cold_and_in_flight_pages_in_light_and_dark_mode
         for scheme in ["light", "dark"] {
             colour_scheme(&tab, scheme);
             screenshot(&tab, &format!("axe-{stamp}-{scheme}"));
-            failures.extend(axe_violations(&tab).into_iter().map(|v| format!("{stamp} {scheme}: {v}")));
+            failures.extend(
+                axe_violations(&tab)
+                    .into_iter()
+                    .map(|v| format!("{stamp} {scheme}: {v}")),
+            );
         }
         no_errors(&seen);
     }

@@ -223,7 +223,10 @@ fn chart_legends_lie_outside_the_plot_and_hide_no_data_point() {
                         .collect::<Vec<_>>()
                 })
                 .collect();
-            assert!(!points.is_empty() || *name == "charts/timeline.svg", "{stamp} {name}: no series found");
+            assert!(
+                !points.is_empty() || *name == "charts/timeline.svg",
+                "{stamp} {name}: no series found"
+            );
             for l in &legends {
                 let under = points.iter().filter(|p| l.contains(**p)).count();
                 if under > 0 {
@@ -267,10 +270,16 @@ fn timeline_uploads_are_hatched_far_from_every_builder_colour() {
         let Some((id, paper, ink)) = hatch_of(svg) else {
             panic!("{stamp}: no hatch <pattern> in the timeline")
         };
-        assert!(contrast(paper, ink) >= 3.0, "the hatch's stripes show: {paper:?} {ink:?}");
+        assert!(
+            contrast(paper, ink) >= 3.0,
+            "the hatch's stripes show: {paper:?} {ink:?}"
+        );
         for c in builder_colours() {
             let d = delta_e(ink, c);
-            assert!(d >= MIN_UPLOAD_DELTA_E, "{stamp}: upload ink {ink:?} is ΔE {d:.1} from builder colour {c:?}");
+            assert!(
+                d >= MIN_UPLOAD_DELTA_E,
+                "{stamp}: upload ink {ink:?} is ΔE {d:.1} from builder colour {c:?}"
+            );
         }
         let uploads: usize = data(out.path())["targets"]
             .as_array()
@@ -292,7 +301,10 @@ fn timeline_uploads_are_hatched_far_from_every_builder_colour() {
 /// `before` that covers it, composited over white in paint order.
 fn ground(els: &[El], before: usize, p: (f64, f64)) -> Result<Rgb, String> {
     let mut c = (255.0, 255.0, 255.0);
-    for e in els[..before].iter().filter(|e| e.tag == "rect" && rect_box(e).contains(p)) {
+    for e in els[..before]
+        .iter()
+        .filter(|e| e.tag == "rect" && rect_box(e).contains(p))
+    {
         let fill = e.attr("fill").unwrap_or("none");
         if fill == "none" {
             continue;

@@ -30,7 +30,9 @@ pub fn draw(view: &View) -> Result<String> {
     let legend = Legend::new(entries, WIDTH - PLOT_LEFT as u32 - 12);
     svg("cpu-mem", (WIDTH, 440 + legend.height), |root| {
         root.fill(&WHITE)?;
-        let below = root.margin(8, 0, 0, 0).titled("CPU busy and memory used by node (%)", (FONT, 18))?;
+        let below = root
+            .margin(8, 0, 0, 0)
+            .titled("CPU busy and memory used by node (%)", (FONT, 18))?;
         let plot = legend.draw(&below, PLOT_LEFT)?;
         let mut chart = ChartBuilder::on(&plot)
             .margin(12)

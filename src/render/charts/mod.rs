@@ -125,7 +125,9 @@ impl Legend {
         let (mut x, mut row, mut width) = (LEGEND_PAD, 0, 0);
         let mut slots = Vec::with_capacity(entries.len());
         for e in &entries {
-            let text = font.box_size(&e.label).map_or(8 * e.label.len() as i32, |(w, _)| w as i32);
+            let text = font
+                .box_size(&e.label)
+                .map_or(8 * e.label.len() as i32, |(w, _)| w as i32);
             let w = SWATCH_W + 6 + text;
             if x > LEGEND_PAD && x + w + LEGEND_PAD > max_width as i32 {
                 row += 1;
@@ -179,10 +181,14 @@ impl Legend {
                         band.draw(&PathElement::new([(x + d, y), (x + end, y)], c.stroke_width(3)))?;
                     }
                 }
-                Swatch::Fill(c, alpha) => {
-                    band.draw(&Rectangle::new([(x, y - 5), (x + SWATCH_W, y + 5)], c.mix(alpha).filled()))?
-                }
-                Swatch::Hatch => band.draw(&Rectangle::new([(x, y - 5), (x + SWATCH_W, y + 5)], HATCH_MARK.filled()))?,
+                Swatch::Fill(c, alpha) => band.draw(&Rectangle::new(
+                    [(x, y - 5), (x + SWATCH_W, y + 5)],
+                    c.mix(alpha).filled(),
+                ))?,
+                Swatch::Hatch => band.draw(&Rectangle::new(
+                    [(x, y - 5), (x + SWATCH_W, y + 5)],
+                    HATCH_MARK.filled(),
+                ))?,
                 Swatch::Dot(c) => band.draw(&Circle::new((x + SWATCH_W / 2, y), 4, c.filled()))?,
             }
             band.draw(&Text::new(e.label.clone(), (x + SWATCH_W + 6, y), text.clone()))?;
@@ -199,7 +205,10 @@ pub const HATCH_MARK: RGBColor = RGBColor(1, 2, 3);
 /// hatch's `<pattern>` (defined once at the top of the SVG) and an ink outline.
 pub fn hatched(svg: String) -> String {
     use super::{hex, HATCH_ID, HATCH_PERIOD, HATCH_STRIPE, UPLOAD_INK, UPLOAD_PAPER};
-    let mark = format!("fill=\"{}\" stroke=\"none\"", hex((HATCH_MARK.0, HATCH_MARK.1, HATCH_MARK.2)).to_uppercase());
+    let mark = format!(
+        "fill=\"{}\" stroke=\"none\"",
+        hex((HATCH_MARK.0, HATCH_MARK.1, HATCH_MARK.2)).to_uppercase()
+    );
     if !svg.contains(&mark) {
         return svg;
     }
@@ -209,7 +218,10 @@ pub fn hatched(svg: String) -> String {
          <rect width=\"{HATCH_PERIOD}\" height=\"{HATCH_PERIOD}\" fill=\"{}\"/><rect width=\"{HATCH_STRIPE}\" height=\"{HATCH_PERIOD}\" fill=\"{ink}\"/></pattern></defs>\n",
         hex(UPLOAD_PAPER)
     );
-    let svg = svg.replace(&mark, &format!("fill=\"url(#{HATCH_ID})\" stroke=\"{ink}\" stroke-width=\"1\""));
+    let svg = svg.replace(
+        &mark,
+        &format!("fill=\"url(#{HATCH_ID})\" stroke=\"{ink}\" stroke-width=\"1\""),
+    );
     match svg.find("<svg").and_then(|s| svg[s..].find('>').map(|e| s + e + 1)) {
         Some(at) => format!("{}\n{defs}{}", &svg[..at], svg[at..].trim_start_matches('\n')),
         None => svg,

@@ -211,7 +211,9 @@ fn label_place(
     bands.push((after.0 + 2, after.1 - 4, (255, 255, 255)));
     let mut best: Option<(i32, String, (u8, u8, u8))> = None;
     for (s, e, fill) in bands {
-        let Some(name) = fitted(&t.name, e - s - 6) else { continue };
+        let Some(name) = fitted(&t.name, e - s - 6) else {
+            continue;
+        };
         if name == t.name {
             return Some((s, name, fill));
         }
