@@ -6,12 +6,15 @@
   "use strict";
 
   var SVGNS = "http://www.w3.org/2000/svg";
-  // The same palette as the SVG charts (src/render/mod.rs PALETTE).
-  var PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
-  var UPLOAD = "#e6550d";
+  // The colours of the SVG charts, handed over from src/render/mod.rs: the
+  // palette, the label colour that reads on each, the upload hatch.
+  var STYLE = JSON.parse(document.getElementById("perf-style").textContent);
+  var PALETTE = STYLE.palette;
+  var HATCH = "upload-hatch-page";
   var POLL_MS = 3000;
   var MARGIN = { left: 190, right: 24, top: 12, bottom: 30 };
   var LANE = 26;
+  var LANE_LEGEND = 18;
 
   var data = JSON.parse(document.getElementById("perf-data").textContent);
   // Names are data: a Set, not a plain object, so `constructor` or
@@ -40,6 +43,7 @@
   function fmtPct(p) { return p === null || p === undefined ? "—" : Math.round(p) + "%"; }
   function fmtNum(n) { return n === null || n === undefined ? "—" : String(n); }
   function colour(i) { return PALETTE[i % PALETTE.length]; }
+  function labelColour(i) { return STYLE.label[i % STYLE.label.length]; }
 
   // ---------- state in the URL hash ----------
   // Each name is encoded on its own and the list joined with `,`, so the hash
@@ -223,6 +227,7 @@
     svg.setAttribute("height", h);
     drawTimeAxis(svg, x, top, ph);
     var clip = clipRect(svg, "clip-timeline", top, ph, x);
+    hatchPattern(svg);
     var critical = data.fleet.critical ? data.fleet.critical.node : null;
     var y = top;
     all.forEach(function (r) {
@@ -238,18 +243,34 @@
         lane.targets.forEach(function (t) {
           if (state.hiddenTargets.has(t.name)) return;
           t.phases.forEach(function (p) {
-            band(bars, t, p.phase, p.start_s, p.end_s, x, ly, lh, c, p.phase === "build" ? 1 : 0.35);
+            band(bars, t, p.phase, p.start_s, p.end_s, x, ly, lh, c, p.phase === "build" ? 1 : STYLE.light_alpha);
           });
-          if (!t.phases.length && t.start_s !== null && t.end_s !== null) band(bars, t, "record", t.start_s, t.end_s, x, ly, lh, c, 0.35);
-          t.uploads.forEach(function (u) { band(bars, t, "upload", u[0], u[1], x, ly + lh * 0.6, lh * 0.4, UPLOAD, 1); });
-          var lx = Math.max(x(t.start_s), MARGIN.left) + 3;
-          if (lx < MARGIN.left + x.width - 20) text(bars, lx, ly + lh / 2 + 1, t.name, { "class": "bar-label", "data-target": t.name });
+          if (!t.phases.length && t.start_s !== null && t.end_s !== null) band(bars, t, "record", t.start_s, t.end_s, x, ly, lh, c, STYLE.light_alpha);
+          t.uploads.forEach(function (u) {
+            band(bars, t, "upload", u[0], u[1], x, ly + lh * 0.6, lh * 0.4, "url(#" + HATCH + ")", 1).setAttribute("stroke", STYLE.upload.ink);
+          });
+          // The name starts on the target's own steps; its halo is the bar's
+          // colour, so the letters keep their contrast where they run past it.
+          var own = t.phases.filter(function (p) { return p.phase === "build"; })[0];
+          var lx = Math.max(x(own ? own.start_s : t.start_s), MARGIN.left) + 3;
+          if (lx < MARGIN.left + x.width - 20) {
+            text(bars, lx, ly + lh / 2 + 1, t.name, { "class": "bar-label", "data-target": t.name, fill: labelColour(r.node.colour), stroke: c });
+          }
         });
       });
       y += rh;
     });
     if (!all.length) text(svg, MARGIN.left + x.width / 2, top + 16, "every builder is hidden: use the legend to show one", { "text-anchor": "middle", "class": "why" });
     dragLayer(svg, top, ph, x);
+  }
+
+  // Uploads are hatched (ink stripes on paper), told from any builder's bar
+  // by their texture; the charts' SVG uses the same pattern.
+  function hatchPattern(svg) {
+    var u = STYLE.upload, defs = el("defs", {}, svg);
+    var p = el("pattern", { id: HATCH, patternUnits: "userSpaceOnUse", width: u.period, height: u.period, patternTransform: "rotate(45)" }, defs);
+    el("rect", { width: u.period, height: u.period, fill: u.paper }, p);
+    el("rect", { width: u.stripe, height: u.period, fill: u.ink }, p);
   }
 
   function band(g, t, phase, s, e, x, y, h, fill, opacity) {
@@ -264,6 +285,7 @@
     r.addEventListener("focus", function () { var b = r.getBoundingClientRect(); showTooltip(bandTooltip(t, phase, s, e), { clientX: b.left + b.width / 2, clientY: b.bottom }); });
     r.addEventListener("mouseleave", hideTooltip);
     r.addEventListener("blur", hideTooltip);
+    return r;
   }
 
   function bandTooltip(t, phase, s, e) {
@@ -288,7 +310,8 @@
     clear(svg);
     svg.setAttribute("width", MARGIN.left + x.width + MARGIN.right);
     svg.setAttribute("height", h);
-    var top = MARGIN.top, ph = h - top - MARGIN.bottom;
+    // The legend's row is above the plot, where it hides no data.
+    var top = MARGIN.top + LANE_LEGEND, ph = h - top - MARGIN.bottom;
     drawTimeAxis(svg, x, top, ph);
     if (view.why) {
       text(svg, MARGIN.left + x.width / 2, top + ph / 2, "not drawn: " + view.why, { "text-anchor": "middle", "class": "why", "data-why": id });
@@ -311,8 +334,8 @@
     });
     var legend = el("g", { "class": "lane-legend" }, svg);
     lanes.forEach(function (l, i) {
-      el("rect", { x: MARGIN.left + 8 + i * 150, y: top + 4, width: 12, height: 4, fill: l.colour }, legend);
-      text(legend, MARGIN.left + 24 + i * 150, top + 10, l.name, {});
+      el("rect", { x: MARGIN.left + 8 + i * 150, y: MARGIN.top + 4, width: 12, height: 4, fill: l.colour }, legend);
+      text(legend, MARGIN.left + 24 + i * 150, MARGIN.top + 10, l.name, {});
     });
     hoverLayer(svg, top, ph, x, function (t) {
       var p = null;

@@ -17,6 +17,9 @@ mod tools;
 #[path = "hostile/paths.rs"]
 mod hostile_paths;
 
+#[path = "charts/pictures.rs"]
+mod pictures;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

@@ -39,6 +39,80 @@ pub fn colour(i: usize) -> (u8, u8, u8) {
     PALETTE[i % PALETTE.len()]
 }
 
+/// How much of a builder's colour the light bands (setup, export, a record
+/// without steps) keep over the white ground.
+pub const LIGHT_ALPHA: f64 = 0.35;
+
+/// Uploads are hatched: dark ink stripes on paper, outlined in ink. A hatch is
+/// told from a bar by its texture whatever the builder's colour, and black is
+/// at least ΔE76 49 from every colour of the palette (the orange used before
+/// was 18 from one builder and 23 from another).
+pub const UPLOAD_INK: (u8, u8, u8) = (0, 0, 0);
+pub const UPLOAD_PAPER: (u8, u8, u8) = (255, 255, 255);
+/// The hatch's period and stripe width in pixels, stripes at 45°.
+pub const HATCH_PERIOD: u32 = 6;
+pub const HATCH_STRIPE: u32 = 3;
+/// The id of the hatch's `<pattern>` in the timeline's SVG.
+pub const HATCH_ID: &str = "upload-hatch";
+
+/// `#rrggbb`, as CSS and SVG take it.
+pub fn hex((r, g, b): (u8, u8, u8)) -> String {
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// A colour at `alpha` over white, as it shows on the charts' ground.
+pub fn over_white((r, g, b): (u8, u8, u8), alpha: f64) -> (u8, u8, u8) {
+    let mix = |c: u8| (alpha * c as f64 + (1.0 - alpha) * 255.0).round() as u8;
+    (mix(r), mix(g), mix(b))
+}
+
+/// WCAG 2 relative luminance of an sRGB colour.
+pub fn relative_luminance((r, g, b): (u8, u8, u8)) -> f64 {
+    let lin = |c: u8| {
+        let c = c as f64 / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+}
+
+/// WCAG 2 contrast ratio, 1 to 21.
+pub fn contrast(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+    let (la, lb) = (relative_luminance(a), relative_luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
+/// Black or white, whichever reads better on `ground`. On every colour of the
+/// palette, and every lighter one, that is at least 4.5:1 (WCAG AA).
+pub fn label_colour(ground: (u8, u8, u8)) -> (u8, u8, u8) {
+    let (black, white) = ((0, 0, 0), (255, 255, 255));
+    if contrast(black, ground) >= contrast(white, ground) {
+        black
+    } else {
+        white
+    }
+}
+
+/// The page's colours, from the same constants as the charts, so they are
+/// defined once: embedded in `index.html` as JSON for `page.js`.
+pub fn page_style() -> serde_json::Value {
+    let label: Vec<String> = PALETTE.iter().map(|c| hex(label_colour(*c))).collect();
+    serde_json::json!({
+        "palette": PALETTE.iter().map(|c| hex(*c)).collect::<Vec<_>>(),
+        "label": label,
+        "light_alpha": LIGHT_ALPHA,
+        "upload": {
+            "ink": hex(UPLOAD_INK),
+            "paper": hex(UPLOAD_PAPER),
+            "period": HATCH_PERIOD,
+            "stripe": HATCH_STRIPE,
+        },
+    })
+}
+
 /// Everything a report consists of: data.json, charts, report.md, index.html.
 pub fn render_all(view: &View) -> Result<Vec<OutFile>> {
     render_all_for(view, None)

@@ -1,7 +1,7 @@
 //! The benchmark-ratios report: `ratios.md`, `ratios.json`, one chart per key
 //! under `charts/`, and a self-contained `ratios.html`.
 
-use super::charts::{rgb, svg, FONT, WIDTH};
+use super::charts::{rgb, svg, Legend, LegendEntry, Swatch, FONT, WIDTH};
 use crate::bench::ratios::{Pool, RatiosReport};
 use crate::error::{Error, Result};
 use crate::input::InputReport;
@@ -56,11 +56,25 @@ fn pool_chart(view: &RatiosView, i: usize) -> Result<String> {
         k.key.arch,
         k.key.jobs()
     );
-    svg(&chart_name(i), (WIDTH, 360), |root| {
+    let entries = k
+        .pools
+        .iter()
+        .enumerate()
+        .map(|(idx, (pool, stats))| {
+            let label = format!("{pool:?} (median {:.0} s, n={})", stats.median_s, stats.n).to_lowercase();
+            LegendEntry::new(label, Swatch::Dot(rgb(idx)))
+        })
+        .collect();
+    // Beside the plot's left edge: the chart's margin and the y labels.
+    let left = 12 + 60;
+    let legend = Legend::new(entries, WIDTH - left as u32 - 12);
+    svg(&chart_name(i), (WIDTH, 360 + legend.height), |root| {
         root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, (FONT, 16))
+        let below = root.margin(8, 0, 0, 0).titled(&title, (FONT, 16))?;
+        let plot = legend.draw(&below, left)?;
+        let mut chart = ChartBuilder::on(&plot)
             .margin(12)
+            .margin_top(4)
             .x_label_area_size(36)
             .y_label_area_size(60)
             .build_cartesian_2d(-0.02f64..xmax, 0f64..ymax)?;
@@ -70,17 +84,14 @@ fn pool_chart(view: &RatiosView, i: usize) -> Result<String> {
             .y_desc("seconds")
             .light_line_style(RGBColor(235, 235, 235))
             .draw()?;
-        for (idx, (pool, stats)) in k.pools.iter().enumerate() {
+        for (idx, stats) in k.pools.values().enumerate() {
             let c = rgb(idx);
             let pts: Vec<(f64, f64)> = stats
                 .samples
                 .iter()
                 .filter_map(|s| crate::timefmt::parse_rfc3339(&s.ts).map(|t| (days(t), s.seconds)))
                 .collect();
-            chart
-                .draw_series(pts.iter().map(|p| Circle::new(*p, 4, c.filled())))?
-                .label(format!("{pool:?} (median {:.0} s, n={})", stats.median_s, stats.n).to_lowercase())
-                .legend(move |(x, y)| Circle::new((x + 8, y), 4, c.filled()));
+            chart.draw_series(pts.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
             chart.draw_series(DashedLineSeries::new(
                 vec![(0.0, stats.median_s), (xmax, stats.median_s)],
                 6,
@@ -88,7 +99,6 @@ fn pool_chart(view: &RatiosView, i: usize) -> Result<String> {
                 c.stroke_width(1),
             ))?;
         }
-        super::charts::legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present()?;
         Ok(())
     })

@@ -4,25 +4,78 @@
 
 use super::*;
 
+/// Where each lane's plot starts: its margin and the y labels' width.
+const PLOT_LEFT: i32 = 10 + 48;
+
 pub fn draw(view: &View) -> Result<String> {
     let axis = TimeAxis::for_span(x_max(view));
-    svg("cache-lanes", (WIDTH, 520), |root| {
+    let max_width = WIDTH - PLOT_LEFT as u32 - 10;
+    let sccache = Legend::new(sccache_entries(view), max_width);
+    let zot = Legend::new(zot_entries(view), max_width);
+    svg("cache-lanes", (WIDTH, 520 + sccache.height + zot.height), |root| {
         root.fill(&WHITE)?;
-        let (top, bottom) = root.split_vertically(260);
-        sccache_lane(view, axis, &top)?;
-        zot_lane(view, axis, &bottom)?;
+        let (top, bottom) = root.split_vertically(260 + sccache.height);
+        sccache_lane(view, axis, &top, &sccache)?;
+        zot_lane(view, axis, &bottom, &zot)?;
         root.present()?;
         Ok(())
     })
 }
 
-fn sccache_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plotters::coord::Shift>) -> DrawResult {
+type SccacheLane = (&'static str, RGBColor, fn(&crate::view::SccachePoint) -> u64);
+const SCCACHE_LANES: [SccacheLane; 3] = [
+    ("hits", RGBColor(44, 160, 44), |p| p.hits),
+    ("misses", RGBColor(214, 39, 40), |p| p.misses),
+    ("writes", RGBColor(31, 119, 180), |p| p.writes),
+];
+
+type ZotLane = (&'static str, RGBColor, fn(&crate::view::ZotPoint) -> u64);
+const ZOT_LANES: [ZotLane; 2] = [
+    ("layer cache", RGBColor(148, 103, 189), |p| p.cache_bytes),
+    ("images", RGBColor(127, 127, 127), |p| p.image_bytes),
+];
+
+fn sccache_entries(view: &View) -> Vec<LegendEntry> {
+    let s = &view.sccache;
+    if s.why.is_some() {
+        return vec![];
+    }
+    SCCACHE_LANES
+        .iter()
+        .map(|(name, colour, get)| {
+            let total = s.series.iter().map(get).fold(0u64, u64::saturating_add);
+            LegendEntry::new(format!("{name} ({total})"), Swatch::Line(*colour))
+        })
+        .collect()
+}
+
+fn zot_entries(view: &View) -> Vec<LegendEntry> {
+    let z = &view.zot;
+    if z.why.is_some() {
+        return vec![];
+    }
+    ZOT_LANES
+        .iter()
+        .map(|(name, colour, get)| {
+            let total = z.series.iter().map(get).fold(0u64, u64::saturating_add);
+            let label = format!("{name} ({})", crate::view::human_bytes(total as f64));
+            LegendEntry::new(label, Swatch::Line(*colour))
+        })
+        .collect()
+}
+
+fn sccache_lane(
+    view: &View,
+    axis: TimeAxis,
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    legend: &Legend,
+) -> DrawResult {
     let s = &view.sccache;
     let bucket = s.bucket_s;
     let caption = format!("Compiler cache (sccache): requests per {bucket} s");
     let span = axis.x(x_max(view));
     if let Some(why) = &s.why {
-        let area = area.titled(&caption, (FONT, 16))?;
+        let area = area.margin(6, 0, 0, 0).titled(&caption, (FONT, 16))?;
         return message(&area, &format!("not drawn: {why}"));
     }
     let ymax = s
@@ -33,9 +86,11 @@ fn sccache_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plot
         .unwrap_or(0)
         .max(1) as f64
         * 1.1;
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, (FONT, 16))
+    let below = area.margin(6, 0, 0, 0).titled(&caption, (FONT, 16))?;
+    let plot = legend.draw(&below, PLOT_LEFT)?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(10)
+        .margin_top(4)
         .x_label_area_size(32)
         .y_label_area_size(48)
         .build_cartesian_2d(0f64..span, 0f64..ymax)?;
@@ -45,33 +100,27 @@ fn sccache_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plot
         .y_desc("requests")
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
-    type Lane = (&'static str, RGBColor, fn(&crate::view::SccachePoint) -> u64);
-    let lanes: [Lane; 3] = [
-        ("hits", RGBColor(44, 160, 44), |p| p.hits),
-        ("misses", RGBColor(214, 39, 40), |p| p.misses),
-        ("writes", RGBColor(31, 119, 180), |p| p.writes),
-    ];
-    for (name, colour, get) in lanes {
-        let total = s.series.iter().map(get).fold(0u64, u64::saturating_add);
-        chart
-            .draw_series(LineSeries::new(
-                s.series.iter().map(|p| (clamp(axis.x(p.t_s), span), get(p) as f64)),
-                colour.stroke_width(2),
-            ))?
-            .label(format!("{name} ({total})"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3)));
+    for (_, colour, get) in SCCACHE_LANES {
+        chart.draw_series(LineSeries::new(
+            s.series.iter().map(|p| (clamp(axis.x(p.t_s), span), get(p) as f64)),
+            colour.stroke_width(2),
+        ))?;
     }
-    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     Ok(())
 }
 
-fn zot_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plotters::coord::Shift>) -> DrawResult {
+fn zot_lane(
+    view: &View,
+    axis: TimeAxis,
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    legend: &Legend,
+) -> DrawResult {
     let z = &view.zot;
     let bucket = z.bucket_s;
     let caption = format!("Registry (zot): write rate, MB/s over {bucket} s buckets");
     let span = axis.x(x_max(view));
     if let Some(why) = &z.why {
-        let area = area.titled(&caption, (FONT, 16))?;
+        let area = area.margin(6, 0, 0, 0).titled(&caption, (FONT, 16))?;
         return message(&area, &format!("not drawn: {why}"));
     }
     let mb = |b: u64| b as f64 / 1e6 / bucket as f64;
@@ -82,9 +131,11 @@ fn zot_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plotters
         .fold(0.0, f64::max)
         .max(1.0)
         * 1.1;
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, (FONT, 16))
+    let below = area.margin(6, 0, 0, 0).titled(&caption, (FONT, 16))?;
+    let plot = legend.draw(&below, PLOT_LEFT)?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(10)
+        .margin_top(4)
         .x_label_area_size(40)
         .y_label_area_size(48)
         .build_cartesian_2d(0f64..span, 0f64..ymax)?;
@@ -95,21 +146,11 @@ fn zot_lane(view: &View, axis: TimeAxis, area: &DrawingArea<SVGBackend, plotters
         .y_desc("MB/s")
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
-    type Lane = (&'static str, RGBColor, fn(&crate::view::ZotPoint) -> u64);
-    let lanes: [Lane; 2] = [
-        ("layer cache", RGBColor(148, 103, 189), |p| p.cache_bytes),
-        ("images", RGBColor(127, 127, 127), |p| p.image_bytes),
-    ];
-    for (name, colour, get) in lanes {
-        let total = z.series.iter().map(get).fold(0u64, u64::saturating_add);
-        chart
-            .draw_series(LineSeries::new(
-                z.series.iter().map(|p| (clamp(axis.x(p.t_s), span), mb(get(p)))),
-                colour.stroke_width(2),
-            ))?
-            .label(format!("{name} ({})", crate::view::human_bytes(total as f64)))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3)));
+    for (_, colour, get) in ZOT_LANES {
+        chart.draw_series(LineSeries::new(
+            z.series.iter().map(|p| (clamp(axis.x(p.t_s), span), mb(get(p)))),
+            colour.stroke_width(2),
+        ))?;
     }
-    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     Ok(())
 }

@@ -5,7 +5,7 @@ pub mod cache_lanes;
 pub mod cpu_mem;
 pub mod timeline;
 
-use super::Export;
+use super::{Export, LIGHT_ALPHA};
 use crate::error::{Error, Result};
 use crate::output::OutFile;
 use crate::view::View;
@@ -71,16 +71,161 @@ pub type Chart<'a> = ChartContext<
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
 >;
 
-/// The series legend, styled alike on every chart.
-pub fn legend(chart: &mut Chart, position: SeriesLabelPosition) -> DrawResult {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .label_font((FONT, 13))
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(180, 180, 180))
-        .draw()?;
-    Ok(())
+/// What a legend entry shows beside its name.
+#[derive(Clone, Copy)]
+pub enum Swatch {
+    Line(RGBColor),
+    Dashed(RGBColor),
+    /// A colour at an opacity over the white ground.
+    Fill(RGBColor, f64),
+    /// The upload hatch (see `hatched`).
+    Hatch,
+    Dot(RGBColor),
+}
+
+pub struct LegendEntry {
+    pub label: String,
+    pub swatch: Swatch,
+}
+
+impl LegendEntry {
+    pub fn new(label: impl Into<String>, swatch: Swatch) -> Self {
+        LegendEntry {
+            label: label.into(),
+            swatch,
+        }
+    }
+}
+
+const LEGEND_FONT: u32 = 13;
+const LEGEND_ROW: i32 = 18;
+const LEGEND_PAD: i32 = 6;
+const LEGEND_GAP: i32 = 18;
+const SWATCH_W: i32 = 18;
+/// The border of the legend's box; the tests find the legend by it.
+pub const LEGEND_BORDER: RGBColor = RGBColor(180, 180, 180);
+
+/// The series legend, styled alike on every chart, in a band of its own
+/// between the caption and the plot: a legend drawn over the plot hid the
+/// newest minutes of the data under it. Entries flow in rows, so any number
+/// of nodes fits; the chart grows by `height`.
+pub struct Legend {
+    entries: Vec<LegendEntry>,
+    /// Each entry's top-left corner inside the box.
+    slots: Vec<(i32, i32)>,
+    width: i32,
+    /// The band's height, the space below the box included (0: no legend).
+    pub height: u32,
+}
+
+impl Legend {
+    /// Lays the entries out in rows at most `max_width` pixels wide.
+    pub fn new(entries: Vec<LegendEntry>, max_width: u32) -> Self {
+        let font = (FONT, LEGEND_FONT).into_font();
+        let (mut x, mut row, mut width) = (LEGEND_PAD, 0, 0);
+        let mut slots = Vec::with_capacity(entries.len());
+        for e in &entries {
+            let text = font
+                .box_size(&e.label)
+                .map_or(8 * e.label.len() as i32, |(w, _)| w as i32);
+            let w = SWATCH_W + 6 + text;
+            if x > LEGEND_PAD && x + w + LEGEND_PAD > max_width as i32 {
+                row += 1;
+                x = LEGEND_PAD;
+            }
+            slots.push((x, LEGEND_PAD + row * LEGEND_ROW));
+            width = width.max(x + w + LEGEND_PAD);
+            x += w + LEGEND_GAP;
+        }
+        let height = if entries.is_empty() {
+            0
+        } else {
+            ((row + 1) * LEGEND_ROW + 2 * LEGEND_PAD + 8) as u32
+        };
+        Legend {
+            entries,
+            slots,
+            width,
+            height,
+        }
+    }
+
+    /// Draws the legend at the top of `area`, its box starting `left` pixels
+    /// in (where the plot starts); returns the area below it for the plot.
+    pub fn draw<'a>(
+        &self,
+        area: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+        left: i32,
+    ) -> std::result::Result<DrawingArea<SVGBackend<'a>, plotters::coord::Shift>, Box<dyn std::error::Error>> {
+        if self.entries.is_empty() {
+            return Ok(area.clone());
+        }
+        let (band, rest) = area.split_vertically(self.height);
+        let bottom = self.height as i32 - 8;
+        band.draw(&Rectangle::new(
+            [(left, 0), (left + self.width, bottom)],
+            LEGEND_BORDER.stroke_width(1),
+        ))?;
+        let text = TextStyle::from((FONT, LEGEND_FONT).into_font()).pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Left,
+            plotters::style::text_anchor::VPos::Center,
+        ));
+        for (e, (x, y)) in self.entries.iter().zip(&self.slots) {
+            let (x, y) = (left + x, y + LEGEND_ROW / 2);
+            let line = [(x, y), (x + SWATCH_W, y)];
+            match e.swatch {
+                Swatch::Line(c) => band.draw(&PathElement::new(line, c.stroke_width(3)))?,
+                Swatch::Dashed(c) => {
+                    for d in [0, 8, 16] {
+                        let end = (d + 5).min(SWATCH_W);
+                        band.draw(&PathElement::new([(x + d, y), (x + end, y)], c.stroke_width(3)))?;
+                    }
+                }
+                Swatch::Fill(c, alpha) => band.draw(&Rectangle::new(
+                    [(x, y - 5), (x + SWATCH_W, y + 5)],
+                    c.mix(alpha).filled(),
+                ))?,
+                Swatch::Hatch => band.draw(&Rectangle::new(
+                    [(x, y - 5), (x + SWATCH_W, y + 5)],
+                    HATCH_MARK.filled(),
+                ))?,
+                Swatch::Dot(c) => band.draw(&Circle::new((x + SWATCH_W / 2, y), 4, c.filled()))?,
+            }
+            band.draw(&Text::new(e.label.clone(), (x + SWATCH_W + 6, y), text.clone()))?;
+        }
+        Ok(rest)
+    }
+}
+
+/// The fill that `hatched` turns into the upload hatch. No chart uses this
+/// colour otherwise, and text cannot hold it (plotters escapes quotes).
+pub const HATCH_MARK: RGBColor = RGBColor(1, 2, 3);
+
+/// plotters has no patterns: the shapes filled with `HATCH_MARK` get the
+/// hatch's `<pattern>` (defined once at the top of the SVG) and an ink outline.
+pub fn hatched(svg: String) -> String {
+    use super::{hex, HATCH_ID, HATCH_PERIOD, HATCH_STRIPE, UPLOAD_INK, UPLOAD_PAPER};
+    let mark = format!(
+        "fill=\"{}\" stroke=\"none\"",
+        hex((HATCH_MARK.0, HATCH_MARK.1, HATCH_MARK.2)).to_uppercase()
+    );
+    if !svg.contains(&mark) {
+        return svg;
+    }
+    let ink = hex(UPLOAD_INK);
+    let defs = format!(
+        "<defs><pattern id=\"{HATCH_ID}\" patternUnits=\"userSpaceOnUse\" width=\"{HATCH_PERIOD}\" height=\"{HATCH_PERIOD}\" patternTransform=\"rotate(45)\">\
+         <rect width=\"{HATCH_PERIOD}\" height=\"{HATCH_PERIOD}\" fill=\"{}\"/><rect width=\"{HATCH_STRIPE}\" height=\"{HATCH_PERIOD}\" fill=\"{ink}\"/></pattern></defs>\n",
+        hex(UPLOAD_PAPER)
+    );
+    let svg = svg.replace(
+        &mark,
+        &format!("fill=\"url(#{HATCH_ID})\" stroke=\"{ink}\" stroke-width=\"1\""),
+    );
+    match svg.find("<svg").and_then(|s| svg[s..].find('>').map(|e| s + e + 1)) {
+        Some(at) => format!("{}\n{defs}{}", &svg[..at], svg[at..].trim_start_matches('\n')),
+        None => svg,
+    }
 }
 
 /// Keeps a value inside the axis range, so no point lands off the chart.

@@ -7,7 +7,9 @@ use crate::view::TargetView;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 const LANE_PX: u32 = 30;
-pub const UPLOAD: RGBColor = RGBColor(230, 85, 13);
+/// Where the plot starts: the chart's margin and the node names' width.
+const PLOT_LEFT: i32 = 12 + 150;
+const LABEL_FONT: u32 = 11;
 
 /// Rows of the chart: a node and its targets spread over lanes so that
 /// targets running at once on one node do not hide each other.
@@ -70,20 +72,33 @@ pub fn draw(view: &View) -> Result<String> {
     let axis = TimeAxis::for_span(x_max(view));
     let span = axis.x(x_max(view));
     let rows = rows(view);
-    // Two lanes more than the rows need: the legend's, above them.
     let lanes: u32 = rows.iter().map(|r| r.lanes.len() as u32).sum::<u32>().max(1);
-    let height = 120 + (lanes + 2) * LANE_PX;
-    svg("timeline", (WIDTH, height), |root| {
+    let any = view.targets.iter().any(|t| t.start_s.is_some());
+    // A legend by example: the colour is the builder's, so the first one's.
+    let entries = if any {
+        vec![
+            LegendEntry::new("own steps", Swatch::Fill(rgb(0), 1.0)),
+            LegendEntry::new("setup / export", Swatch::Fill(rgb(0), LIGHT_ALPHA)),
+            LegendEntry::new("upload", Swatch::Hatch),
+        ]
+    } else {
+        vec![]
+    };
+    let legend = Legend::new(entries, WIDTH - PLOT_LEFT as u32 - 12);
+    let height = 120 + lanes * LANE_PX + legend.height;
+    let svg = svg("timeline", (WIDTH, height), |root| {
         root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                "Timeline: targets per node (setup · own steps · export, upload banded)",
-                (FONT, 18),
-            )
+        let below = root.margin(8, 0, 0, 0).titled(
+            "Timeline: targets per node (setup · own steps · export, upload hatched)",
+            (FONT, 18),
+        )?;
+        let plot = legend.draw(&below, PLOT_LEFT)?;
+        let mut chart = ChartBuilder::on(&plot)
             .margin(12)
+            .margin_top(4)
             .x_label_area_size(40)
             .y_label_area_size(150)
-            .build_cartesian_2d(0f64..span, 0f64..(lanes + 2) as f64)?;
+            .build_cartesian_2d(0f64..span, 0f64..lanes as f64)?;
         chart
             .configure_mesh()
             .disable_y_mesh()
@@ -92,7 +107,7 @@ pub fn draw(view: &View) -> Result<String> {
             .x_label_formatter(&|v| axis.label(v))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()?;
-        if view.targets.iter().all(|t| t.start_s.is_none()) {
+        if !any {
             return message(
                 &root,
                 "no target has a readable trace: nothing to place on the timeline",
@@ -100,9 +115,6 @@ pub fn draw(view: &View) -> Result<String> {
         }
         let critical = view.fleet.critical.as_ref().map(|c| c.node.as_str());
         let name_style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
-        let bar_text = TextStyle::from((FONT, 11).into_font())
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Left, VPos::Center));
         // Lanes are numbered from the top; y grows upwards in the chart.
         let mut lane_top = lanes as f64;
         for row in &rows {
@@ -123,11 +135,11 @@ pub fn draw(view: &View) -> Result<String> {
             for (i, lane) in row.lanes.iter().enumerate() {
                 let y1 = lane_top - i as f64 - 0.15;
                 let y0 = lane_top - i as f64 - 0.85;
-                for t in lane {
+                for (j, t) in lane.iter().enumerate() {
                     for p in &t.phases {
                         let style = match p.phase {
                             "build" => c.filled(),
-                            _ => c.mix(0.35).filled(),
+                            _ => c.mix(LIGHT_ALPHA).filled(),
                         };
                         chart.draw_series(std::iter::once(Rectangle::new(
                             [(clamp(axis.x(p.start_s), span), y0), (clamp(axis.x(p.end_s), span), y1)],
@@ -139,7 +151,7 @@ pub fn draw(view: &View) -> Result<String> {
                         if let (Some(s), Some(e)) = (t.start_s, t.end_s) {
                             chart.draw_series(std::iter::once(Rectangle::new(
                                 [(clamp(axis.x(s), span), y0), (clamp(axis.x(e), span), y1)],
-                                c.mix(0.35).filled(),
+                                c.mix(LIGHT_ALPHA).filled(),
                             )))?;
                         }
                     }
@@ -147,31 +159,90 @@ pub fn draw(view: &View) -> Result<String> {
                         let (ua, ub) = (y0, y0 + (y1 - y0) * 0.4);
                         chart.draw_series(std::iter::once(Rectangle::new(
                             [(clamp(axis.x(u[0]), span), ua), (clamp(axis.x(u[1]), span), ub)],
-                            UPLOAD.filled(),
+                            HATCH_MARK.filled(),
                         )))?;
                     }
-                    if let Some(s) = t.start_s {
-                        let (bx, by) = chart.backend_coord(&(clamp(axis.x(s), span), (y0 + y1) / 2.0 + 0.12));
-                        root.draw(&Text::new(t.name.clone(), (bx + 3, by), bar_text.clone()))?;
+                    let px = |s: f64| chart.backend_coord(&(clamp(axis.x(s), span), 0.0)).0;
+                    // The white after the record, up to the lane's next target.
+                    let next = lane.get(j + 1).and_then(|n| n.start_s).unwrap_or(f64::INFINITY);
+                    let after = (px(end_of(t)), px(next.min(x_max(view))));
+                    if let Some((x, name, ground)) = label_place(t, row.colour, after, px) {
+                        let (_, by) = chart.backend_coord(&(0.0, (y0 + y1) / 2.0 + 0.12));
+                        let (r, g, b) = crate::render::label_colour(ground);
+                        let ink = RGBColor(r, g, b);
+                        let style = TextStyle::from((FONT, LABEL_FONT).into_font())
+                            .color(&ink)
+                            .pos(Pos::new(HPos::Left, VPos::Center));
+                        root.draw(&Text::new(name, (x + 3, by), style))?;
                     }
                 }
             }
             lane_top -= h;
         }
-        // Legend by example.
-        let examples: [(&str, ShapeStyle); 3] = [
-            ("own steps", rgb(0).filled()),
-            ("setup / export", rgb(0).mix(0.35).filled()),
-            ("upload", UPLOAD.filled()),
-        ];
-        for (name, style) in examples {
-            chart
-                .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())?
-                .label(name)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], style));
-        }
-        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present()?;
         Ok(())
-    })
+    })?;
+    Ok(hatched(svg))
+}
+
+/// Where a target's name is written (its left edge in pixels), the name cut
+/// to fit there, and the colour under it. The name stays inside one band of
+/// its record, so its colour is chosen against one known fill: its own steps
+/// (the solid bar) when it fits there whole, else another band of the record,
+/// else the white `after` it, else the place it fits best in.
+fn label_place(
+    t: &TargetView,
+    colour: usize,
+    after: (i32, i32),
+    px: impl Fn(f64) -> i32,
+) -> Option<(i32, String, (u8, u8, u8))> {
+    let c = crate::render::colour(colour);
+    let light = crate::render::over_white(c, LIGHT_ALPHA);
+    let whole = t.start_s.zip(t.end_s).filter(|_| t.phases.is_empty());
+    let mut bands: Vec<(i32, i32, (u8, u8, u8))> = t
+        .phases
+        .iter()
+        .map(|p| (p.start_s, p.end_s, if p.phase == "build" { c } else { light }))
+        .chain(whole.map(|(s, e)| (s, e, light)))
+        .map(|(s, e, fill)| (px(s), px(e), fill))
+        .collect();
+    // The solid bar first, then the widest, then the white after the record.
+    bands.sort_by_key(|(s, e, fill)| (*fill != c, s - e));
+    bands.push((after.0 + 2, after.1 - 4, (255, 255, 255)));
+    let mut best: Option<(i32, String, (u8, u8, u8))> = None;
+    for (s, e, fill) in bands {
+        let Some(name) = fitted(&t.name, e - s - 6) else {
+            continue;
+        };
+        if name == t.name {
+            return Some((s, name, fill));
+        }
+        if best.as_ref().is_none_or(|b| b.1.chars().count() < name.chars().count()) {
+            best = Some((s, name, fill));
+        }
+    }
+    best
+}
+
+/// The name, or as much of it as fits in `width` pixels with an ellipsis;
+/// `None` when not even its first letter does.
+fn fitted(name: &str, width: i32) -> Option<String> {
+    let font = (FONT, LABEL_FONT).into_font();
+    let fits = |s: &str| font.box_size(s).is_ok_and(|(w, _)| w as i32 <= width);
+    if fits(name) {
+        return Some(name.to_string());
+    }
+    // The longest prefix that fits, found by halving: a hostile name may be long.
+    let chars: Vec<char> = name.chars().collect();
+    let cut = |n: usize| chars[..n].iter().collect::<String>() + "…";
+    let (mut lo, mut hi) = (0, chars.len());
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fits(&cut(mid)) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo > 0).then(|| cut(lo))
 }
