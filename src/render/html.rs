@@ -8,6 +8,9 @@ use crate::error::{Error, Result};
 use crate::output::OutFile;
 use crate::view::View;
 
+/// Embeds JSON inside `<script>` (see `escape::script_json`).
+pub use super::escape::script_json as script_safe;
+
 pub const FILE: &str = "index.html";
 const TEMPLATE: &str = include_str!("../../templates/index.html.tera");
 const CSS: &str = include_str!("../../assets/report.css");
@@ -48,11 +51,6 @@ pub fn markdown_with_inline_charts(md: &str, charts: &[OutFile]) -> String {
         .replace("</figure></p>", "</figure>")
 }
 
-/// Embeds text inside `<script>`: `</` would end the element early.
-pub fn script_safe(json: &str) -> String {
-    json.replace("</", "<\\/").replace("<!--", "<\\!--")
-}
-
 impl Export for Html<'_> {
     fn render(&self, view: &View) -> Result<Vec<OutFile>> {
         let md = self
@@ -91,6 +89,9 @@ mod tests {
 
     #[test]
     fn a_closing_script_tag_in_the_data_cannot_end_the_script() {
-        assert_eq!(script_safe(r#"{"w":"</script><b>"}"#), r#"{"w":"<\/script><b>"}"#);
+        assert_eq!(
+            script_safe(r#"{"w":"</script><b>"}"#),
+            r#"{"w":"\u003c/script\u003e\u003cb\u003e"}"#
+        );
     }
 }
