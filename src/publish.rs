@@ -255,7 +255,10 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
         let at = usable.iter().position(|x| x.dir == r.dir).unwrap_or(0);
         if let Some(prev) = usable.get(at + 1).and_then(|p| views.get(p.dir.as_str())) {
             let c = crate::compare::compare(prev, v, &[]);
-            sections.push_str(&format!("\n\n## Since the previous run ({})\n\n", prev.stamp));
+            sections.push_str(&format!(
+                "\n\n## Since the previous run ({})\n\n",
+                render::escape::md_text(&prev.stamp)
+            ));
             sections.push_str(&demote(&crate::compare::render_markdown(&c)));
         }
         if let Some(next) = at
@@ -264,7 +267,10 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
             .and_then(|n| views.get(n.dir.as_str()))
         {
             let c = crate::compare::compare(v, next, &[]);
-            sections.push_str(&format!("\n\n## Until the next run ({})\n\n", next.stamp));
+            sections.push_str(&format!(
+                "\n\n## Until the next run ({})\n\n",
+                render::escape::md_text(&next.stamp)
+            ));
             sections.push_str(&demote(&crate::compare::render_markdown(&c)));
         }
         let out = opts.site.join("runs").join(&r.dir);
