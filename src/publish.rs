@@ -295,13 +295,10 @@ fn demote(md: &str) -> String {
         .join("\n")
 }
 
-/// report.md as a page: pulldown-cmark, the charts as images beside it.
+/// report.md as a page: its markdown with raw HTML shown as text, the
+/// charts as images beside it.
 fn markdown_page(title: &str, md: &str) -> String {
-    let mut body = String::new();
-    pulldown_cmark::html::push_html(
-        &mut body,
-        pulldown_cmark::Parser::new_ext(md, pulldown_cmark::Options::ENABLE_TABLES),
-    );
+    let body = render::html::markdown_html(md);
     let body = format!(
         "<p><a href=\"index.html\">Interactive page</a> · <a href=\"../../index.html\">All runs</a></p>\n{body}"
     );

@@ -27,12 +27,24 @@ pub struct Html<'a> {
     pub site_root: Option<&'a str>,
 }
 
+/// Markdown to HTML with raw HTML shown as text, not written as markup:
+/// whatever an input string smuggles past the escaping is displayed, never
+/// run. Every page perfreport renders from markdown goes through here.
+pub fn markdown_html(md: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser};
+    let parser = Parser::new_ext(md, Options::ENABLE_TABLES).map(|event| match event {
+        Event::Html(html) | Event::InlineHtml(html) => Event::Text(html),
+        other => other,
+    });
+    let mut body = String::new();
+    pulldown_cmark::html::push_html(&mut body, parser);
+    body
+}
+
 /// Markdown rendered to HTML, each `![..](charts/x.svg)` replaced by the
 /// chart itself, so the result requests nothing.
 pub fn markdown_with_inline_charts(md: &str, charts: &[OutFile]) -> String {
-    let mut body = String::new();
-    let parser = pulldown_cmark::Parser::new_ext(md, pulldown_cmark::Options::ENABLE_TABLES);
-    pulldown_cmark::html::push_html(&mut body, parser);
+    let mut body = markdown_html(md);
     for chart in charts {
         let path = chart.path.to_string_lossy().replace('\\', "/");
         let svg = String::from_utf8_lossy(&chart.bytes);
@@ -92,6 +104,16 @@ mod tests {
         assert_eq!(
             script_safe(r#"{"w":"</script><b>"}"#),
             r#"{"w":"\u003c/script\u003e\u003cb\u003e"}"#
+        );
+    }
+
+    #[test]
+    fn raw_html_in_markdown_is_shown_as_text() {
+        let html = markdown_html("<script>alert(1)</script>\n\na <img src=x onerror=alert(1)> b\n");
+        assert!(!html.contains("<script") && !html.contains("<img"), "{html}");
+        assert!(
+            html.contains("&lt;script&gt;") && html.contains("&lt;img src=x"),
+            "{html}"
         );
     }
 }
