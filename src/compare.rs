@@ -4,6 +4,7 @@
 //! target that moved nodes says so, since it lost that node's local cache.
 
 use crate::analysis::comparable::{comparable, Comparability};
+use crate::render::escape::md_text as md;
 use crate::view::View;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -216,16 +217,16 @@ fn provenance_footer(c: &CompareView) -> String {
         let hashes: Vec<String> = p
             .inputs
             .iter()
-            .map(|(n, i)| format!("{n} {}", i.xxh3.as_deref().unwrap_or("—")))
+            .map(|(n, i)| format!("{} {}", md(n), md(i.xxh3.as_deref().unwrap_or("—"))))
             .collect();
         format!(
             "- {}: mode {}, arch {}, job width {}, made by perfreport {} ({}); inputs: {}\n",
-            p.run.stamp,
+            md(&p.run.stamp),
             p.run
                 .mode
                 .map(|m| format!("{m:?}").to_lowercase())
                 .unwrap_or_else(|| "—".into()),
-            p.run.arch.as_deref().unwrap_or("—"),
+            md(p.run.arch.as_deref().unwrap_or("—")),
             p.run.job_width.map(|w| w.to_string()).unwrap_or_else(|| "—".into()),
             p.tool.version,
             p.tool.commit,
@@ -241,25 +242,27 @@ fn provenance_footer(c: &CompareView) -> String {
     )
 }
 
+/// The comparison as markdown; every name from the runs is escaped as
+/// markdown text (it lands in the published report page too).
 pub fn render_markdown(c: &CompareView) -> String {
-    let mut s = format!("# {} → {}\n\n", c.a, c.b);
+    let mut s = format!("# {} → {}\n\n", md(&c.a), md(&c.b));
     if !c.comparable {
         s.push_str("**Not comparable**: no ranking is given.\n\n");
         for r in &c.reasons {
-            s.push_str(&format!("- {r}\n"));
+            s.push_str(&format!("- {}\n", md(r)));
         }
         s.push_str(&provenance_footer(c));
         return s;
     }
     for w in &c.warnings {
-        s.push_str(&format!("- ⚠ {w}\n"));
+        s.push_str(&format!("- ⚠ {}\n", md(w)));
     }
     s.push_str(
         "\n## Targets\n\n| target | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n",
     );
     for t in &c.targets {
         for (i, ch) in t.changes.iter().enumerate() {
-            let name = if i == 0 { t.target.clone() } else { String::new() };
+            let name = if i == 0 { md(&t.target) } else { String::new() };
             let pct = ch.delta_pct.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "—".into());
             s.push_str(&format!(
                 "| {name} | {} | {} | {} | {pct} | ±{:.1}% | {} |\n",
@@ -272,9 +275,10 @@ pub fn render_markdown(c: &CompareView) -> String {
         }
         if let Some(m) = &t.moved {
             s.push_str(&format!(
-                "| | placement | {} | {} | | | {m} |\n",
-                t.node_a.as_deref().unwrap_or("—"),
-                t.node_b.as_deref().unwrap_or("—")
+                "| | placement | {} | {} | | | {} |\n",
+                md(t.node_a.as_deref().unwrap_or("—")),
+                md(t.node_b.as_deref().unwrap_or("—")),
+                md(m)
             ));
         }
     }
@@ -284,7 +288,7 @@ pub fn render_markdown(c: &CompareView) -> String {
             let pct = ch.delta_pct.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "—".into());
             s.push_str(&format!(
                 "| {} | {} | {} | {} | {pct} | {} |\n",
-                n.target,
+                md(&n.target),
                 ch.metric,
                 num(ch.a),
                 num(ch.b),

@@ -378,7 +378,10 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
         let at = usable.iter().position(|x| x.dir == r.dir).unwrap_or(0);
         if let Some(prev) = usable.get(at + 1).and_then(|p| views.get(p.dir.as_str())) {
             let c = crate::compare::compare(prev, v, &[]);
-            sections.push_str(&format!("\n\n## Since the previous run ({})\n\n", prev.stamp));
+            sections.push_str(&format!(
+                "\n\n## Since the previous run ({})\n\n",
+                render::escape::md_text(&prev.stamp)
+            ));
             sections.push_str(&demote(&crate::compare::render_markdown(&c)));
         }
         if let Some(next) = at
@@ -387,7 +390,10 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
             .and_then(|n| views.get(n.dir.as_str()))
         {
             let c = crate::compare::compare(v, next, &[]);
-            sections.push_str(&format!("\n\n## Until the next run ({})\n\n", next.stamp));
+            sections.push_str(&format!(
+                "\n\n## Until the next run ({})\n\n",
+                render::escape::md_text(&next.stamp)
+            ));
             sections.push_str(&demote(&crate::compare::render_markdown(&c)));
         }
         let out = real_dir_inside(opts.site, &Path::new("runs").join(&r.dir))?;
@@ -412,13 +418,10 @@ fn demote(md: &str) -> String {
         .join("\n")
 }
 
-/// report.md as a page: pulldown-cmark, the charts as images beside it.
+/// report.md as a page: its markdown with raw HTML shown as text, the
+/// charts as images beside it.
 fn markdown_page(title: &str, md: &str) -> String {
-    let mut body = String::new();
-    pulldown_cmark::html::push_html(
-        &mut body,
-        pulldown_cmark::Parser::new_ext(md, pulldown_cmark::Options::ENABLE_TABLES),
-    );
+    let body = render::html::markdown_html(md);
     let body = format!(
         "<p><a href=\"index.html\">Interactive page</a> · <a href=\"../../index.html\">All runs</a></p>\n{body}"
     );

@@ -20,6 +20,9 @@ mod hostile_paths;
 #[path = "charts/pictures.rs"]
 mod pictures;
 
+#[path = "hostile/strings.rs"]
+mod strings;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

@@ -1,5 +1,10 @@
 //! Tera filters shared by the markdown and HTML templates: how a number
-//! reads, and how `null` reads (never as 0).
+//! reads, and how `null` reads (never as 0, and never a failed template).
+//!
+//! In the markdown templates every `{{ value }}` is escaped by
+//! `escape::md_text` (see `markdown::engine`), so a new field cannot forget
+//! it. Filters whose output perfreport builds from a number are registered
+//! as safe, so `12.5 s` is not escaped to `12\.5 s`; `md_code` escapes itself.
 
 use crate::timefmt::human_duration;
 use crate::view::human_bytes;
@@ -57,14 +62,44 @@ pub fn or_dash(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     }))
 }
 
-/// Text safe inside a markdown table cell.
-pub fn cell(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
-    let s = match v {
-        Value::String(s) => s.clone(),
+/// A number rounded to `precision` decimals (tera's `round` fails on null);
+/// null, or anything not a number, as a dash.
+pub fn fixed(v: &Value, args: &HashMap<String, Value>) -> Result<Value> {
+    let precision = args.get("precision").and_then(Value::as_u64).unwrap_or(0).min(9) as i32;
+    let scale = 10f64.powi(precision);
+    Ok(Value::String(
+        num(v)
+            .map(|x| (x * scale).round() / scale)
+            .filter(|x| x.is_finite())
+            .and_then(serde_json::Number::from_f64)
+            .map(|n| n.to_string())
+            .unwrap_or_else(|| DASH.into()),
+    ))
+}
+
+/// A name as a markdown code span (see `escape::md_code`).
+pub fn md_code(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
+    Ok(Value::String(match v {
+        Value::String(s) => super::escape::md_code(s),
         Value::Null => DASH.into(),
-        other => other.to_string(),
-    };
-    Ok(Value::String(s.replace('|', "\\|").replace(['\n', '\r'], " ")))
+        other => super::escape::md_code(&other.to_string()),
+    }))
+}
+
+type FilterFn = fn(&Value, &HashMap<String, Value>) -> Result<Value>;
+
+/// A filter whose output needs no further escaping: it is built from a
+/// number by perfreport, or escaped by the filter itself.
+struct Escaped(FilterFn);
+
+impl tera::Filter for Escaped {
+    fn filter(&self, v: &Value, args: &HashMap<String, Value>) -> Result<Value> {
+        (self.0)(v, args)
+    }
+
+    fn is_safe(&self) -> bool {
+        true
+    }
 }
 
 /// A path segment percent-encoded as `encodeURIComponent` does, for links.
@@ -83,13 +118,20 @@ pub fn url_segment(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
 
 pub fn register(t: &mut tera::Tera) {
     t.register_filter("url_segment", url_segment);
-    t.register_filter("dur", dur);
-    t.register_filter("secs", secs);
-    t.register_filter("bytes", bytes);
-    t.register_filter("pct", pct);
-    t.register_filter("ratio_pct", ratio_pct);
+    let escaped: [(&str, FilterFn); 7] = [
+        ("dur", dur),
+        ("secs", secs),
+        ("bytes", bytes),
+        ("pct", pct),
+        ("ratio_pct", ratio_pct),
+        ("fixed", fixed),
+        ("md_code", md_code),
+    ];
+    for (name, f) in escaped {
+        t.register_filter(name, Escaped(f));
+    }
+    // Passes strings through: the template's escaping applies.
     t.register_filter("or_dash", or_dash);
-    t.register_filter("cell", cell);
 }
 
 #[cfg(test)]
@@ -112,12 +154,29 @@ mod tests {
     #[test]
     fn null_reads_as_a_dash_never_as_zero() {
         let none = HashMap::new();
-        for f in [dur, secs, bytes, pct, ratio_pct, or_dash] {
+        for f in [dur, secs, bytes, pct, ratio_pct, or_dash, fixed, md_code] {
             assert_eq!(f(&Value::Null, &none).unwrap(), Value::String(DASH.into()));
         }
         assert_eq!(
             bytes(&serde_json::json!(0), &none).unwrap(),
             Value::String("0 B".into())
+        );
+    }
+
+    #[test]
+    fn fixed_rounds_like_tera_round_and_survives_null() {
+        let two = HashMap::from([("precision".to_string(), serde_json::json!(2))]);
+        assert_eq!(
+            fixed(&serde_json::json!(1.6349), &two).unwrap(),
+            Value::String("1.63".into())
+        );
+        assert_eq!(
+            fixed(&serde_json::json!(1.6), &two).unwrap(),
+            Value::String("1.6".into())
+        );
+        assert_eq!(
+            fixed(&serde_json::json!("x"), &two).unwrap(),
+            Value::String(DASH.into())
         );
     }
 }

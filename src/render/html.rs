@@ -8,6 +8,9 @@ use crate::error::{Error, Result};
 use crate::output::OutFile;
 use crate::view::View;
 
+/// Embeds JSON inside `<script>` (see `escape::script_json`).
+pub use super::escape::script_json as script_safe;
+
 pub const FILE: &str = "index.html";
 const TEMPLATE: &str = include_str!("../../templates/index.html.tera");
 const CSS: &str = include_str!("../../assets/report.css");
@@ -24,12 +27,24 @@ pub struct Html<'a> {
     pub site_root: Option<&'a str>,
 }
 
+/// Markdown to HTML with raw HTML shown as text, not written as markup:
+/// whatever an input string smuggles past the escaping is displayed, never
+/// run. Every page perfreport renders from markdown goes through here.
+pub fn markdown_html(md: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser};
+    let parser = Parser::new_ext(md, Options::ENABLE_TABLES).map(|event| match event {
+        Event::Html(html) | Event::InlineHtml(html) => Event::Text(html),
+        other => other,
+    });
+    let mut body = String::new();
+    pulldown_cmark::html::push_html(&mut body, parser);
+    body
+}
+
 /// Markdown rendered to HTML, each `![..](charts/x.svg)` replaced by the
 /// chart itself, so the result requests nothing.
 pub fn markdown_with_inline_charts(md: &str, charts: &[OutFile]) -> String {
-    let mut body = String::new();
-    let parser = pulldown_cmark::Parser::new_ext(md, pulldown_cmark::Options::ENABLE_TABLES);
-    pulldown_cmark::html::push_html(&mut body, parser);
+    let mut body = markdown_html(md);
     for chart in charts {
         let path = chart.path.to_string_lossy().replace('\\', "/");
         let svg = String::from_utf8_lossy(&chart.bytes);
@@ -46,11 +61,6 @@ pub fn markdown_with_inline_charts(md: &str, charts: &[OutFile]) -> String {
     }
     body.replace("<p><figure", "<figure")
         .replace("</figure></p>", "</figure>")
-}
-
-/// Embeds text inside `<script>`: `</` would end the element early.
-pub fn script_safe(json: &str) -> String {
-    json.replace("</", "<\\/").replace("<!--", "<\\!--")
 }
 
 impl Export for Html<'_> {
@@ -93,6 +103,19 @@ mod tests {
 
     #[test]
     fn a_closing_script_tag_in_the_data_cannot_end_the_script() {
-        assert_eq!(script_safe(r#"{"w":"</script><b>"}"#), r#"{"w":"<\/script><b>"}"#);
+        assert_eq!(
+            script_safe(r#"{"w":"</script><b>"}"#),
+            r#"{"w":"\u003c/script\u003e\u003cb\u003e"}"#
+        );
+    }
+
+    #[test]
+    fn raw_html_in_markdown_is_shown_as_text() {
+        let html = markdown_html("<script>alert(1)</script>\n\na <img src=x onerror=alert(1)> b\n");
+        assert!(!html.contains("<script") && !html.contains("<img"), "{html}");
+        assert!(
+            html.contains("&lt;script&gt;") && html.contains("&lt;img src=x"),
+            "{html}"
+        );
     }
 }

@@ -10,6 +10,17 @@ const TEMPLATE: &str = include_str!("../../templates/report.md.tera");
 
 pub struct Markdown;
 
+/// A markdown template: every `{{ value }}` is escaped as markdown text
+/// (`escape::md_text`) unless a filter made it safe, so no input string
+/// becomes a block, a link, an image or HTML.
+pub fn markdown_engine(name: &'static str, template: &str) -> Result<tera::Tera> {
+    let mut t = engine(name, template)?;
+    t.set_escape_fn(super::escape::md_text);
+    t.autoescape_on(vec![name]);
+    Ok(t)
+}
+
+/// A template with escaping off; an HTML page turns tera's HTML escaping on.
 pub fn engine(name: &str, template: &str) -> Result<tera::Tera> {
     let mut t = tera::Tera::default();
     t.autoescape_on(vec![]);
@@ -23,7 +34,7 @@ pub fn engine(name: &str, template: &str) -> Result<tera::Tera> {
 
 impl Export for Markdown {
     fn render(&self, view: &View) -> Result<Vec<OutFile>> {
-        let t = engine(FILE, TEMPLATE)?;
+        let t = markdown_engine(FILE, TEMPLATE)?;
         let ctx = tera::Context::from_serialize(view).map_err(|e| Error::Template {
             name: FILE.into(),
             message: e.to_string(),

@@ -2,6 +2,7 @@
 //! view model and nothing else.
 
 pub mod charts;
+pub mod escape;
 pub mod filters;
 pub mod html;
 pub mod json;

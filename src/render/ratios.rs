@@ -113,7 +113,7 @@ pub fn render(view: &RatiosView) -> Result<Vec<OutFile>> {
     for i in 0..view.report.keys.len() {
         charts.push(OutFile::new(chart_name(i), pool_chart(view, i)?));
     }
-    let t = super::markdown::engine("ratios.md", TEMPLATE)?;
+    let t = super::markdown::markdown_engine("ratios.md", TEMPLATE)?;
     let mut ctx = tera::Context::from_serialize(view).map_err(|e| Error::Template {
         name: "ratios.md".into(),
         message: e.to_string(),
