@@ -1,8 +1,8 @@
 //! `perfreport serve`: a live view of a run in flight. It regenerates the
 //! run's outputs when its inputs change (the big logs incrementally, see
-//! `live`) and serves the output directory read-only over HTTP with axum:
-//! GET and HEAD only, nothing outside that directory, and every connection
-//! its own task, so a slow or silent client cannot stall the others.
+//! `live`) and serves the files it wrote there, read-only, over HTTP:
+//! GET and HEAD only, nothing else in or outside that directory, and every
+//! connection its own task, so a slow or silent client cannot stall the others.
 
 use crate::error::{Error, Result};
 use crate::live::LiveRun;
@@ -31,16 +31,49 @@ pub struct ServeOptions {
 
 /// One regeneration: data.json always, everything when `full`.
 pub fn regenerate(live: &mut LiveRun, out: &Path, full: bool) -> Result<view::View> {
+    regenerate_files(live, out, full).map(|(v, _)| v)
+}
+
+/// As `regenerate`, with the paths written (relative, `/`-separated).
+fn regenerate_files(live: &mut LiveRun, out: &Path, full: bool) -> Result<(view::View, Vec<String>)> {
     let run = live.load()?;
     let v = view::build(&run);
-    if full {
-        write_all(out, &render::render_all(&v)?)?;
+    let files = if full {
+        render::render_all(&v)?
     } else {
-        for f in render::json::Json.render(&v)? {
+        render::json::Json.render(&v)?
+    };
+    if full {
+        write_all(out, &files)?;
+    } else {
+        for f in &files {
             write_atomic(&out.join(&f.path), &f.bytes)?;
         }
     }
-    Ok(v)
+    let names = files
+        .iter()
+        .map(|f| f.path.to_string_lossy().replace('\\', "/"))
+        .collect();
+    Ok((v, names))
+}
+
+/// The files perfreport wrote into the output directory: the only ones
+/// served. The default output directory is the run directory, whose logs,
+/// run.json and dotfiles are not for the LAN; an allow-list cannot forget
+/// one the way a deny-list would.
+#[derive(Default)]
+pub struct Outputs(std::sync::RwLock<std::collections::BTreeSet<String>>);
+
+impl Outputs {
+    fn add(&self, names: Vec<String>) {
+        if let Ok(mut set) = self.0.write() {
+            set.extend(names);
+        }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.0.read().map(|set| set.contains(name)).unwrap_or(false)
+    }
 }
 
 /// Percent-decodes a request path; `None` for malformed escapes or non-UTF-8.
@@ -62,7 +95,8 @@ fn percent_decode(s: &str) -> Option<String> {
 }
 
 /// The file a request path names under `root`, or the status to answer.
-pub fn resolve(root: &Path, url: &str) -> std::result::Result<PathBuf, u16> {
+/// Only `outputs` are served; `/` is `index.html`.
+pub fn resolve(root: &Path, url: &str, outputs: &Outputs) -> std::result::Result<PathBuf, u16> {
     if url.len() > MAX_URL {
         return Err(414);
     }
@@ -75,13 +109,15 @@ pub fn resolve(root: &Path, url: &str) -> std::result::Result<PathBuf, u16> {
     if segments.iter().any(|s| *s == ".." || *s == ".") {
         return Err(400);
     }
-    let mut file = root.to_path_buf();
-    for s in &segments {
-        file.push(s);
+    let name = if segments.is_empty() {
+        render::html::FILE.to_string()
+    } else {
+        segments.join("/")
+    };
+    if !outputs.contains(&name) {
+        return Err(404);
     }
-    if file.is_dir() {
-        file.push("index.html");
-    }
+    let file = root.join(&name);
     // Symlinks are followed only to files that stay under the root.
     let real = file.canonicalize().map_err(|_| 404u16)?;
     let real_root = root.canonicalize().map_err(|_| 404u16)?;
@@ -103,7 +139,12 @@ fn content_type(path: &Path) -> &'static str {
 }
 
 /// Answers one request: the file under `root` the path names, or a status.
-async fn answer(root: Arc<PathBuf>, method: axum::http::Method, uri: axum::http::Uri) -> axum::response::Response {
+async fn answer(
+    root: Arc<PathBuf>,
+    outputs: Arc<Outputs>,
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+) -> axum::response::Response {
     use axum::http::{header, Method, StatusCode};
     use axum::response::IntoResponse;
     let status = |code: u16| {
@@ -117,7 +158,7 @@ async fn answer(root: Arc<PathBuf>, method: axum::http::Method, uri: axum::http:
         return r;
     }
     let target = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-    let file = match resolve(&root, target) {
+    let file = match resolve(&root, target, &outputs) {
         Ok(f) => f,
         Err(code) => return status(code),
     };
@@ -143,7 +184,10 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         path: opts.out_dir.clone(),
         source,
     })?;
-    let mut in_flight = regenerate(&mut live, &opts.out_dir, true)?.in_flight;
+    let outputs = Arc::new(Outputs::default());
+    let (first, written) = regenerate_files(&mut live, &opts.out_dir, true)?;
+    outputs.add(written);
+    let mut in_flight = first.in_flight;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -163,7 +207,8 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         source,
     })?;
     let root = Arc::new(opts.out_dir.clone());
-    let app = axum::Router::new().fallback(move |method, uri| answer(root.clone(), method, uri));
+    let served = outputs.clone();
+    let app = axum::Router::new().fallback(move |method, uri| answer(root.clone(), served.clone(), method, uri));
     let server_stop = stop.clone();
     let server = runtime.spawn(async move {
         let shutdown = async move {
@@ -184,8 +229,9 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         if changed || (pending_full && last_full.elapsed() >= FULL_RENDER) {
             seen = now;
             let full = last_full.elapsed() >= FULL_RENDER || !in_flight;
-            match regenerate(&mut live, &opts.out_dir, full) {
-                Ok(v) => {
+            match regenerate_files(&mut live, &opts.out_dir, full) {
+                Ok((v, written)) => {
+                    outputs.add(written);
                     // The run just finished: draw everything once more.
                     let finished = in_flight && !v.in_flight;
                     in_flight = v.in_flight;
@@ -196,7 +242,9 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
                         pending_full = true;
                     }
                     if finished {
-                        let _ = regenerate(&mut live, &opts.out_dir, true);
+                        if let Ok((_, written)) = regenerate_files(&mut live, &opts.out_dir, true) {
+                            outputs.add(written);
+                        }
                     }
                 }
                 Err(e) => eprintln!("perfreport serve: {e}"),
@@ -214,24 +262,54 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
 mod tests {
     use super::*;
 
+    fn outputs(names: &[&str]) -> Outputs {
+        let o = Outputs::default();
+        o.add(names.iter().map(|n| n.to_string()).collect());
+        o
+    }
+
     #[test]
     fn traversal_in_every_spelling_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("data.json"), "{}").unwrap();
         let root = dir.path();
-        assert!(resolve(root, "/data.json").is_ok());
-        assert!(resolve(root, "/data.json?t=123").is_ok());
-        assert!(resolve(root, "/").is_err(), "no index.html yet");
+        let served = outputs(&["data.json", "index.html", "out"]);
+        assert!(resolve(root, "/data.json", &served).is_ok());
+        assert!(resolve(root, "/data.json?t=123", &served).is_ok());
+        assert!(resolve(root, "/", &served).is_err(), "no index.html yet");
         std::fs::write(dir.path().join("index.html"), "x").unwrap();
-        assert!(resolve(root, "/").unwrap().ends_with("index.html"));
-        assert_eq!(resolve(root, "/../etc/passwd"), Err(400));
-        assert_eq!(resolve(root, "/%2e%2e/etc/passwd"), Err(400));
-        assert_eq!(resolve(root, "/%2E%2E%2Fetc%2Fpasswd"), Err(400));
-        assert_eq!(resolve(root, "//etc/passwd"), Err(404));
-        assert_eq!(resolve(root, "/..%5c..%5cetc"), Err(400));
-        assert_eq!(resolve(root, "/%zz"), Err(400));
-        assert_eq!(resolve(root, &format!("/{}", "a".repeat(3000))), Err(414));
+        assert!(resolve(root, "/", &served).unwrap().ends_with("index.html"));
+        assert_eq!(resolve(root, "/../etc/passwd", &served), Err(400));
+        assert_eq!(resolve(root, "/%2e%2e/etc/passwd", &served), Err(400));
+        assert_eq!(resolve(root, "/%2E%2E%2Fetc%2Fpasswd", &served), Err(400));
+        assert_eq!(resolve(root, "//etc/passwd", &served), Err(404));
+        assert_eq!(resolve(root, "/..%5c..%5cetc", &served), Err(400));
+        assert_eq!(resolve(root, "/%zz", &served), Err(400));
+        assert_eq!(resolve(root, &format!("/{}", "a".repeat(3000)), &served), Err(414));
         std::os::unix::fs::symlink("/etc/passwd", dir.path().join("out")).unwrap();
-        assert_eq!(resolve(root, "/out"), Err(404), "a symlink out of the directory");
+        assert_eq!(
+            resolve(root, "/out", &served),
+            Err(404),
+            "a symlink out of the directory"
+        );
+    }
+
+    #[test]
+    fn only_the_outputs_written_are_served() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for name in ["data.json", "run.json", ".env", "evil.svg"] {
+            std::fs::write(root.join(name), "x").unwrap();
+        }
+        std::fs::create_dir(root.join("charts")).unwrap();
+        std::fs::write(root.join("charts/a.svg"), "x").unwrap();
+        std::fs::write(root.join("charts/index.html"), "x").unwrap();
+        let served = outputs(&["data.json", "charts/a.svg"]);
+        assert!(resolve(root, "/data.json", &served).is_ok());
+        assert!(resolve(root, "/charts/a.svg", &served).is_ok());
+        assert!(resolve(root, "/charts//a.svg", &served).is_ok());
+        for url in ["/run.json", "/.env", "/evil.svg", "/charts/", "/charts", "/"] {
+            assert_eq!(resolve(root, url, &served), Err(404), "{url}");
+        }
     }
 }

@@ -11,6 +11,9 @@ mod page;
 #[path = "hostile/inputs.rs"]
 mod hostile;
 
+#[path = "serve/limits.rs"]
+mod serve_limits;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

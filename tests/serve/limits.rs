@@ -1,0 +1,211 @@
+//! `perfreport serve` against careless and hostile clients (issue 15): what
+//! it serves, to whom, and what memory and descriptors clients can hold.
+//! Every wait is a bounded loop on a condition; nothing asserts a duration.
+
+use super::{pinned_copy, WARM};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running `perfreport serve`, stopped with Ctrl-C when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    /// `perfreport serve RUN --bind 127.0.0.1:0 ARGS…` with extra environment.
+    fn start(run: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::start_with_open_files(run, args, env, None)
+    }
+
+    /// As `start`, with the open-files limit of the server lowered to `nofile`.
+    fn start_with_open_files(run: &Path, args: &[&str], env: &[(&str, &str)], nofile: Option<u32>) -> Server {
+        let bin = env!("CARGO_BIN_EXE_perfreport");
+        let mut cmd = match nofile {
+            // exec keeps the pid: /proc/<pid> is the server's own.
+            Some(n) => {
+                let mut c = Command::new("sh");
+                c.args(["-c", &format!("ulimit -n {n} && exec \"$0\" \"$@\""), bin]);
+                c
+            }
+            None => Command::new(bin),
+        };
+        cmd.args(["serve", run.to_str().unwrap(), "--bind", "127.0.0.1:0"])
+            .args(args)
+            .env_remove("PERF_ROOT")
+            .env_remove("PERF_BIND")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_string();
+        Server { child, addr }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Stops it with Ctrl-C; its exit status and what it printed on stderr.
+    fn stop(mut self) -> (std::process::ExitStatus, String) {
+        sigint(self.child.id());
+        let status = self.child.wait().unwrap();
+        let mut err = String::new();
+        if let Some(mut e) = self.child.stderr.take() {
+            e.read_to_string(&mut err).unwrap();
+        }
+        (status, err)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn sigint(pid: u32) {
+    let ok = Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap();
+    assert!(ok.success());
+}
+
+/// One parsed answer.
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads the status line and headers of an answer, byte by byte so that
+/// nothing of the body is taken.
+fn read_head(s: &mut TcpStream) -> Option<(u16, Vec<(String, String)>)> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match s.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let text = String::from_utf8_lossy(&head).into_owned();
+    let mut lines = text.split("\r\n");
+    let status = lines.next()?.split_whitespace().nth(1)?.parse().ok()?;
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    Some((status, headers))
+}
+
+/// Sends a raw request on a new connection and reads the whole answer (the
+/// request should say `Connection: close`, or be HTTP/1.0). Status 0: no answer.
+fn exchange(addr: &str, request: &str) -> Answer {
+    let mut s = TcpStream::connect(addr).unwrap();
+    // A safety net for a test that would otherwise hang, not a measurement.
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let Some((status, headers)) = read_head(&mut s) else {
+        return Answer {
+            status: 0,
+            headers: vec![],
+            body: vec![],
+        };
+    };
+    let mut body = Vec::new();
+    let _ = s.read_to_end(&mut body);
+    Answer { status, headers, body }
+}
+
+fn get_as(addr: &str, host: &str, path: &str) -> Answer {
+    exchange(
+        addr,
+        &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+    )
+}
+
+fn get(addr: &str, path: &str) -> Answer {
+    get_as(addr, "127.0.0.1", path)
+}
+
+#[test]
+fn serve_with_the_default_output_directory_serves_only_the_outputs_it_wrote() {
+    let run = pinned_copy(WARM);
+    let p = run.path();
+    // What a run directory holds beside the outputs: secrets, active content
+    // named by whoever wrote the inputs, and a folder of its own.
+    std::fs::write(p.join(".env"), "TOKEN=secret\n").unwrap();
+    std::fs::write(
+        p.join("evil.svg"),
+        "<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>",
+    )
+    .unwrap();
+    std::fs::write(p.join("evil.html"), "<script>alert(1)</script>").unwrap();
+    std::fs::create_dir(p.join("notes")).unwrap();
+    std::fs::write(p.join("notes/index.html"), "<script>alert(1)</script>").unwrap();
+    std::fs::write(p.join("charts-x.svg"), "<svg/>").unwrap();
+    let server = Server::start(p, &[], &[]);
+    for path in [
+        "/",
+        "/index.html",
+        "/data.json",
+        "/report.md",
+        "/charts/cpu-mem.svg",
+        "/charts/timeline.svg",
+        "/charts/cache-lanes.svg",
+        "/data.json?t=1",
+    ] {
+        assert_eq!(get(&server.addr, path).status, 200, "{path}");
+    }
+    for path in [
+        "/run.json",
+        "/zot.jsonl",
+        "/sccache.log",
+        "/samples.jsonl",
+        "/placement.txt",
+        "/nginx-log-format",
+        "/trace-pytorch.json",
+        "/.env",
+        "/%2eenv",
+        "/evil.svg",
+        "/evil.html",
+        "/notes/",
+        "/notes/index.html",
+        "/charts-x.svg",
+        "/charts/",
+        "/charts",
+    ] {
+        let a = get(&server.addr, path);
+        assert_eq!(a.status, 404, "{path} must not be served");
+        let body = String::from_utf8_lossy(&a.body);
+        assert!(
+            !body.contains("secret") && !body.contains("<script>") && !body.contains("HTTP API"),
+            "{path}: {body}"
+        );
+    }
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
+}
