@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_BIND: &str = "127.0.0.1:8090";
 /// Requests with a longer target are refused (414): nothing served needs one.
 const MAX_URL: usize = 2048;
+/// A file is sent in chunks of this size, read as the client takes them.
+const CHUNK: usize = 16 * 1024;
 /// How often the run's folder is looked at.
 const POLL: Duration = Duration::from_millis(500);
 /// data.json follows every change; the charts and pages at most this often.
@@ -162,18 +164,32 @@ async fn answer(
         Ok(f) => f,
         Err(code) => return status(code),
     };
-    match tokio::fs::read(&file).await {
-        Ok(bytes) => (
-            [
-                (header::CONTENT_TYPE, content_type(&file)),
-                (header::CACHE_CONTROL, "no-store"),
-                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            ],
-            bytes,
-        )
-            .into_response(),
-        Err(_) => status(404),
-    }
+    // The file is opened once and streamed from that descriptor: a rename
+    // by the next regeneration does not cut or mix the answer.
+    let Ok(opened) = tokio::fs::File::open(&file).await else {
+        return status(404);
+    };
+    let len = match opened.metadata().await {
+        Ok(m) if m.is_file() => m.len(),
+        _ => return status(404),
+    };
+    let body = if method == Method::HEAD {
+        axum::body::Body::empty()
+    } else {
+        use tokio::io::AsyncReadExt;
+        let chunks = tokio_util::io::ReaderStream::with_capacity(opened.take(len), CHUNK);
+        axum::body::Body::from_stream(chunks)
+    };
+    (
+        [
+            (header::CONTENT_TYPE, content_type(&file).to_string()),
+            (header::CONTENT_LENGTH, len.to_string()),
+            (header::CACHE_CONTROL, "no-store".to_string()),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
+        ],
+        body,
+    )
+        .into_response()
 }
 
 /// Serves until `stop` is set. `ready` is told the bound address once the

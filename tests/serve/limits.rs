@@ -209,3 +209,80 @@ fn serve_with_the_default_output_directory_serves_only_the_outputs_it_wrote() {
     let (status, _) = server.stop();
     assert!(status.success(), "{status:?}");
 }
+
+/// The resident memory of a process, in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no VmRSS in {status}"));
+    kib * 1024
+}
+
+#[test]
+fn serve_streams_a_large_output_to_clients_that_never_read_in_bounded_memory() {
+    let run = pinned_copy(WARM);
+    let out = tempfile::tempdir().unwrap();
+    let server = Server::start(run.path(), &["--out", out.path().to_str().unwrap()], &[]);
+    // report.md grows to 64 MiB: a big run's outputs are that large. Sparse,
+    // so it costs no disk; reading it gives zeros.
+    const SIZE: u64 = 64 << 20;
+    let big = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(out.path().join("report.md"))
+        .unwrap();
+    big.set_len(SIZE).unwrap();
+    let before = rss(server.pid());
+    // Clients that ask for it and read nothing past the headers.
+    let mut stalled: Vec<TcpStream> = (0..8)
+        .map(|_| {
+            let mut s = TcpStream::connect(&server.addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            s.write_all(b"GET /report.md HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                .unwrap();
+            let (status, headers) = read_head(&mut s).expect("an answer");
+            assert_eq!(status, 200);
+            let length = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-length"));
+            assert_eq!(length.map(|(_, v)| v.as_str()), Some(SIZE.to_string().as_str()));
+            s
+        })
+        .collect();
+    let held = rss(server.pid()).saturating_sub(before);
+    // Whole files in memory would be 8 x 64 MiB; a few chunks per connection is all it may hold.
+    assert!(
+        held < 16 << 20,
+        "the server holds {} MiB for 8 stalled clients",
+        held >> 20
+    );
+    // The others are still answered.
+    assert_eq!(get(&server.addr, "/data.json").status, 200);
+    // HEAD: the same headers, no body.
+    let get_head = |method: &str| {
+        let a = exchange(
+            &server.addr,
+            &format!("{method} /report.md HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+        );
+        let mut h: Vec<_> = a
+            .headers
+            .into_iter()
+            .filter(|(k, _)| !k.eq_ignore_ascii_case("date"))
+            .collect();
+        h.sort();
+        (a.status, h, a.body.len() as u64)
+    };
+    let (head_status, head_headers, head_body) = get_head("HEAD");
+    let (get_status, get_headers, get_body) = get_head("GET");
+    assert_eq!((head_status, head_body), (200, 0));
+    assert_eq!((get_status, get_body), (200, SIZE));
+    assert_eq!(head_headers, get_headers, "HEAD answers GET's headers");
+    // A stalled client that reads on gets the whole file.
+    let mut body = vec![1u8; SIZE as usize];
+    stalled[0].read_exact(&mut body).unwrap();
+    assert!(body.iter().all(|b| *b == 0));
+    drop(stalled);
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
+}
