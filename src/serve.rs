@@ -1,8 +1,11 @@
 //! `perfreport serve`: a live view of a run in flight. It regenerates the
 //! run's outputs when its inputs change (the big logs incrementally, see
-//! `live`) and serves the files it wrote there, read-only, over HTTP:
-//! GET and HEAD only, nothing else in or outside that directory, and every
-//! connection its own task, so a slow or silent client cannot stall the others.
+//! `live`) and serves the files it wrote there, read-only, over HTTP/1 with
+//! hyper: GET and HEAD only, nothing else in or outside that directory, and
+//! every connection its own task, so a slow or silent client cannot stall
+//! the others. What a client can hold is bounded (`Limits`): a few chunks of
+//! a file, a header timeout, an idle timeout, a lifetime, and a connection
+//! cap under the open-files limit, so regeneration always has descriptors.
 
 use crate::error::{Error, Result};
 use crate::live::LiveRun;
@@ -11,8 +14,10 @@ use crate::render::Export;
 use crate::{render, view};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 pub const DEFAULT_BIND: &str = "127.0.0.1:8090";
@@ -20,6 +25,14 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:8090";
 const MAX_URL: usize = 2048;
 /// A file is sent in chunks of this size, read as the client takes them.
 const CHUNK: usize = 16 * 1024;
+/// hyper's buffer per connection, each way: request headers beyond it are
+/// refused (431), and an answer stops reading its file while this much
+/// waits for the client. With a chunk in hand and one being read, under
+/// 100 KiB a connection.
+const MAX_BUF: usize = 64 * 1024;
+/// Descriptors kept for everything but connections (regeneration reads
+/// every input and writes every output; the runtime, stdio, the listener).
+const RESERVED_FDS: u64 = 64;
 /// How often the run's folder is looked at.
 const POLL: Duration = Duration::from_millis(500);
 /// data.json follows every change; the charts and pages at most this often.
@@ -29,6 +42,53 @@ pub struct ServeOptions {
     pub run_dir: PathBuf,
     pub out_dir: PathBuf,
     pub bind: String,
+    pub limits: Limits,
+}
+
+/// What one client may hold, and for how long.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// A request's headers must be complete this long after the connection
+    /// opened or the previous answer was sent (slowloris; idle keep-alive).
+    pub header_timeout: Duration,
+    /// A connection on which no byte moved either way for this long is
+    /// closed: a client that stopped reading its answer, or went silent.
+    pub idle_timeout: Duration,
+    /// No connection lives longer, however slowly it keeps moving.
+    pub max_lifetime: Duration,
+    /// Connections served at once; more wait in the kernel's backlog.
+    /// Lowered to fit the open-files limit (see `connection_cap`).
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
+            max_lifetime: Duration::from_secs(600),
+            max_connections: 256,
+        }
+    }
+}
+
+/// Parses a number of seconds for a command-line limit (`0.5`, `10`).
+pub fn parse_seconds(s: &str) -> std::result::Result<Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(Duration::from_secs_f64(v)),
+        _ => Err(format!("{s:?} is not a number of seconds between 0 and 86400")),
+    }
+}
+
+/// The connection cap: `wanted`, lowered so that connections (two
+/// descriptors each: the socket and the file being sent) leave
+/// `RESERVED_FDS` under the open-files limit; `None` is no limit.
+pub fn connection_cap(wanted: usize, open_files: Option<u64>) -> usize {
+    let Some(limit) = open_files else {
+        return wanted.max(1);
+    };
+    let fit = usize::try_from(limit.saturating_sub(RESERVED_FDS) / 2).unwrap_or(usize::MAX);
+    wanted.min(fit).max(1)
 }
 
 /// One regeneration: data.json always, everything when `full`.
@@ -140,27 +200,50 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-/// Answers one request: the file under `root` the path names, or a status.
-async fn answer(
-    root: Arc<PathBuf>,
+/// What is served: the output directory and the files written there.
+struct Site {
+    root: PathBuf,
     outputs: Arc<Outputs>,
-    method: axum::http::Method,
-    uri: axum::http::Uri,
-) -> axum::response::Response {
+}
+
+type Response = axum::http::Response<axum::body::Body>;
+
+/// Headers every answer carries: nothing is cached (the run changes under
+/// it) and no content type is guessed.
+fn with_common_headers(mut r: Response) -> Response {
+    use axum::http::header::{self, HeaderValue};
+    let h = r.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    r
+}
+
+/// Answers one request: the file the path names, or a status.
+async fn answer<B>(site: &Site, req: &axum::http::Request<B>) -> Response {
+    with_common_headers(answer_file(site, req).await)
+}
+
+async fn answer_file<B>(site: &Site, req: &axum::http::Request<B>) -> Response {
     use axum::http::{header, Method, StatusCode};
-    use axum::response::IntoResponse;
     let status = |code: u16| {
         let code = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
-        (code, format!("{}\n", code.as_u16())).into_response()
+        let mut r = Response::new(axum::body::Body::from(format!("{}\n", code.as_u16())));
+        *r.status_mut() = code;
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        r
     };
+    let method = req.method();
     if method != Method::GET && method != Method::HEAD {
         let mut r = status(405);
         r.headers_mut()
             .insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
         return r;
     }
-    let target = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-    let file = match resolve(&root, target, &outputs) {
+    let target = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let file = match resolve(&site.root, target, &site.outputs) {
         Ok(f) => f,
         Err(code) => return status(code),
     };
@@ -180,16 +263,175 @@ async fn answer(
         let chunks = tokio_util::io::ReaderStream::with_capacity(opened.take(len), CHUNK);
         axum::body::Body::from_stream(chunks)
     };
-    (
-        [
-            (header::CONTENT_TYPE, content_type(&file).to_string()),
-            (header::CONTENT_LENGTH, len.to_string()),
-            (header::CACHE_CONTROL, "no-store".to_string()),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
-        ],
-        body,
-    )
-        .into_response()
+    let mut r = Response::new(body);
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static(content_type(&file)),
+    );
+    h.insert(header::CONTENT_LENGTH, header::HeaderValue::from(len));
+    r
+}
+
+/// When a connection last moved a byte, either way.
+struct Activity {
+    opened: tokio::time::Instant,
+    /// Milliseconds after `opened`.
+    last: AtomicU64,
+}
+
+impl Activity {
+    fn new() -> Self {
+        Activity {
+            opened: tokio::time::Instant::now(),
+            last: AtomicU64::new(0),
+        }
+    }
+
+    fn touch(&self) {
+        let ms = u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last.store(ms, Ordering::Relaxed);
+    }
+
+    /// Completes once no byte has moved for `limit`.
+    async fn idle_for(&self, limit: Duration) {
+        loop {
+            let last = Duration::from_millis(self.last.load(Ordering::Relaxed));
+            let deadline = self.opened + last + limit;
+            if tokio::time::Instant::now() >= deadline {
+                return;
+            }
+            tokio::time::sleep_until(deadline).await;
+        }
+    }
+}
+
+/// A client's socket that records in `Activity` every byte it moves.
+struct Watched {
+    stream: tokio::net::TcpStream,
+    activity: Arc<Activity>,
+}
+
+impl tokio::io::AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.activity.touch();
+        }
+        polled
+    }
+}
+
+impl Watched {
+    fn wrote(&self, polled: &Poll<std::io::Result<usize>>) {
+        if matches!(polled, Poll::Ready(Ok(n)) if *n > 0) {
+            self.activity.touch();
+        }
+    }
+}
+
+impl tokio::io::AsyncWrite for Watched {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.stream).poll_write(cx, data);
+        self.wrote(&polled);
+        polled
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.wrote(&polled);
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// One client's connection, until it ends, idles or outlives its limits.
+async fn connection(
+    stream: tokio::net::TcpStream,
+    http: Arc<hyper::server::conn::http1::Builder>,
+    site: Arc<Site>,
+    limits: Limits,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+) {
+    let activity = Arc::new(Activity::new());
+    let io = hyper_util::rt::TokioIo::new(Watched {
+        stream,
+        activity: activity.clone(),
+    });
+    let service = hyper::service::service_fn(move |req| {
+        let site = site.clone();
+        async move { Ok::<_, std::convert::Infallible>(answer(&site, &req).await) }
+    });
+    // Whichever comes first ends it; dropping the connection closes its
+    // socket and the file it was sending, and frees its place under the cap.
+    tokio::select! {
+        _ = http.serve_connection(io, service) => {}
+        _ = activity.idle_for(limits.idle_timeout) => {}
+        _ = tokio::time::sleep(limits.max_lifetime) => {}
+    }
+}
+
+/// The next client, once there is room for it under the cap.
+async fn next_client(
+    listener: &tokio::net::TcpListener,
+    room: &Arc<tokio::sync::Semaphore>,
+) -> Option<(tokio::net::TcpStream, tokio::sync::OwnedSemaphorePermit)> {
+    // The place first: past the cap, clients wait in the kernel's backlog
+    // and hold none of this process's descriptors.
+    let permit = room.clone().acquire_owned().await.ok()?;
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => return Some((stream, permit)),
+            // Out of descriptors, or a client gone before it was taken:
+            // try again shortly rather than spin.
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+/// Accepts clients until `stop` changes.
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    site: Arc<Site>,
+    limits: Limits,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    let room = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    // hyper starts this timer when a connection opens and again after each
+    // answer, so it covers silent clients, slow headers and idle keep-alive.
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(MAX_BUF);
+    let http = Arc::new(http);
+    loop {
+        let client = tokio::select! {
+            _ = stop.changed() => return,
+            client = next_client(&listener, &room) => client,
+        };
+        let Some((stream, permit)) = client else { return };
+        tokio::spawn(connection(stream, http.clone(), site.clone(), limits.clone(), permit));
+    }
 }
 
 /// Serves until `stop` is set. `ready` is told the bound address once the
@@ -222,18 +464,22 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         path: PathBuf::from(&opts.bind),
         source,
     })?;
-    let root = Arc::new(opts.out_dir.clone());
-    let served = outputs.clone();
-    let app = axum::Router::new().fallback(move |method, uri| answer(root.clone(), served.clone(), method, uri));
-    let server_stop = stop.clone();
-    let server = runtime.spawn(async move {
-        let shutdown = async move {
-            while !server_stop.load(Ordering::Relaxed) {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-        };
-        axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    let open_files = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
+    let mut limits = opts.limits.clone();
+    limits.max_connections = connection_cap(limits.max_connections, open_files);
+    if limits.max_connections < opts.limits.max_connections {
+        eprintln!(
+            "perfreport serve: at most {} connections at once, to stay within the open-files limit ({})",
+            limits.max_connections,
+            open_files.unwrap_or(0)
+        );
+    }
+    let site = Arc::new(Site {
+        root: opts.out_dir.clone(),
+        outputs: outputs.clone(),
     });
+    let (stop_serving, stopped) = tokio::sync::watch::channel(false);
+    let server = runtime.spawn(accept_loop(listener, site, limits, stopped));
     ready(addr);
     let mut seen = crate::publish::fingerprint(&opts.run_dir);
     let mut last_full = Instant::now();
@@ -243,10 +489,12 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         let now = crate::publish::fingerprint(&opts.run_dir);
         let changed = now != seen;
         if changed || (pending_full && last_full.elapsed() >= FULL_RENDER) {
-            seen = now;
             let full = last_full.elapsed() >= FULL_RENDER || !in_flight;
             match regenerate_files(&mut live, &opts.out_dir, full) {
                 Ok((v, written)) => {
+                    // Only a change that was rendered is seen: after a failure
+                    // (a full disk, no descriptor) the next poll tries again.
+                    seen = now;
                     outputs.add(written);
                     // The run just finished: draw everything once more.
                     let finished = in_flight && !v.in_flight;
@@ -268,7 +516,9 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         }
     }
     // Open connections are not waited for: a client that never finishes its
-    // request must not keep the process alive after Ctrl-C.
+    // request must not keep the process alive after Ctrl-C. Dropping the
+    // runtime drops their tasks.
+    let _ = stop_serving.send(true);
     let _ = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), server).await });
     runtime.shutdown_timeout(Duration::from_millis(200));
     Ok(())
@@ -326,6 +576,27 @@ mod tests {
         assert!(resolve(root, "/charts//a.svg", &served).is_ok());
         for url in ["/run.json", "/.env", "/evil.svg", "/charts/", "/charts", "/"] {
             assert_eq!(resolve(root, url, &served), Err(404), "{url}");
+        }
+    }
+
+    #[test]
+    fn the_connection_cap_leaves_descriptors_for_regeneration() {
+        // Linux's default soft limit: the default cap fits with room to spare.
+        assert_eq!(connection_cap(256, Some(1024)), 256);
+        assert!(2 * connection_cap(256, Some(1024)) as u64 + RESERVED_FDS <= 1024);
+        // A tight limit lowers it; two descriptors a connection plus the reserve still fit.
+        assert_eq!(connection_cap(256, Some(160)), 48);
+        assert_eq!(connection_cap(256, Some(10)), 1, "never zero: the page must be served");
+        assert_eq!(connection_cap(256, None), 256);
+        assert_eq!(connection_cap(0, None), 1);
+    }
+
+    #[test]
+    fn limits_are_seconds_within_a_day() {
+        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_seconds("10"), Ok(Duration::from_secs(10)));
+        for bad in ["0", "-1", "nan", "inf", "1e9", "", "ten"] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
         }
     }
 }

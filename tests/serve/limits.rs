@@ -92,6 +92,7 @@ struct Answer {
 }
 
 impl Answer {
+    #[allow(dead_code)]
     fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -282,7 +283,181 @@ fn serve_streams_a_large_output_to_clients_that_never_read_in_bounded_memory() {
     let mut body = vec![1u8; SIZE as usize];
     stalled[0].read_exact(&mut body).unwrap();
     assert!(body.iter().all(|b| *b == 0));
-    drop(stalled);
+    // Ctrl-C stops it even with the others still connected.
     let (status, _) = server.stop();
     assert!(status.success(), "{status:?}");
+    drop(stalled);
+}
+
+/// How many sockets a process holds open (its listener among them).
+fn sockets(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read_link(e.path())
+                .map(|l| l.to_string_lossy().starts_with("socket:"))
+                .unwrap_or(false)
+        })
+        .count()
+}
+
+/// Waits, in a bounded loop, until `done` holds; false if it never did.
+fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let give_up = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < give_up {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+#[test]
+fn serve_drops_a_client_whose_headers_never_finish() {
+    let run = pinned_copy(WARM);
+    let out = tempfile::tempdir().unwrap();
+    // A short header timeout so the test does not wait the default 10 s.
+    let server = Server::start(
+        run.path(),
+        &["--out", out.path().to_str().unwrap()],
+        &[("PERF_SERVE_HEADER_TIMEOUT", "0.5")],
+    );
+    // Slowloris: a byte of header every 100 ms, so the connection is never idle.
+    let mut s = TcpStream::connect(&server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    s.write_all(b"GET /data.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .unwrap();
+    let mut answer = Vec::new();
+    let closed = eventually(|| {
+        if s.write_all(b"a").is_err() {
+            return true;
+        }
+        let mut buf = [0u8; 4096];
+        match s.read(&mut buf) {
+            Ok(0) => true,
+            Ok(n) => {
+                answer.extend_from_slice(&buf[..n]);
+                false
+            }
+            Err(e) => !matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut),
+        }
+    });
+    assert!(closed, "a client still sending headers is never dropped");
+    assert!(
+        !String::from_utf8_lossy(&answer).contains(" 200 "),
+        "it was not answered"
+    );
+    // Others are still served.
+    assert_eq!(get(&server.addr, "/data.json").status, 200);
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn serve_closes_connections_that_sit_idle_or_stop_reading() {
+    let run = pinned_copy(WARM);
+    let out = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        run.path(),
+        &["--out", out.path().to_str().unwrap()],
+        &[("PERF_SERVE_IDLE_TIMEOUT", "1")],
+    );
+    const SIZE: u64 = 64 << 20;
+    let big = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(out.path().join("report.md"))
+        .unwrap();
+    big.set_len(SIZE).unwrap();
+    let listening = sockets(server.pid());
+    let connect = || {
+        let s = TcpStream::connect(&server.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s
+    };
+    // One asks for a big file and stops reading after the headers.
+    let mut reader = connect();
+    reader
+        .write_all(b"GET /report.md HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
+    assert_eq!(read_head(&mut reader).map(|h| h.0), Some(200));
+    // One gets its answer and keeps the connection open without asking again.
+    let mut keeper = connect();
+    keeper
+        .write_all(b"GET /data.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
+    let (status, headers) = read_head(&mut keeper).unwrap();
+    assert_eq!(status, 200);
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap();
+    let mut body = vec![0u8; len];
+    keeper.read_exact(&mut body).unwrap();
+    // One connects and says nothing.
+    let silent = connect();
+    assert!(
+        eventually(|| sockets(server.pid()) == listening),
+        "the server still holds {} connections",
+        sockets(server.pid()) - listening
+    );
+    // Each client sees its connection closed: the reader before the end of its file.
+    let mut rest = Vec::new();
+    let _ = reader.read_to_end(&mut rest);
+    assert!((rest.len() as u64) < SIZE, "the stalled reader was cut off");
+    assert_eq!(keeper.read(&mut [0u8; 1]).unwrap_or(0), 0);
+    drop(silent);
+    assert_eq!(get(&server.addr, "/data.json").status, 200);
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn serve_keeps_descriptors_for_regeneration_under_a_flood_of_half_sent_requests() {
+    let run = pinned_copy(WARM);
+    let out = tempfile::tempdir().unwrap();
+    // 160 open files for the server, and more half-sent requests than that:
+    // without a connection cap they take every descriptor.
+    let server = Server::start_with_open_files(
+        run.path(),
+        &["--out", out.path().to_str().unwrap()],
+        &[("PERF_SERVE_HEADER_TIMEOUT", "1")],
+        Some(160),
+    );
+    let flood: Vec<TcpStream> = (0..200)
+        .map(|_| {
+            let mut s = TcpStream::connect(&server.addr).unwrap();
+            s.write_all(b"GET /data.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow:")
+                .unwrap();
+            s
+        })
+        .collect();
+    let requests = |a: &Answer| -> Option<u64> {
+        let v: serde_json::Value = serde_json::from_slice(&a.body).ok()?;
+        v["zot"]["requests"].as_u64()
+    };
+    let before = requests(&get(&server.addr, "/data.json")).expect("data.json is answered");
+    // The run grows: three more registry requests (the half-written last line is completed first).
+    let zot = run.path().join("zot.jsonl");
+    let mut text = std::fs::read_to_string(&zot).unwrap();
+    text.push('\n');
+    for i in 0..3 {
+        text.push_str(&format!(r#"{{"time":"2026-10-21T02:20:0{i}Z","level":"info","message":"HTTP API","clientIP":"10.0.3.12:1","method":"HEAD","path":"/v2/rocm/cache/manifests/x","statusCode":200,"latency":"1ms","bodySize":0,"headers":{{}}}}"#));
+        text.push('\n');
+    }
+    std::fs::write(&zot, text).unwrap();
+    let mut after = before;
+    let followed = eventually(|| {
+        after = requests(&get(&server.addr, "/data.json")).unwrap_or(after);
+        after >= before + 3
+    });
+    assert!(followed, "data.json did not follow the run: {before} -> {after}");
+    drop(flood);
+    let (status, stderr) = server.stop();
+    assert!(status.success(), "{status:?}");
+    assert!(!stderr.contains("Too many open files"), "{stderr}");
+    assert!(stderr.contains("at most 48 connections at once"), "{stderr}");
 }
