@@ -139,6 +139,15 @@ enum Command {
         #[arg(long, env = "PERF_SERVE_MAX_CONNECTIONS", value_name = "N",
               value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         max_connections: Option<usize>,
+        /// A name the server answers to besides its IP addresses, `localhost` and the machine's name
+        /// (a Host header naming anything else is refused, against DNS rebinding); repeatable.
+        #[arg(
+            long = "allow-host",
+            env = "PERF_ALLOW_HOST",
+            value_name = "NAME",
+            value_delimiter = ','
+        )]
+        allow_host: Vec<String>,
     },
     /// The figures bench.sh scrapes from a BuildKit plain-progress build log, as JSON.
     Buildlog {
@@ -384,6 +393,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             header_timeout,
             idle_timeout,
             max_connections,
+            allow_host,
         } => {
             let run_dir = run_or_newest(run_dir, &root)?;
             let out_dir = out.unwrap_or_else(|| run_dir.clone());
@@ -403,6 +413,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 out_dir,
                 bind,
                 limits,
+                allow_hosts: allow_host,
             };
             perfreport::serve::serve(&opts, stop, |addr| {
                 let every = if addr.ip().is_unspecified() {

@@ -43,6 +43,8 @@ pub struct ServeOptions {
     pub out_dir: PathBuf,
     pub bind: String,
     pub limits: Limits,
+    /// Names a Host header may carry besides `HostNames`' own.
+    pub allow_hosts: Vec<String>,
 }
 
 /// What one client may hold, and for how long.
@@ -200,10 +202,81 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-/// What is served: the output directory and the files written there.
+/// The names a request's Host may carry. A DNS-rebinding page reaches this
+/// server under a name its attacker controls, and the browser sends that
+/// name as Host; it cannot make the browser send an IP literal, `localhost`
+/// or this machine's own name. So those are answered, with the names the
+/// user allows (`--allow-host`), and any other name is refused, on a
+/// loopback bind too (rebinding to 127.0.0.1 works as well).
+pub struct HostNames(Vec<String>);
+
+/// A host name as compared: ASCII lower case, without the root's dot.
+fn normal_name(name: &str) -> String {
+    let name = name.strip_suffix('.').unwrap_or(name);
+    name.to_ascii_lowercase()
+}
+
+impl HostNames {
+    /// `localhost`, this machine's name (and its first label), and `extra`.
+    pub fn new(extra: &[String]) -> Self {
+        let uname = rustix::system::uname();
+        let machine = uname.nodename().to_string_lossy().into_owned();
+        Self::with_machine_name(&machine, extra)
+    }
+
+    fn with_machine_name(machine: &str, extra: &[String]) -> Self {
+        let mut names = vec!["localhost".to_string()];
+        let machine = normal_name(machine);
+        if let Some((first, _)) = machine.split_once('.') {
+            names.push(first.to_string());
+        }
+        names.push(machine);
+        names.extend(extra.iter().map(|n| normal_name(n.trim())));
+        names.retain(|n| !n.is_empty());
+        HostNames(names)
+    }
+
+    /// Whether `host` (a URI authority's host: a name, an IPv4 address or a
+    /// bracketed IPv6 one) is answered.
+    pub fn allows(&self, host: &str) -> bool {
+        if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            return v6.parse::<std::net::Ipv6Addr>().is_ok();
+        }
+        if host.parse::<std::net::Ipv4Addr>().is_ok() {
+            return true;
+        }
+        let name = normal_name(host);
+        self.0.contains(&name)
+    }
+}
+
+/// The status refusing a request for its Host, if any: 400 for a Host that
+/// is missing (HTTP/1.1), repeated or no host, 421 for a name not answered.
+/// An absolute-form target's authority is checked too: it overrides Host.
+fn host_refusal<B>(names: &HostNames, req: &axum::http::Request<B>) -> Option<u16> {
+    use axum::http::uri::Authority;
+    let check = |authority: &str| -> Option<u16> {
+        // Userinfo has no place in a Host and would hide the name from a reader.
+        match authority.parse::<Authority>() {
+            Ok(a) if !authority.contains('@') => (!names.allows(a.host())).then_some(421),
+            _ => Some(400),
+        }
+    };
+    let mut hosts = req.headers().get_all(axum::http::header::HOST).iter();
+    let refused = match (hosts.next(), hosts.next()) {
+        (Some(_), Some(_)) => Some(400),
+        (Some(host), None) => host.to_str().map_or(Some(400), check),
+        (None, _) => (req.version() >= axum::http::Version::HTTP_11 && req.uri().authority().is_none()).then_some(400),
+    };
+    refused.or_else(|| req.uri().authority().and_then(|a| check(a.as_str())))
+}
+
+/// What is served: the output directory, the files written there, and the
+/// names it answers to.
 struct Site {
     root: PathBuf,
     outputs: Arc<Outputs>,
+    hosts: HostNames,
 }
 
 type Response = axum::http::Response<axum::body::Body>;
@@ -235,6 +308,17 @@ async fn answer_file<B>(site: &Site, req: &axum::http::Request<B>) -> Response {
         );
         r
     };
+    // Before anything else: a rebinding page learns nothing, not even a 405.
+    if let Some(code) = host_refusal(&site.hosts, req) {
+        let mut r = status(code);
+        if code == 421 {
+            *r.body_mut() = axum::body::Body::from(
+                "421: this server answers to its IP addresses, localhost and its machine's name; \
+                 perfreport serve --allow-host NAME adds a name\n",
+            );
+        }
+        return r;
+    }
     let method = req.method();
     if method != Method::GET && method != Method::HEAD {
         let mut r = status(405);
@@ -477,6 +561,7 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
     let site = Arc::new(Site {
         root: opts.out_dir.clone(),
         outputs: outputs.clone(),
+        hosts: HostNames::new(&opts.allow_hosts),
     });
     let (stop_serving, stopped) = tokio::sync::watch::channel(false);
     let server = runtime.spawn(accept_loop(listener, site, limits, stopped));
@@ -598,5 +683,66 @@ mod tests {
         for bad in ["0", "-1", "nan", "inf", "1e9", "", "ten"] {
             assert!(parse_seconds(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn hosts_answered_are_ip_literals_localhost_the_machine_and_names_allowed() {
+        let names = HostNames::with_machine_name("Fleet-01.lab.example.", &["Dash.Example.".into()]);
+        for host in [
+            "127.0.0.1",
+            "10.0.3.12",
+            "[::1]",
+            "[2001:db8::1]",
+            "localhost",
+            "LocalHost.",
+            "fleet-01",
+            "fleet-01.lab.example",
+            "dash.example",
+        ] {
+            assert!(names.allows(host), "{host}");
+        }
+        for host in [
+            "evil.example",
+            "lab.example",
+            "localhost.evil.example",
+            "127.0.0.1.nip.io",
+            "127.1",
+            "0x7f000001",
+            "[fe80::1%25eth0]",
+            "[evil]",
+            "",
+            ".",
+        ] {
+            assert!(!names.allows(host), "{host}");
+        }
+    }
+
+    #[test]
+    fn a_request_is_refused_for_a_missing_repeated_or_foreign_host() {
+        use axum::http::{Request, Version};
+        let names = HostNames::with_machine_name("fleet-01", &[]);
+        let req = |uri: &str, version: Version, hosts: &[&str]| {
+            let mut b = Request::builder().uri(uri).version(version);
+            for h in hosts {
+                b = b.header("host", *h);
+            }
+            b.body(()).unwrap()
+        };
+        let v11 = Version::HTTP_11;
+        assert_eq!(host_refusal(&names, &req("/", v11, &["fleet-01:8090"])), None);
+        assert_eq!(host_refusal(&names, &req("/", v11, &["evil.example:8090"])), Some(421));
+        assert_eq!(host_refusal(&names, &req("/", v11, &[])), Some(400));
+        assert_eq!(host_refusal(&names, &req("/", Version::HTTP_10, &[])), None);
+        assert_eq!(
+            host_refusal(&names, &req("/", v11, &["fleet-01", "fleet-01"])),
+            Some(400)
+        );
+        assert_eq!(host_refusal(&names, &req("/", v11, &["u@fleet-01"])), Some(400));
+        assert_eq!(host_refusal(&names, &req("/", v11, &["a b"])), Some(400));
+        assert_eq!(
+            host_refusal(&names, &req("http://evil.example/", v11, &["fleet-01"])),
+            Some(421)
+        );
+        assert_eq!(host_refusal(&names, &req("http://10.0.0.1:8090/", v11, &[])), None);
     }
 }

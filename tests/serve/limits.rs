@@ -92,7 +92,6 @@ struct Answer {
 }
 
 impl Answer {
-    #[allow(dead_code)]
     fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -460,4 +459,69 @@ fn serve_keeps_descriptors_for_regeneration_under_a_flood_of_half_sent_requests(
     assert!(status.success(), "{status:?}");
     assert!(!stderr.contains("Too many open files"), "{stderr}");
     assert!(stderr.contains("at most 48 connections at once"), "{stderr}");
+}
+
+#[test]
+fn serve_refuses_a_host_name_it_does_not_answer_to_against_dns_rebinding() {
+    let run = pinned_copy(WARM);
+    let out = tempfile::tempdir().unwrap();
+    let out_arg = out.path().to_str().unwrap();
+    let server = Server::start(run.path(), &["--out", out_arg], &[]);
+    let port = server.addr.rsplit(':').next().unwrap().to_string();
+    // A page on a name its attacker controls, once that name resolves to this
+    // machine, sends its own name as Host: refused, however it is spelt.
+    for host in [
+        "evil.example".to_string(),
+        format!("evil.example:{port}"),
+        "EVIL.example.".to_string(),
+        "localhost.evil.example".to_string(),
+        "127.0.0.1.evil.example".to_string(),
+    ] {
+        let a = get_as(&server.addr, &host, "/data.json");
+        assert_eq!(a.status, 421, "Host: {host}");
+        assert!(
+            !String::from_utf8_lossy(&a.body).contains("\"zot\""),
+            "Host: {host} read the data"
+        );
+        assert_eq!(a.header("x-content-type-options"), Some("nosniff"));
+    }
+    // The authority of an absolute-form target counts as the Host.
+    let a = exchange(
+        &server.addr,
+        "GET http://evil.example/data.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(a.status, 421, "absolute-form target");
+    // IP literals, localhost and the machine's own name are what a person types.
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    for host in [
+        format!("127.0.0.1:{port}"),
+        "127.0.0.1".to_string(),
+        format!("[::1]:{port}"),
+        "10.1.2.3".to_string(),
+        format!("localhost:{port}"),
+        "LOCALHOST.".to_string(),
+        hostname.trim().to_string(),
+    ] {
+        assert_eq!(get_as(&server.addr, &host, "/data.json").status, 200, "Host: {host}");
+    }
+    // A request without a Host, or with two, or a Host that is no host.
+    let refused = |request: &str| exchange(&server.addr, request).status;
+    assert_eq!(refused("GET /data.json HTTP/1.1\r\nConnection: close\r\n\r\n"), 400);
+    assert_eq!(
+        refused("GET /data.json HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"),
+        400
+    );
+    assert_ne!(get_as(&server.addr, "127.0.0.1@evil.example", "/data.json").status, 200);
+    // HTTP/1.0 has no Host to check, and no browser sends one without it.
+    assert_eq!(refused("GET /data.json HTTP/1.0\r\n\r\n"), 200);
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
+    // A name the user allows, for a machine reached through a name of its own.
+    let server = Server::start(run.path(), &["--out", out_arg, "--allow-host", "Dash.Lab.Example"], &[]);
+    for host in ["dash.lab.example", "DASH.lab.example.", "dash.lab.example:8090"] {
+        assert_eq!(get_as(&server.addr, host, "/").status, 200, "Host: {host}");
+    }
+    assert_eq!(get_as(&server.addr, "lab.example", "/").status, 421);
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
 }
