@@ -25,11 +25,14 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:8090";
 const MAX_URL: usize = 2048;
 /// A file is sent in chunks of this size, read as the client takes them.
 const CHUNK: usize = 16 * 1024;
-/// hyper's buffer per connection, each way: request headers beyond it are
-/// refused (431), and an answer stops reading its file while this much
-/// waits for the client. With a chunk in hand and one being read, under
-/// 100 KiB a connection.
+/// hyper's buffer per connection, each way: an answer stops reading its
+/// file while this much waits for the client. With a chunk in hand and one
+/// being read, under 100 KiB a connection.
 const MAX_BUF: usize = 64 * 1024;
+/// Request line and headers beyond this are refused (431). hyper's buffer
+/// bound alone does not do it: a request read in one go is parsed whole.
+/// Room for cookies other services on this host set.
+const MAX_HEADER: usize = 32 * 1024;
 /// Descriptors kept for everything but connections (regeneration reads
 /// every input and writes every output; the runtime, stdio, the listener).
 const RESERVED_FDS: u64 = 64;
@@ -281,13 +284,30 @@ struct Site {
 
 type Response = axum::http::Response<axum::body::Body>;
 
+/// The page's policy: its own inline script and style (it is one
+/// self-contained file), data.json polled from this origin, and nothing
+/// else: should an input string ever slip into it as markup, it can load
+/// nothing, send nothing elsewhere and run no string as code.
+const PAGE_POLICY: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+     img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/// Every other answer (data, markdown, charts, statuses) is inert even when
+/// opened as a document: no script, a sandbox of its own.
+const FILE_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox";
+
 /// Headers every answer carries: nothing is cached (the run changes under
-/// it) and no content type is guessed.
+/// it), no content type is guessed, and a content security policy as
+/// defence in depth behind the escaping of the outputs.
 fn with_common_headers(mut r: Response) -> Response {
     use axum::http::header::{self, HeaderValue};
+    let is_page = r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/html"));
+    let policy = if is_page { PAGE_POLICY } else { FILE_POLICY };
     let h = r.headers_mut();
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
     r
 }
 
@@ -506,7 +526,8 @@ async fn accept_loop(
     // answer, so it covers silent clients, slow headers and idle keep-alive.
     http.timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
-        .max_buf_size(MAX_BUF);
+        .max_buf_size(MAX_BUF)
+        .max_header_size(MAX_HEADER);
     let http = Arc::new(http);
     loop {
         let client = tokio::select! {

@@ -525,3 +525,114 @@ fn serve_refuses_a_host_name_it_does_not_answer_to_against_dns_rebinding() {
     let (status, _) = server.stop();
     assert!(status.success(), "{status:?}");
 }
+
+#[test]
+fn serve_sends_a_content_security_policy_with_every_answer() {
+    let run = pinned_copy(WARM);
+    let out = tempfile::tempdir().unwrap();
+    let server = Server::start(run.path(), &["--out", out.path().to_str().unwrap()], &[]);
+    let policy = |a: &Answer| a.header("content-security-policy").unwrap_or("").to_string();
+    // The page: its own inline script and style, data.json from its own
+    // origin, nothing from anywhere else.
+    let page = get(&server.addr, "/");
+    assert_eq!(page.status, 200);
+    let csp = policy(&page);
+    for directive in [
+        "default-src 'none'",
+        "script-src 'unsafe-inline'",
+        "style-src 'unsafe-inline'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(directive), "{directive} in {csp:?}");
+    }
+    // Everything else is inert even if opened as a document: no script at all.
+    for path in ["/data.json", "/report.md", "/charts/cpu-mem.svg", "/run.json"] {
+        let a = get(&server.addr, path);
+        let csp = policy(&a);
+        assert!(
+            csp.contains("default-src 'none'") && csp.contains("sandbox") && !csp.contains("script-src"),
+            "{path}: {csp:?}"
+        );
+        assert_eq!(a.header("x-content-type-options"), Some("nosniff"), "{path}");
+    }
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn serve_still_refuses_other_methods_long_urls_huge_headers_and_traversal() {
+    let run = pinned_copy(WARM);
+    let out = tempfile::tempdir().unwrap();
+    let server = Server::start(run.path(), &["--out", out.path().to_str().unwrap()], &[]);
+    let ask = |request: String| exchange(&server.addr, &request);
+    for method in ["POST", "PUT", "DELETE", "OPTIONS", "PATCH"] {
+        let a = ask(format!(
+            "{method} /data.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        ));
+        assert_eq!(a.status, 405, "{method}");
+        assert_eq!(a.header("allow"), Some("GET, HEAD"), "{method}");
+    }
+    let long = format!("/data.json?{}", "a".repeat(3000));
+    assert_eq!(get(&server.addr, &long).status, 414);
+    let huge = ask(format!(
+        "GET /data.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: {}\r\nConnection: close\r\n\r\n",
+        "a".repeat(100_000)
+    ));
+    assert_eq!(huge.status, 431);
+    for path in ["/../run.json", "/%2e%2e/run.json", "/..%5crun.json", "/%00"] {
+        let a = get(&server.addr, path);
+        assert_eq!(a.status, 400, "{path}");
+        assert_eq!(a.header("cache-control"), Some("no-store"), "{path}");
+        assert_eq!(a.header("x-content-type-options"), Some("nosniff"), "{path}");
+    }
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
+}
+
+/// The page as `perfreport serve` serves it, policy and all, in Chromium.
+#[test]
+fn served_page_draws_and_follows_the_run_under_its_content_security_policy() {
+    use super::page::{chromium, eval, launch, open, wait_for};
+    let Some(chrome) = chromium() else { return };
+    let run = pinned_copy(WARM);
+    let out = tempfile::tempdir().unwrap();
+    let server = Server::start(run.path(), &["--out", out.path().to_str().unwrap()], &[]);
+    let browser = launch(chrome);
+    let (tab, seen) = open(&browser, &format!("http://{}/", server.addr));
+    // A later data.json (a target more) reaches the page through its poll.
+    let file = out.path().join("data.json");
+    let mut d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut late = d["targets"][0].clone();
+    late["name"] = "late-target".into();
+    d["targets"].as_array_mut().unwrap().push(late);
+    let tmp = out.path().join(".data.json.tmp");
+    std::fs::write(&tmp, serde_json::to_vec(&d).unwrap()).unwrap();
+    std::fs::rename(&tmp, &file).unwrap();
+    wait_for(
+        &tab,
+        "!!document.querySelector('[data-legend-target=\"late-target\"]')",
+        "the polled target in the legend",
+    );
+    let errors = seen.lock().unwrap().errors.clone();
+    assert!(errors.is_empty(), "the policy blocked part of the page: {errors:?}");
+    // The policy is in force: an image that is not a data: URL, even from
+    // this origin, is refused, and the page hears of the violation.
+    let refused = tab
+        .evaluate(
+            "new Promise(done => {
+                document.addEventListener('securitypolicyviolation', e => done(e.effectiveDirective), { once: true });
+                const img = new Image();
+                img.src = '/charts/cpu-mem.svg';
+                document.body.appendChild(img);
+                setTimeout(() => done('loaded'), 10000);
+            })",
+            true,
+        )
+        .unwrap()
+        .value;
+    assert_eq!(refused, Some("img-src".into()));
+    assert!(eval(&tab, "document.documentElement.getAttribute('data-ready') === '1'") == true);
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
+}
