@@ -88,7 +88,7 @@ pub fn parse_seconds(s: &str) -> std::result::Result<Duration, String> {
 /// The connection cap: `wanted`, lowered so that connections (two
 /// descriptors each: the socket and the file being sent) leave
 /// `RESERVED_FDS` under the open-files limit; `None` is no limit.
-pub fn connection_cap(wanted: usize, open_files: Option<u64>) -> usize {
+fn connection_cap(wanted: usize, open_files: Option<u64>) -> usize {
     let Some(limit) = open_files else {
         return wanted.max(1);
     };
@@ -129,7 +129,7 @@ fn regenerate_files(live: &mut LiveRun, out: &Path, full: bool) -> Result<(view:
 /// run.json and dotfiles are not for the LAN; an allow-list cannot forget
 /// one the way a deny-list would.
 #[derive(Default)]
-pub struct Outputs(std::sync::RwLock<std::collections::BTreeSet<String>>);
+struct Outputs(std::sync::RwLock<std::collections::BTreeSet<String>>);
 
 impl Outputs {
     fn add(&self, names: Vec<String>) {
@@ -163,7 +163,7 @@ fn percent_decode(s: &str) -> Option<String> {
 
 /// The file a request path names under `root`, or the status to answer.
 /// Only `outputs` are served; `/` is `index.html`.
-pub fn resolve(root: &Path, url: &str, outputs: &Outputs) -> std::result::Result<PathBuf, u16> {
+fn resolve(root: &Path, url: &str, outputs: &Outputs) -> std::result::Result<PathBuf, u16> {
     if url.len() > MAX_URL {
         return Err(414);
     }
@@ -211,7 +211,7 @@ fn content_type(path: &Path) -> &'static str {
 /// or this machine's own name. So those are answered, with the names the
 /// user allows (`--allow-host`), and any other name is refused, on a
 /// loopback bind too (rebinding to 127.0.0.1 works as well).
-pub struct HostNames(Vec<String>);
+struct HostNames(Vec<String>);
 
 /// A host name as compared: ASCII lower case, without the root's dot.
 fn normal_name(name: &str) -> String {
@@ -221,7 +221,7 @@ fn normal_name(name: &str) -> String {
 
 impl HostNames {
     /// `localhost`, this machine's name (and its first label), and `extra`.
-    pub fn new(extra: &[String]) -> Self {
+    fn new(extra: &[String]) -> Self {
         let uname = rustix::system::uname();
         let machine = uname.nodename().to_string_lossy().into_owned();
         Self::with_machine_name(&machine, extra)
@@ -241,7 +241,7 @@ impl HostNames {
 
     /// Whether `host` (a URI authority's host: a name, an IPv4 address or a
     /// bracketed IPv6 one) is answered.
-    pub fn allows(&self, host: &str) -> bool {
+    fn allows(&self, host: &str) -> bool {
         if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
             return v6.parse::<std::net::Ipv6Addr>().is_ok();
         }
@@ -657,6 +657,17 @@ mod tests {
         assert_eq!(resolve(root, "//etc/passwd", &served), Err(404));
         assert_eq!(resolve(root, "/..%5c..%5cetc", &served), Err(400));
         assert_eq!(resolve(root, "/%zz", &served), Err(400));
+        assert_eq!(
+            resolve(root, "/%c0%ae%c0%ae/etc/passwd", &served),
+            Err(400),
+            "overlong UTF-8"
+        );
+        assert_eq!(resolve(root, "/%00", &served), Err(400));
+        assert_eq!(
+            resolve(root, "/%252e%252e/etc/passwd", &served),
+            Err(404),
+            "double-encoded"
+        );
         assert_eq!(resolve(root, &format!("/{}", "a".repeat(3000)), &served), Err(414));
         std::os::unix::fs::symlink("/etc/passwd", dir.path().join("out")).unwrap();
         assert_eq!(
