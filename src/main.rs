@@ -130,6 +130,25 @@ enum Command {
         out: Option<PathBuf>,
         #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
         root: PathBuf,
+        /// Seconds a request's headers may take, from the connection's start or the previous answer [default: 10].
+        #[arg(long, env = "PERF_SERVE_HEADER_TIMEOUT", value_name = "SECS", value_parser = perfreport::serve::parse_seconds)]
+        header_timeout: Option<std::time::Duration>,
+        /// Seconds a connection may move no byte before it is closed [default: 30].
+        #[arg(long, env = "PERF_SERVE_IDLE_TIMEOUT", value_name = "SECS", value_parser = perfreport::serve::parse_seconds)]
+        idle_timeout: Option<std::time::Duration>,
+        /// Connections served at once, lowered to fit the open-files limit [default: 256].
+        #[arg(long, env = "PERF_SERVE_MAX_CONNECTIONS", value_name = "N",
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+        max_connections: Option<usize>,
+        /// A name the server answers to besides its IP addresses, `localhost` and the machine's name
+        /// (a Host header naming anything else is refused, against DNS rebinding); repeatable.
+        #[arg(
+            long = "allow-host",
+            env = "PERF_ALLOW_HOST",
+            value_name = "NAME",
+            value_delimiter = ','
+        )]
+        allow_host: Vec<String>,
     },
     /// The figures bench.sh scrapes from a BuildKit plain-progress build log, as JSON.
     Buildlog {
@@ -369,6 +388,10 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             bind,
             out,
             root,
+            header_timeout,
+            idle_timeout,
+            max_connections,
+            allow_host,
         } => {
             let run_dir = run_or_newest(run_dir, &root)?;
             let out_dir = out.unwrap_or_else(|| run_dir.clone());
@@ -376,10 +399,19 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             let flag = stop.clone();
             ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed))
                 .context("cannot install the Ctrl-C handler")?;
+            let defaults = perfreport::serve::Limits::default();
+            let limits = perfreport::serve::Limits {
+                header_timeout: header_timeout.unwrap_or(defaults.header_timeout),
+                idle_timeout: idle_timeout.unwrap_or(defaults.idle_timeout),
+                max_connections: max_connections.unwrap_or(defaults.max_connections),
+                ..defaults
+            };
             let opts = perfreport::serve::ServeOptions {
                 run_dir: run_dir.clone(),
                 out_dir,
                 bind,
+                limits,
+                allow_hosts: allow_host,
             };
             perfreport::serve::serve(&opts, stop, |addr| {
                 let every = if addr.ip().is_unspecified() {

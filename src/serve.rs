@@ -1,8 +1,11 @@
 //! `perfreport serve`: a live view of a run in flight. It regenerates the
 //! run's outputs when its inputs change (the big logs incrementally, see
-//! `live`) and serves the output directory read-only over HTTP with axum:
-//! GET and HEAD only, nothing outside that directory, and every connection
-//! its own task, so a slow or silent client cannot stall the others.
+//! `live`) and serves the files it wrote there, read-only, over HTTP/1 with
+//! hyper: GET and HEAD only, nothing else in or outside that directory, and
+//! every connection its own task, so a slow or silent client cannot stall
+//! the others. What a client can hold is bounded (`Limits`): a few chunks of
+//! a file, a header timeout, an idle timeout, a lifetime, and a connection
+//! cap under the open-files limit, so regeneration always has descriptors.
 
 use crate::error::{Error, Result};
 use crate::live::LiveRun;
@@ -11,13 +14,28 @@ use crate::render::Export;
 use crate::{render, view};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 pub const DEFAULT_BIND: &str = "127.0.0.1:8090";
 /// Requests with a longer target are refused (414): nothing served needs one.
 const MAX_URL: usize = 2048;
+/// A file is sent in chunks of this size, read as the client takes them.
+const CHUNK: usize = 16 * 1024;
+/// hyper's buffer per connection, each way: an answer stops reading its
+/// file while this much waits for the client. With a chunk in hand and one
+/// being read, under 100 KiB a connection.
+const MAX_BUF: usize = 64 * 1024;
+/// Request line and headers beyond this are refused (431). hyper's buffer
+/// bound alone does not do it: a request read in one go is parsed whole.
+/// Room for cookies other services on this host set.
+const MAX_HEADER: usize = 32 * 1024;
+/// Descriptors kept for everything but connections (regeneration reads
+/// every input and writes every output; the runtime, stdio, the listener).
+const RESERVED_FDS: u64 = 64;
 /// How often the run's folder is looked at.
 const POLL: Duration = Duration::from_millis(500);
 /// data.json follows every change; the charts and pages at most this often.
@@ -27,20 +45,102 @@ pub struct ServeOptions {
     pub run_dir: PathBuf,
     pub out_dir: PathBuf,
     pub bind: String,
+    pub limits: Limits,
+    /// Names a Host header may carry besides `HostNames`' own.
+    pub allow_hosts: Vec<String>,
+}
+
+/// What one client may hold, and for how long.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// A request's headers must be complete this long after the connection
+    /// opened or the previous answer was sent (slowloris; idle keep-alive).
+    pub header_timeout: Duration,
+    /// A connection on which no byte moved either way for this long is
+    /// closed: a client that stopped reading its answer, or went silent.
+    pub idle_timeout: Duration,
+    /// No connection lives longer, however slowly it keeps moving.
+    pub max_lifetime: Duration,
+    /// Connections served at once; more wait in the kernel's backlog.
+    /// Lowered to fit the open-files limit (see `connection_cap`).
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
+            max_lifetime: Duration::from_secs(600),
+            max_connections: 256,
+        }
+    }
+}
+
+/// Parses a number of seconds for a command-line limit (`0.5`, `10`).
+pub fn parse_seconds(s: &str) -> std::result::Result<Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(Duration::from_secs_f64(v)),
+        _ => Err(format!("{s:?} is not a number of seconds between 0 and 86400")),
+    }
+}
+
+/// The connection cap: `wanted`, lowered so that connections (two
+/// descriptors each: the socket and the file being sent) leave
+/// `RESERVED_FDS` under the open-files limit; `None` is no limit.
+fn connection_cap(wanted: usize, open_files: Option<u64>) -> usize {
+    let Some(limit) = open_files else {
+        return wanted.max(1);
+    };
+    let fit = usize::try_from(limit.saturating_sub(RESERVED_FDS) / 2).unwrap_or(usize::MAX);
+    wanted.min(fit).max(1)
 }
 
 /// One regeneration: data.json always, everything when `full`.
 pub fn regenerate(live: &mut LiveRun, out: &Path, full: bool) -> Result<view::View> {
+    regenerate_files(live, out, full).map(|(v, _)| v)
+}
+
+/// As `regenerate`, with the paths written (relative, `/`-separated).
+fn regenerate_files(live: &mut LiveRun, out: &Path, full: bool) -> Result<(view::View, Vec<String>)> {
     let run = live.load()?;
     let v = view::build(&run);
-    if full {
-        write_all(out, &render::render_all(&v)?)?;
+    let files = if full {
+        render::render_all(&v)?
     } else {
-        for f in render::json::Json.render(&v)? {
+        render::json::Json.render(&v)?
+    };
+    if full {
+        write_all(out, &files)?;
+    } else {
+        for f in &files {
             write_atomic(&out.join(&f.path), &f.bytes)?;
         }
     }
-    Ok(v)
+    let names = files
+        .iter()
+        .map(|f| f.path.to_string_lossy().replace('\\', "/"))
+        .collect();
+    Ok((v, names))
+}
+
+/// The files perfreport wrote into the output directory: the only ones
+/// served. The default output directory is the run directory, whose logs,
+/// run.json and dotfiles are not for the LAN; an allow-list cannot forget
+/// one the way a deny-list would.
+#[derive(Default)]
+struct Outputs(std::sync::RwLock<std::collections::BTreeSet<String>>);
+
+impl Outputs {
+    fn add(&self, names: Vec<String>) {
+        if let Ok(mut set) = self.0.write() {
+            set.extend(names);
+        }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.0.read().map(|set| set.contains(name)).unwrap_or(false)
+    }
 }
 
 /// Percent-decodes a request path; `None` for malformed escapes or non-UTF-8.
@@ -62,7 +162,8 @@ fn percent_decode(s: &str) -> Option<String> {
 }
 
 /// The file a request path names under `root`, or the status to answer.
-pub fn resolve(root: &Path, url: &str) -> std::result::Result<PathBuf, u16> {
+/// Only `outputs` are served; `/` is `index.html`.
+fn resolve(root: &Path, url: &str, outputs: &Outputs) -> std::result::Result<PathBuf, u16> {
     if url.len() > MAX_URL {
         return Err(414);
     }
@@ -75,13 +176,15 @@ pub fn resolve(root: &Path, url: &str) -> std::result::Result<PathBuf, u16> {
     if segments.iter().any(|s| *s == ".." || *s == ".") {
         return Err(400);
     }
-    let mut file = root.to_path_buf();
-    for s in &segments {
-        file.push(s);
+    let name = if segments.is_empty() {
+        render::html::FILE.to_string()
+    } else {
+        segments.join("/")
+    };
+    if !outputs.contains(&name) {
+        return Err(404);
     }
-    if file.is_dir() {
-        file.push("index.html");
-    }
+    let file = root.join(&name);
     // Symlinks are followed only to files that stay under the root.
     let real = file.canonicalize().map_err(|_| 404u16)?;
     let real_root = root.canonicalize().map_err(|_| 404u16)?;
@@ -102,36 +205,337 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-/// Answers one request: the file under `root` the path names, or a status.
-async fn answer(root: Arc<PathBuf>, method: axum::http::Method, uri: axum::http::Uri) -> axum::response::Response {
+/// The names a request's Host may carry. A DNS-rebinding page reaches this
+/// server under a name its attacker controls, and the browser sends that
+/// name as Host; it cannot make the browser send an IP literal, `localhost`
+/// or this machine's own name. So those are answered, with the names the
+/// user allows (`--allow-host`), and any other name is refused, on a
+/// loopback bind too (rebinding to 127.0.0.1 works as well).
+struct HostNames(Vec<String>);
+
+/// A host name as compared: ASCII lower case, without the root's dot.
+fn normal_name(name: &str) -> String {
+    let name = name.strip_suffix('.').unwrap_or(name);
+    name.to_ascii_lowercase()
+}
+
+impl HostNames {
+    /// `localhost`, this machine's name (and its first label), and `extra`.
+    fn new(extra: &[String]) -> Self {
+        let uname = rustix::system::uname();
+        let machine = uname.nodename().to_string_lossy().into_owned();
+        Self::with_machine_name(&machine, extra)
+    }
+
+    fn with_machine_name(machine: &str, extra: &[String]) -> Self {
+        let mut names = vec!["localhost".to_string()];
+        let machine = normal_name(machine);
+        if let Some((first, _)) = machine.split_once('.') {
+            names.push(first.to_string());
+        }
+        names.push(machine);
+        names.extend(extra.iter().map(|n| normal_name(n.trim())));
+        names.retain(|n| !n.is_empty());
+        HostNames(names)
+    }
+
+    /// Whether `host` (a URI authority's host: a name, an IPv4 address or a
+    /// bracketed IPv6 one) is answered.
+    fn allows(&self, host: &str) -> bool {
+        if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            return v6.parse::<std::net::Ipv6Addr>().is_ok();
+        }
+        if host.parse::<std::net::Ipv4Addr>().is_ok() {
+            return true;
+        }
+        let name = normal_name(host);
+        self.0.contains(&name)
+    }
+}
+
+/// The status refusing a request for its Host, if any: 400 for a Host that
+/// is missing (HTTP/1.1), repeated or no host, 421 for a name not answered.
+/// An absolute-form target's authority is checked too: it overrides Host.
+fn host_refusal<B>(names: &HostNames, req: &axum::http::Request<B>) -> Option<u16> {
+    use axum::http::uri::Authority;
+    let check = |authority: &str| -> Option<u16> {
+        // Userinfo has no place in a Host and would hide the name from a reader.
+        match authority.parse::<Authority>() {
+            Ok(a) if !authority.contains('@') => (!names.allows(a.host())).then_some(421),
+            _ => Some(400),
+        }
+    };
+    let mut hosts = req.headers().get_all(axum::http::header::HOST).iter();
+    let refused = match (hosts.next(), hosts.next()) {
+        (Some(_), Some(_)) => Some(400),
+        (Some(host), None) => host.to_str().map_or(Some(400), check),
+        (None, _) => (req.version() >= axum::http::Version::HTTP_11 && req.uri().authority().is_none()).then_some(400),
+    };
+    refused.or_else(|| req.uri().authority().and_then(|a| check(a.as_str())))
+}
+
+/// What is served: the output directory, the files written there, and the
+/// names it answers to.
+struct Site {
+    root: PathBuf,
+    outputs: Arc<Outputs>,
+    hosts: HostNames,
+}
+
+type Response = axum::http::Response<axum::body::Body>;
+
+/// The page's policy: its own inline script and style (it is one
+/// self-contained file), data.json polled from this origin, and nothing
+/// else: should an input string ever slip into it as markup, it can load
+/// nothing, send nothing elsewhere and run no string as code.
+const PAGE_POLICY: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+     img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/// Every other answer (data, markdown, charts, statuses) is inert even when
+/// opened as a document: no script, a sandbox of its own.
+const FILE_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox";
+
+/// Headers every answer carries: nothing is cached (the run changes under
+/// it), no content type is guessed, and a content security policy as
+/// defence in depth behind the escaping of the outputs.
+fn with_common_headers(mut r: Response) -> Response {
+    use axum::http::header::{self, HeaderValue};
+    let is_page = r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/html"));
+    let policy = if is_page { PAGE_POLICY } else { FILE_POLICY };
+    let h = r.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
+    r
+}
+
+/// Answers one request: the file the path names, or a status.
+async fn answer<B>(site: &Site, req: &axum::http::Request<B>) -> Response {
+    with_common_headers(answer_file(site, req).await)
+}
+
+async fn answer_file<B>(site: &Site, req: &axum::http::Request<B>) -> Response {
     use axum::http::{header, Method, StatusCode};
-    use axum::response::IntoResponse;
     let status = |code: u16| {
         let code = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
-        (code, format!("{}\n", code.as_u16())).into_response()
+        let mut r = Response::new(axum::body::Body::from(format!("{}\n", code.as_u16())));
+        *r.status_mut() = code;
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        r
     };
+    // Before anything else: a rebinding page learns nothing, not even a 405.
+    if let Some(code) = host_refusal(&site.hosts, req) {
+        let mut r = status(code);
+        if code == 421 {
+            *r.body_mut() = axum::body::Body::from(
+                "421: this server answers to its IP addresses, localhost and its machine's name; \
+                 perfreport serve --allow-host NAME adds a name\n",
+            );
+        }
+        return r;
+    }
+    let method = req.method();
     if method != Method::GET && method != Method::HEAD {
         let mut r = status(405);
         r.headers_mut()
             .insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
         return r;
     }
-    let target = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-    let file = match resolve(&root, target) {
+    let target = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let file = match resolve(&site.root, target, &site.outputs) {
         Ok(f) => f,
         Err(code) => return status(code),
     };
-    match tokio::fs::read(&file).await {
-        Ok(bytes) => (
-            [
-                (header::CONTENT_TYPE, content_type(&file)),
-                (header::CACHE_CONTROL, "no-store"),
-                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            ],
-            bytes,
-        )
-            .into_response(),
-        Err(_) => status(404),
+    // The file is opened once and streamed from that descriptor: a rename
+    // by the next regeneration does not cut or mix the answer.
+    let Ok(opened) = tokio::fs::File::open(&file).await else {
+        return status(404);
+    };
+    let len = match opened.metadata().await {
+        Ok(m) if m.is_file() => m.len(),
+        _ => return status(404),
+    };
+    let body = if method == Method::HEAD {
+        axum::body::Body::empty()
+    } else {
+        use tokio::io::AsyncReadExt;
+        let chunks = tokio_util::io::ReaderStream::with_capacity(opened.take(len), CHUNK);
+        axum::body::Body::from_stream(chunks)
+    };
+    let mut r = Response::new(body);
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static(content_type(&file)),
+    );
+    h.insert(header::CONTENT_LENGTH, header::HeaderValue::from(len));
+    r
+}
+
+/// When a connection last moved a byte, either way.
+struct Activity {
+    opened: tokio::time::Instant,
+    /// Milliseconds after `opened`.
+    last: AtomicU64,
+}
+
+impl Activity {
+    fn new() -> Self {
+        Activity {
+            opened: tokio::time::Instant::now(),
+            last: AtomicU64::new(0),
+        }
+    }
+
+    fn touch(&self) {
+        let ms = u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last.store(ms, Ordering::Relaxed);
+    }
+
+    /// Completes once no byte has moved for `limit`.
+    async fn idle_for(&self, limit: Duration) {
+        loop {
+            let last = Duration::from_millis(self.last.load(Ordering::Relaxed));
+            let deadline = self.opened + last + limit;
+            if tokio::time::Instant::now() >= deadline {
+                return;
+            }
+            tokio::time::sleep_until(deadline).await;
+        }
+    }
+}
+
+/// A client's socket that records in `Activity` every byte it moves.
+struct Watched {
+    stream: tokio::net::TcpStream,
+    activity: Arc<Activity>,
+}
+
+impl tokio::io::AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.activity.touch();
+        }
+        polled
+    }
+}
+
+impl Watched {
+    fn wrote(&self, polled: &Poll<std::io::Result<usize>>) {
+        if matches!(polled, Poll::Ready(Ok(n)) if *n > 0) {
+            self.activity.touch();
+        }
+    }
+}
+
+impl tokio::io::AsyncWrite for Watched {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.stream).poll_write(cx, data);
+        self.wrote(&polled);
+        polled
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.wrote(&polled);
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// One client's connection, until it ends, idles or outlives its limits.
+async fn connection(
+    stream: tokio::net::TcpStream,
+    http: Arc<hyper::server::conn::http1::Builder>,
+    site: Arc<Site>,
+    limits: Limits,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+) {
+    let activity = Arc::new(Activity::new());
+    let io = hyper_util::rt::TokioIo::new(Watched {
+        stream,
+        activity: activity.clone(),
+    });
+    let service = hyper::service::service_fn(move |req| {
+        let site = site.clone();
+        async move { Ok::<_, std::convert::Infallible>(answer(&site, &req).await) }
+    });
+    // Whichever comes first ends it; dropping the connection closes its
+    // socket and the file it was sending, and frees its place under the cap.
+    tokio::select! {
+        _ = http.serve_connection(io, service) => {}
+        _ = activity.idle_for(limits.idle_timeout) => {}
+        _ = tokio::time::sleep(limits.max_lifetime) => {}
+    }
+}
+
+/// The next client, once there is room for it under the cap.
+async fn next_client(
+    listener: &tokio::net::TcpListener,
+    room: &Arc<tokio::sync::Semaphore>,
+) -> Option<(tokio::net::TcpStream, tokio::sync::OwnedSemaphorePermit)> {
+    // The place first: past the cap, clients wait in the kernel's backlog
+    // and hold none of this process's descriptors.
+    let permit = room.clone().acquire_owned().await.ok()?;
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => return Some((stream, permit)),
+            // Out of descriptors, or a client gone before it was taken:
+            // try again shortly rather than spin.
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+/// Accepts clients until `stop` changes.
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    site: Arc<Site>,
+    limits: Limits,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    let room = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    // hyper starts this timer when a connection opens and again after each
+    // answer, so it covers silent clients, slow headers and idle keep-alive.
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(MAX_BUF)
+        .max_header_size(MAX_HEADER);
+    let http = Arc::new(http);
+    loop {
+        let client = tokio::select! {
+            _ = stop.changed() => return,
+            client = next_client(&listener, &room) => client,
+        };
+        let Some((stream, permit)) = client else { return };
+        tokio::spawn(connection(stream, http.clone(), site.clone(), limits.clone(), permit));
     }
 }
 
@@ -143,7 +547,10 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         path: opts.out_dir.clone(),
         source,
     })?;
-    let mut in_flight = regenerate(&mut live, &opts.out_dir, true)?.in_flight;
+    let outputs = Arc::new(Outputs::default());
+    let (first, written) = regenerate_files(&mut live, &opts.out_dir, true)?;
+    outputs.add(written);
+    let mut in_flight = first.in_flight;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -162,17 +569,23 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         path: PathBuf::from(&opts.bind),
         source,
     })?;
-    let root = Arc::new(opts.out_dir.clone());
-    let app = axum::Router::new().fallback(move |method, uri| answer(root.clone(), method, uri));
-    let server_stop = stop.clone();
-    let server = runtime.spawn(async move {
-        let shutdown = async move {
-            while !server_stop.load(Ordering::Relaxed) {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-        };
-        axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    let open_files = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
+    let mut limits = opts.limits.clone();
+    limits.max_connections = connection_cap(limits.max_connections, open_files);
+    if limits.max_connections < opts.limits.max_connections {
+        eprintln!(
+            "perfreport serve: at most {} connections at once, to stay within the open-files limit ({})",
+            limits.max_connections,
+            open_files.unwrap_or(0)
+        );
+    }
+    let site = Arc::new(Site {
+        root: opts.out_dir.clone(),
+        outputs: outputs.clone(),
+        hosts: HostNames::new(&opts.allow_hosts),
     });
+    let (stop_serving, stopped) = tokio::sync::watch::channel(false);
+    let server = runtime.spawn(accept_loop(listener, site, limits, stopped));
     ready(addr);
     let mut seen = crate::publish::fingerprint(&opts.run_dir);
     let mut last_full = Instant::now();
@@ -182,10 +595,13 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         let now = crate::publish::fingerprint(&opts.run_dir);
         let changed = now != seen;
         if changed || (pending_full && last_full.elapsed() >= FULL_RENDER) {
-            seen = now;
             let full = last_full.elapsed() >= FULL_RENDER || !in_flight;
-            match regenerate(&mut live, &opts.out_dir, full) {
-                Ok(v) => {
+            match regenerate_files(&mut live, &opts.out_dir, full) {
+                Ok((v, written)) => {
+                    // Only a change that was rendered is seen: after a failure
+                    // (a full disk, no descriptor) the next poll tries again.
+                    seen = now;
+                    outputs.add(written);
                     // The run just finished: draw everything once more.
                     let finished = in_flight && !v.in_flight;
                     in_flight = v.in_flight;
@@ -196,7 +612,9 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
                         pending_full = true;
                     }
                     if finished {
-                        let _ = regenerate(&mut live, &opts.out_dir, true);
+                        if let Ok((_, written)) = regenerate_files(&mut live, &opts.out_dir, true) {
+                            outputs.add(written);
+                        }
                     }
                 }
                 Err(e) => eprintln!("perfreport serve: {}", crate::term::quote(&e.to_string())),
@@ -204,7 +622,9 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         }
     }
     // Open connections are not waited for: a client that never finishes its
-    // request must not keep the process alive after Ctrl-C.
+    // request must not keep the process alive after Ctrl-C. Dropping the
+    // runtime drops their tasks.
+    let _ = stop_serving.send(true);
     let _ = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), server).await });
     runtime.shutdown_timeout(Duration::from_millis(200));
     Ok(())
@@ -214,24 +634,147 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
 mod tests {
     use super::*;
 
+    fn outputs(names: &[&str]) -> Outputs {
+        let o = Outputs::default();
+        o.add(names.iter().map(|n| n.to_string()).collect());
+        o
+    }
+
     #[test]
     fn traversal_in_every_spelling_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("data.json"), "{}").unwrap();
         let root = dir.path();
-        assert!(resolve(root, "/data.json").is_ok());
-        assert!(resolve(root, "/data.json?t=123").is_ok());
-        assert!(resolve(root, "/").is_err(), "no index.html yet");
+        let served = outputs(&["data.json", "index.html", "out"]);
+        assert!(resolve(root, "/data.json", &served).is_ok());
+        assert!(resolve(root, "/data.json?t=123", &served).is_ok());
+        assert!(resolve(root, "/", &served).is_err(), "no index.html yet");
         std::fs::write(dir.path().join("index.html"), "x").unwrap();
-        assert!(resolve(root, "/").unwrap().ends_with("index.html"));
-        assert_eq!(resolve(root, "/../etc/passwd"), Err(400));
-        assert_eq!(resolve(root, "/%2e%2e/etc/passwd"), Err(400));
-        assert_eq!(resolve(root, "/%2E%2E%2Fetc%2Fpasswd"), Err(400));
-        assert_eq!(resolve(root, "//etc/passwd"), Err(404));
-        assert_eq!(resolve(root, "/..%5c..%5cetc"), Err(400));
-        assert_eq!(resolve(root, "/%zz"), Err(400));
-        assert_eq!(resolve(root, &format!("/{}", "a".repeat(3000))), Err(414));
+        assert!(resolve(root, "/", &served).unwrap().ends_with("index.html"));
+        assert_eq!(resolve(root, "/../etc/passwd", &served), Err(400));
+        assert_eq!(resolve(root, "/%2e%2e/etc/passwd", &served), Err(400));
+        assert_eq!(resolve(root, "/%2E%2E%2Fetc%2Fpasswd", &served), Err(400));
+        assert_eq!(resolve(root, "//etc/passwd", &served), Err(404));
+        assert_eq!(resolve(root, "/..%5c..%5cetc", &served), Err(400));
+        assert_eq!(resolve(root, "/%zz", &served), Err(400));
+        assert_eq!(
+            resolve(root, "/%c0%ae%c0%ae/etc/passwd", &served),
+            Err(400),
+            "overlong UTF-8"
+        );
+        assert_eq!(resolve(root, "/%00", &served), Err(400));
+        assert_eq!(
+            resolve(root, "/%252e%252e/etc/passwd", &served),
+            Err(404),
+            "double-encoded"
+        );
+        assert_eq!(resolve(root, &format!("/{}", "a".repeat(3000)), &served), Err(414));
         std::os::unix::fs::symlink("/etc/passwd", dir.path().join("out")).unwrap();
-        assert_eq!(resolve(root, "/out"), Err(404), "a symlink out of the directory");
+        assert_eq!(
+            resolve(root, "/out", &served),
+            Err(404),
+            "a symlink out of the directory"
+        );
+    }
+
+    #[test]
+    fn only_the_outputs_written_are_served() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for name in ["data.json", "run.json", ".env", "evil.svg"] {
+            std::fs::write(root.join(name), "x").unwrap();
+        }
+        std::fs::create_dir(root.join("charts")).unwrap();
+        std::fs::write(root.join("charts/a.svg"), "x").unwrap();
+        std::fs::write(root.join("charts/index.html"), "x").unwrap();
+        let served = outputs(&["data.json", "charts/a.svg"]);
+        assert!(resolve(root, "/data.json", &served).is_ok());
+        assert!(resolve(root, "/charts/a.svg", &served).is_ok());
+        assert!(resolve(root, "/charts//a.svg", &served).is_ok());
+        for url in ["/run.json", "/.env", "/evil.svg", "/charts/", "/charts", "/"] {
+            assert_eq!(resolve(root, url, &served), Err(404), "{url}");
+        }
+    }
+
+    #[test]
+    fn the_connection_cap_leaves_descriptors_for_regeneration() {
+        // Linux's default soft limit: the default cap fits with room to spare.
+        assert_eq!(connection_cap(256, Some(1024)), 256);
+        assert!(2 * connection_cap(256, Some(1024)) as u64 + RESERVED_FDS <= 1024);
+        // A tight limit lowers it; two descriptors a connection plus the reserve still fit.
+        assert_eq!(connection_cap(256, Some(160)), 48);
+        assert_eq!(connection_cap(256, Some(10)), 1, "never zero: the page must be served");
+        assert_eq!(connection_cap(256, None), 256);
+        assert_eq!(connection_cap(0, None), 1);
+    }
+
+    #[test]
+    fn limits_are_seconds_within_a_day() {
+        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_seconds("10"), Ok(Duration::from_secs(10)));
+        for bad in ["0", "-1", "nan", "inf", "1e9", "", "ten"] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn hosts_answered_are_ip_literals_localhost_the_machine_and_names_allowed() {
+        let names = HostNames::with_machine_name("Fleet-01.lab.example.", &["Dash.Example.".into()]);
+        for host in [
+            "127.0.0.1",
+            "10.0.3.12",
+            "[::1]",
+            "[2001:db8::1]",
+            "localhost",
+            "LocalHost.",
+            "fleet-01",
+            "fleet-01.lab.example",
+            "dash.example",
+        ] {
+            assert!(names.allows(host), "{host}");
+        }
+        for host in [
+            "evil.example",
+            "lab.example",
+            "localhost.evil.example",
+            "127.0.0.1.nip.io",
+            "127.1",
+            "0x7f000001",
+            "[fe80::1%25eth0]",
+            "[evil]",
+            "",
+            ".",
+        ] {
+            assert!(!names.allows(host), "{host}");
+        }
+    }
+
+    #[test]
+    fn a_request_is_refused_for_a_missing_repeated_or_foreign_host() {
+        use axum::http::{Request, Version};
+        let names = HostNames::with_machine_name("fleet-01", &[]);
+        let req = |uri: &str, version: Version, hosts: &[&str]| {
+            let mut b = Request::builder().uri(uri).version(version);
+            for h in hosts {
+                b = b.header("host", *h);
+            }
+            b.body(()).unwrap()
+        };
+        let v11 = Version::HTTP_11;
+        assert_eq!(host_refusal(&names, &req("/", v11, &["fleet-01:8090"])), None);
+        assert_eq!(host_refusal(&names, &req("/", v11, &["evil.example:8090"])), Some(421));
+        assert_eq!(host_refusal(&names, &req("/", v11, &[])), Some(400));
+        assert_eq!(host_refusal(&names, &req("/", Version::HTTP_10, &[])), None);
+        assert_eq!(
+            host_refusal(&names, &req("/", v11, &["fleet-01", "fleet-01"])),
+            Some(400)
+        );
+        assert_eq!(host_refusal(&names, &req("/", v11, &["u@fleet-01"])), Some(400));
+        assert_eq!(host_refusal(&names, &req("/", v11, &["a b"])), Some(400));
+        assert_eq!(
+            host_refusal(&names, &req("http://evil.example/", v11, &["fleet-01"])),
+            Some(421)
+        );
+        assert_eq!(host_refusal(&names, &req("http://10.0.0.1:8090/", v11, &[])), None);
     }
 }

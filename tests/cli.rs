@@ -23,6 +23,9 @@ mod pictures;
 #[path = "hostile/strings.rs"]
 mod strings;
 
+#[path = "serve/limits.rs"]
+mod serve_limits;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -995,7 +998,7 @@ fn http(addr: &str, request: &str) -> (u16, String) {
 
 fn get(addr: &str, path: &str) -> (u16, String) {
     // HTTP/1.0: the answer comes unchunked, which this minimal client can read.
-    http(addr, &format!("GET {path} HTTP/1.0\r\nHost: x\r\n\r\n"))
+    http(addr, &format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n"))
 }
 
 #[test]
@@ -1028,7 +1031,7 @@ fn serve_follows_a_growing_run_and_serves_only_its_outputs() {
         .to_string();
     // Slow and broken clients: one sends half a request and waits, others connect and say nothing.
     let mut stalled = std::net::TcpStream::connect(&addr).unwrap();
-    std::io::Write::write_all(&mut stalled, b"GET /data.json HTTP/1.1\r\nHost: x\r\nX-Slow:").unwrap();
+    std::io::Write::write_all(&mut stalled, b"GET /data.json HTTP/1.1\r\nHost: localhost\r\nX-Slow:").unwrap();
     let silent: Vec<_> = (0..6).map(|_| std::net::TcpStream::connect(&addr).unwrap()).collect();
     let (code, page) = get(&addr, "/");
     assert_eq!(code, 200);
@@ -1072,12 +1075,12 @@ fn serve_follows_a_growing_run_and_serves_only_its_outputs() {
     }
     let (code, _) = http(
         &addr,
-        "POST /data.json HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+        "POST /data.json HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
     );
     assert_eq!(code, 405);
     let (code, body) = http(
         &addr,
-        "HEAD /data.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "HEAD /data.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
     );
     assert_eq!((code, body.len()), (200, 0));
     drop((stalled, silent));

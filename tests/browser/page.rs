@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 /// The browser, or `None` on a developer machine without one. In CI a
 /// missing browser fails the test: `.ci/run` must have installed it.
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
@@ -33,7 +33,7 @@ fn chromium() -> Option<PathBuf> {
     None
 }
 
-fn launch(path: PathBuf) -> Browser {
+pub(crate) fn launch(path: PathBuf) -> Browser {
     let args: Vec<&OsStr> = [
         "--disable-gpu",
         "--no-first-run",
@@ -59,9 +59,9 @@ fn launch(path: PathBuf) -> Browser {
 
 /// Everything the page said went wrong, and every request it made.
 #[derive(Default)]
-struct Watch {
-    errors: Vec<String>,
-    requests: Vec<String>,
+pub(crate) struct Watch {
+    pub(crate) errors: Vec<String>,
+    pub(crate) requests: Vec<String>,
 }
 
 fn watch(tab: &Tab) -> Arc<Mutex<Watch>> {
@@ -93,7 +93,7 @@ fn watch(tab: &Tab) -> Arc<Mutex<Watch>> {
     seen
 }
 
-fn eval(tab: &Tab, js: &str) -> Value {
+pub(crate) fn eval(tab: &Tab, js: &str) -> Value {
     tab.evaluate(js, false)
         .unwrap_or_else(|e| panic!("{js}: {e}"))
         .value
@@ -108,7 +108,7 @@ fn click(tab: &Tab, selector: &str) {
     assert_eq!(eval(tab, &js), Value::Bool(true), "nothing to click at {selector}");
 }
 
-fn wait_for(tab: &Tab, js: &str, what: &str) {
+pub(crate) fn wait_for(tab: &Tab, js: &str, what: &str) {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(30) {
         // While a navigation is under way the evaluation may fail: try again.
@@ -133,7 +133,7 @@ fn file_url(path: &Path) -> String {
     format!("file://{}", path.display())
 }
 
-fn open(browser: &Browser, url: &str) -> (Arc<Tab>, Arc<Mutex<Watch>>) {
+pub(crate) fn open(browser: &Browser, url: &str) -> (Arc<Tab>, Arc<Mutex<Watch>>) {
     let tab = browser.new_tab().unwrap();
     let seen = watch(&tab);
     tab.navigate_to(url).unwrap();
