@@ -11,6 +11,9 @@ mod page;
 #[path = "hostile/inputs.rs"]
 mod hostile;
 
+#[path = "hostile/bounds.rs"]
+mod bounds;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

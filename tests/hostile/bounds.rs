@@ -1,0 +1,228 @@
+//! One hostile line must cost what a normal line costs: a huge latency, an
+//! endless line, a number at the edge of what a float holds, an input file
+//! the size of a disk. Each test reports a run beside a sound trace and
+//! asserts exit 0, the rest of the run intact, the reason said, and, where
+//! memory was the failure, a peak resident memory of the `perfreport report`
+//! child (its own, from `wait4`) near that of the same run without the line.
+
+use super::{data, fixture, target};
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Memory a hostile line may add to the peak of the same run without it:
+/// a few blocks of the line reader per log, far below the line itself.
+const HEADROOM: u64 = 32 << 20;
+
+/// A run with the buildx fixture's trace (target `bake`, 89.63 s) beside `files`.
+fn run_with(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixture("buildx-history-trace-jaeger.json"),
+        dir.path().join("trace-bake.json"),
+    )
+    .unwrap();
+    for (name, bytes) in files {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    dir
+}
+
+struct Measured {
+    code: Option<i32>,
+    stderr: String,
+    /// Peak resident memory of the child, bytes.
+    peak: u64,
+    data: Option<Value>,
+}
+
+/// Set for a copy of this test binary that only measures one child.
+const PROBE: &str = "PERFREPORT_TEST_PEAK_PROBE";
+
+/// `perfreport report RUN --out <temp>`, with the child's peak memory.
+///
+/// A child's peak as `wait4` gives it counts the memory of the process it
+/// was forked from, and this test process holds whatever the tests running
+/// beside it hold. So a fresh, small copy of the test binary runs
+/// `peak_memory_probe`, which starts `perfreport` and reports its peak.
+fn report_measured(run: &Path) -> Measured {
+    let out = tempfile::tempdir().unwrap();
+    let stderr_file = out.path().join("stderr");
+    let result_file = out.path().join("peak.json");
+    let args = ["report", run.to_str().unwrap(), "--out", out.path().to_str().unwrap()];
+    let probe = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "bounds::peak_memory_probe",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(
+            PROBE,
+            serde_json::json!({"args": args, "stderr": stderr_file, "result": result_file}).to_string(),
+        )
+        .output()
+        .unwrap();
+    let report: Value = match std::fs::read(&result_file) {
+        Ok(r) => serde_json::from_slice(&r).unwrap(),
+        Err(_) => panic!("the probe reported nothing: {}", String::from_utf8_lossy(&probe.stdout)),
+    };
+    let data = out.path().join("data.json").exists().then(|| data(out.path()));
+    Measured {
+        code: report["code"].as_i64().map(|c| c as i32),
+        stderr: std::fs::read_to_string(&stderr_file).unwrap_or_default(),
+        peak: report["peak"].as_u64().unwrap(),
+        data,
+    }
+}
+
+/// Not a test of its own: run by `report_measured` in a fresh copy of this
+/// binary, it starts `perfreport` with the arguments it is given and writes
+/// down its exit code and peak memory. The child may not map more than 4 GiB, so
+/// a regression fails the test instead of taking the machine's memory.
+#[test]
+fn peak_memory_probe() {
+    use std::os::unix::process::CommandExt;
+    let Ok(request) = std::env::var(PROBE) else {
+        return;
+    };
+    let request: Value = serde_json::from_str(&request).unwrap();
+    let args: Vec<&str> = request["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let stderr = std::fs::File::create(request["stderr"].as_str().unwrap()).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perfreport"));
+    cmd.args(&args)
+        .env_remove("PERF_ROOT")
+        .env_remove(PROBE)
+        .stdout(Stdio::null())
+        .stderr(stderr);
+    // SAFETY: setrlimit is async-signal-safe, as pre_exec requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 4 << 30,
+                rlim_max: 4 << 30,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    // Reaped by wait4 below, which std's wait cannot replace: it drops the rusage.
+    #[allow(clippy::zombie_processes)]
+    let child = cmd.spawn().expect("the binary runs");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: plain out-parameters; `child` is not waited on through std afterwards.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let peak = usage.ru_maxrss as u64 * 1024;
+    let result = serde_json::json!({"code": code, "peak": peak}).to_string();
+    std::fs::write(request["result"].as_str().unwrap(), result).unwrap();
+}
+
+/// Reports the run; asserts exit 0, no panic, the sound trace intact, and
+/// the peak memory within `HEADROOM` of `control`'s (when given).
+fn survive_within(run: &Path, control: Option<&Path>) -> (Value, String) {
+    let m = report_measured(run);
+    assert_eq!(m.code, Some(0), "no failure, no abort: {}", m.stderr);
+    assert!(!m.stderr.contains("panicked"), "{}", m.stderr);
+    if let Some(control) = control {
+        let c = report_measured(control);
+        assert_eq!(c.code, Some(0), "{}", c.stderr);
+        assert!(
+            m.peak <= c.peak + HEADROOM,
+            "peak memory {} MiB, the run without the hostile line {} MiB",
+            m.peak >> 20,
+            c.peak >> 20
+        );
+    }
+    let d = m.data.expect("data.json written");
+    let total = target(&d, "bake")["total_s"].as_f64().unwrap();
+    assert!((total - 89.626).abs() < 0.01, "the rest of the run is still right");
+    (d, m.stderr)
+}
+
+fn warnings(d: &Value, input: &str) -> String {
+    d["inputs"][input]["warnings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no input {input}"))
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Writes `before`, `len` bytes of `x` with no newline, then `after`.
+fn with_long_line(path: &Path, before: &[u8], len: usize, after: &[u8]) {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    f.write_all(before).unwrap();
+    let block = vec![b'x'; 1 << 20];
+    for _ in 0..len / block.len() {
+        f.write_all(&block).unwrap();
+    }
+    f.write_all(&block[..len % block.len()]).unwrap();
+    f.write_all(after).unwrap();
+}
+
+#[test]
+fn a_64_mib_line_without_newline_is_skipped_counted_malformed_and_never_held() {
+    let zot = std::fs::read(fixture("zot-slog-era.jsonl")).unwrap();
+    let sample = |s: u32| {
+        format!(r#"{{"ts": "2024-01-12T14:58:{s:02}Z", "node": "a", "cpu": {{"user": {s}, "idle": 100}}}}"#) + "\n"
+    };
+    let samples: String = (0..10).map(sample).collect();
+    let sccache: String = (0..10)
+        .map(|s| format!("10.0.4.40 - - [12/Jan/2024:14:58:{s:02} +0000] \"GET /a/b/c/abcdef HTTP/1.1\" 200 10 \"-\" \"opendal\"\n"))
+        .collect();
+    let control = run_with(&[
+        ("zot.jsonl", &zot),
+        ("samples.jsonl", samples.as_bytes()),
+        ("sccache.log", sccache.as_bytes()),
+    ]);
+    let run = run_with(&[]);
+    let long = 64 << 20;
+    // In the middle of the log (its newline comes 64 MiB later), and at the very end.
+    let mut after = b"\n".to_vec();
+    after.extend_from_slice(&zot);
+    with_long_line(&run.path().join("zot.jsonl"), &zot, long, &after);
+    with_long_line(&run.path().join("samples.jsonl"), samples.as_bytes(), long, b"");
+    let mut after = b"\n".to_vec();
+    after.extend_from_slice(sccache.as_bytes());
+    with_long_line(&run.path().join("sccache.log"), sccache.as_bytes(), long, &after);
+    let (d, _) = survive_within(run.path(), Some(control.path()));
+    let input = |name: &str| &d["inputs"][name];
+    let zot_lines = zot.iter().filter(|&&b| b == b'\n').count() as u64;
+    assert_eq!(input("zot.jsonl")["lines"], 2 * zot_lines + 1);
+    assert_eq!(input("zot.jsonl")["malformed"], 1);
+    assert_eq!(
+        d["zot"]["requests"], 14,
+        "the requests on both sides of the line still count"
+    );
+    assert!(warnings(&d, "zot.jsonl").contains(&format!(
+        "zot.jsonl:{}: the line is longer than 1 MiB, the most a line may be: skipped unread",
+        zot_lines + 1
+    )));
+    assert_eq!(
+        (&input("samples.jsonl")["lines"], &input("samples.jsonl")["malformed"]),
+        (&11.into(), &1.into())
+    );
+    assert_eq!(input("samples.jsonl")["records"], 10);
+    assert!(warnings(&d, "samples.jsonl").contains("samples.jsonl:11: the line is longer than 1 MiB"));
+    assert_eq!(
+        (&input("sccache.log")["lines"], &input("sccache.log")["malformed"]),
+        (&21.into(), &1.into())
+    );
+    assert_eq!(d["sccache"]["hits"], 20);
+    assert!(warnings(&d, "sccache.log").contains("sccache.log:11: the line is longer than 1 MiB"));
+    // The provenance still covers every byte.
+    assert_eq!(input("zot.jsonl")["bytes"], 2 * zot.len() as u64 + long as u64 + 1);
+}
