@@ -226,3 +226,35 @@ fn a_64_mib_line_without_newline_is_skipped_counted_malformed_and_never_held() {
     // The provenance still covers every byte.
     assert_eq!(input("zot.jsonl")["bytes"], 2 * zot.len() as u64 + long as u64 + 1);
 }
+
+#[test]
+fn a_run_json_or_trace_past_its_bound_is_named_with_its_size_and_the_rest_reported() {
+    let control = run_with(&[("zot.jsonl", &std::fs::read(fixture("zot-slog-era.jsonl")).unwrap())]);
+    let run = run_with(&[("zot.jsonl", &std::fs::read(fixture("zot-slog-era.jsonl")).unwrap())]);
+    // Sparse files: their size costs no disk, and reading them would cost memory.
+    let run_json = 5u64 << 30;
+    std::fs::File::create(run.path().join("run.json"))
+        .unwrap()
+        .set_len(run_json)
+        .unwrap();
+    let trace = (256 << 20) + 1;
+    std::fs::File::create(run.path().join("trace-huge.json"))
+        .unwrap()
+        .set_len(trace)
+        .unwrap();
+    let (d, _) = survive_within(run.path(), Some(control.path()));
+    assert_eq!(
+        warnings(&d, "run.json"),
+        format!("run.json: {run_json} bytes, more than the 16 MiB this file may be: not read, and the rest of the run is reported without it")
+    );
+    assert!(
+        warnings(&d, "trace-huge.json").contains(&format!(
+            "trace-huge.json: {trace} bytes, more than the 256 MiB this file may be: not read"
+        )),
+        "{}",
+        warnings(&d, "trace-huge.json")
+    );
+    assert_eq!(d["inputs"]["trace-huge.json"]["bytes"], trace);
+    assert_eq!(d["inputs"]["trace-huge.json"]["contract_broken"], true);
+    assert_eq!(d["zot"]["requests"], 7, "the rest of the run is reported");
+}
