@@ -258,3 +258,81 @@ fn a_run_json_or_trace_past_its_bound_is_named_with_its_size_and_the_rest_report
     assert_eq!(d["inputs"]["trace-huge.json"]["contract_broken"], true);
     assert_eq!(d["zot"]["requests"], 7, "the rest of the run is reported");
 }
+
+/// The window of the buildx fixture's record, with a little on each side.
+const RUN_JSON: &[u8] = br#"{"stamp": "bounds", "mode": "cold", "started_at": "2024-01-12T14:55:00Z", "finished_at": "2024-01-12T15:05:00Z"}"#;
+
+fn zot_write(latency: &str, bytes: u64) -> String {
+    format!(
+        r#"{{"time":"2024-01-12T14:58:30Z","level":"info","message":"HTTP API","clientIP":"10.0.0.1:4000","method":"PUT","path":"/v2/rocm/cache/blobs/uploads/1?digest=sha256%3Aab","statusCode":201,"latency":"{latency}","headers":{{"Content-Length":["{bytes}"]}}}}"#
+    ) + "\n"
+}
+
+#[test]
+fn a_zot_latency_of_go_s_largest_duration_is_clamped_to_the_window_in_bounded_memory() {
+    let hostile = zot_write("2562047h47m16.854775807s", 7_000_000)
+        + &zot_write("8760h", 5_000_000)
+        + &zot_write("30s", 3_000_000);
+    let sound = zot_write("30s", 7_000_000) + &zot_write("30s", 5_000_000) + &zot_write("30s", 3_000_000);
+    // With run.json's window, and without it (the window is then the events').
+    for run_json in [Some(RUN_JSON), None] {
+        let make = |zot: &str| {
+            let mut files: Vec<(&str, &[u8])> = vec![("zot.jsonl", zot.as_bytes())];
+            files.extend(run_json.map(|r| ("run.json", r)));
+            run_with(&files)
+        };
+        let (run, control) = (make(&hostile), make(&sound));
+        let (d, _) = survive_within(run.path(), Some(control.path()));
+        let w = warnings(&d, "zot.jsonl");
+        assert!(
+            w.contains("2 write requests lasted beyond the run's window (the longest 2562047h47m): clamped to it"),
+            "{w}"
+        );
+        // Every byte still counts in the totals; the lane stays inside the window.
+        assert_eq!(d["zot"]["cache_write_bytes"], 15_000_000);
+        let wall = d["window"]["wall_s"].as_f64().unwrap();
+        let lane = d["zot"]["series"].as_array().unwrap();
+        assert!(
+            !lane.is_empty() && lane.len() as f64 <= wall / 10.0 + 2.0,
+            "{} buckets",
+            lane.len()
+        );
+        for p in lane {
+            let t = p["t_s"].as_f64().unwrap();
+            assert!((-10.0..=wall).contains(&t), "bucket at {t} s outside the window");
+        }
+        // Each write ended inside the window: all its bytes are drawn there.
+        let drawn: u64 = lane.iter().map(|p| p["cache_bytes"].as_u64().unwrap()).sum();
+        assert_eq!(drawn, 15_000_000);
+    }
+}
+
+#[test]
+fn a_huge_sccache_request_time_or_a_far_timestamp_keeps_the_lane_in_the_window() {
+    let format = br#"log_format sccache '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_length $request_time';"#;
+    let line = |time: &str, request_time: &str| {
+        format!(r#"10.0.4.40 - - [{time}] "GET /a/b/c/abcdef HTTP/1.1" 200 10 "-" "opendal" 300 {request_time}"#) + "\n"
+    };
+    let hostile = line("12/Jan/2024:14:58:00 +0000", "9223372036.854")
+        + &line("12/Jan/2024:14:58:10 +0000", "31536000.000")
+        + &line("31/Dec/9999:23:59:59 +0000", "0.001")
+        + &line("12/Jan/2024:14:58:20 +0000", "0.001");
+    let sound = line("12/Jan/2024:14:58:00 +0000", "0.001").repeat(4);
+    let run = run_with(&[
+        ("run.json", RUN_JSON),
+        ("nginx-log-format", format),
+        ("sccache.log", hostile.as_bytes()),
+    ]);
+    let control = run_with(&[
+        ("run.json", RUN_JSON),
+        ("nginx-log-format", format),
+        ("sccache.log", sound.as_bytes()),
+    ]);
+    let (d, _) = survive_within(run.path(), Some(control.path()));
+    assert_eq!(d["sccache"]["hits"], 4, "every request counts in the totals");
+    let wall = d["window"]["wall_s"].as_f64().unwrap();
+    let lane = d["sccache"]["series"].as_array().unwrap();
+    assert!(lane.len() as f64 <= wall / 10.0 + 2.0, "{} buckets", lane.len());
+    let drawn: u64 = lane.iter().map(|p| p["hits"].as_u64().unwrap()).sum();
+    assert_eq!(drawn, 3, "the request of year 9999 is not drawn");
+}
