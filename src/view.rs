@@ -291,11 +291,22 @@ pub struct ZotView {
 /// Rounds for output: milliseconds are plenty, and fewer digits keep the
 /// files small and stable.
 fn r3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
+    round_to(x, 1000.0)
 }
 
 fn r1(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
+    round_to(x, 10.0)
+}
+
+/// `x` rounded to `1/scale`; a number too large to scale is already whole
+/// enough, and is kept rather than becoming infinite.
+fn round_to(x: f64, scale: f64) -> f64 {
+    let r = (x * scale).round() / scale;
+    if r.is_finite() {
+        r
+    } else {
+        x
+    }
 }
 
 fn secs(us: Micros) -> f64 {
@@ -811,6 +822,20 @@ pub fn build(run: &Run) -> View {
             targets: c.targets,
             last_target: c.last_target,
         });
+    // An estimate so small that actual ÷ estimate is no number is not
+    // compared; said here, since the misses cannot show it.
+    for t in &target_views {
+        if let (Some(est), Some(actual)) = (t.est_s, t.total_s) {
+            if est > 0.0 && fleet::estimate_ratio(est, actual).is_none() {
+                warnings.push(format!(
+                    "{}: the estimate for {} (est_s={est:e}) is too small to compare with its {}: actual ÷ estimate is past the largest number",
+                    model::PLACEMENT,
+                    t.name,
+                    timefmt::human_duration(actual)
+                ));
+            }
+        }
+    }
     let totals: Vec<f64> = target_views.iter().filter_map(|t| t.total_s).collect();
     let estimate_misses = target_views
         .iter()

@@ -336,3 +336,111 @@ fn a_huge_sccache_request_time_or_a_far_timestamp_keeps_the_lane_in_the_window()
     let drawn: u64 = lane.iter().map(|p| p["hits"].as_u64().unwrap()).sum();
     assert_eq!(drawn, 3, "the request of year 9999 is not drawn");
 }
+
+#[test]
+fn est_s_5e_324_in_placement_no_longer_fails_the_report() {
+    // actual ÷ 5e-324 is infinite: it was written as a null ratio that the
+    // report's template could not round, and the whole report was lost.
+    let run = run_with(&[
+        ("run.json", RUN_JSON),
+        ("placement.txt", b"placement target=bake node=a est_s=5e-324\n"),
+    ]);
+    let (d, _) = survive_within(run.path(), None);
+    assert_eq!(target(&d, "bake")["est_s"], 5e-324);
+    assert_eq!(d["fleet"]["estimate_misses"], serde_json::json!([]));
+    let all_warnings = d["warnings"].as_array().unwrap();
+    assert!(
+        all_warnings.iter().any(|w| w.as_str().unwrap()
+            == "placement.txt: the estimate for bake (est_s=5e-324) is too small to compare with its 1m30s: actual ÷ estimate is past the largest number"),
+        "{all_warnings:?}"
+    );
+}
+
+/// Numbers at the edges of what an f64 or a timestamp holds, one per field.
+#[test]
+fn extreme_numbers_in_every_input_give_null_with_a_reason_never_a_failure() {
+    let trace = std::fs::read_to_string(fixture("buildx-history-trace-jaeger.json")).unwrap();
+    // Every span 9e18 µs after the epoch: far past year 9999.
+    let far = trace.replace("\"startTime\": 1705071", "\"startTime\": 9001705071");
+    assert_ne!(far, trace);
+    let run_json = br#"{"stamp": "extremes", "mode": "cold", "started_at": "2024-01-12T14:55:00Z", "finished_at": "2024-01-12T15:05:00Z",
+        "nodes": [{"name": "a", "cores": 0, "mem_bytes": 0, "link_mbps": 0, "addr": "10.0.0.1"},
+                  {"name": "b", "cores": -4, "mem_bytes": -1, "link_mbps": -3.5}]}"#;
+    let placement = b"placement target=bake node=a est_s=1e-320\nplacement target=far node=b est_s=1e308\n";
+    let samples = [
+        r#"{"ts": "2024-01-12T14:58:00Z", "node": "a", "cpu": {"user": 1e308, "system": 1e308, "idle": 1e308}, "mem": {"total": 0, "available": 0}, "load1": 1e308}"#,
+        r#"{"ts": "2024-01-12T14:58:05Z", "node": "a", "cpu": {"user": 1.5e308, "system": 1.5e308, "idle": 1.7e308}, "mem": {"total": 5e-324, "available": 0}, "load1": -1}"#,
+        r#"{"ts": "2024-01-12T14:58:10Z", "node": "a", "cpu": {"user": 1.7e308, "idle": 5e-324}, "mem": {"total": 1e308, "available": 1e-308}}"#,
+        r#"{"ts": "-009999-01-03T00:00:00Z", "node": "b", "cpu": {"user": 1, "idle": 1}}"#,
+        r#"{"ts": "9999-12-30T00:00:00Z", "node": "b", "cpu": {"user": 2, "idle": 2}}"#,
+    ]
+    .join("\n")
+        + "\n";
+    let run = run_with(&[
+        ("run.json", run_json),
+        ("placement.txt", placement),
+        ("samples.jsonl", samples.as_bytes()),
+        ("trace-far.json", far.as_bytes()),
+    ]);
+    let (d, _) = survive_within(run.path(), None);
+    let text = serde_json::to_string(&d).unwrap();
+    assert!(!text.contains("inf") && !text.contains("NaN"), "{text}");
+    // An estimate too small to divide by: no miss with a null ratio, a warning instead.
+    let all_warnings = d["warnings"].as_array().unwrap();
+    assert!(
+        all_warnings.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("estimate for bake (est_s=1e-320) is too small to compare")),
+        "{all_warnings:?}"
+    );
+    for m in d["fleet"]["estimate_misses"].as_array().unwrap() {
+        assert!(m["ratio"].is_f64(), "{m}");
+    }
+    // CPU modes whose sum overflows: the line is malformed with its reason,
+    // and the node's mean is null with its own.
+    assert!(warnings(&d, "samples.jsonl").contains("samples.jsonl:1: `cpu` modes add up past the largest number"));
+    let a = super::node(&d, "a");
+    assert!(a["cpu_pct_mean"].is_null(), "{a}");
+    assert_eq!(a["why_null"]["cpu_pct_mean"], "fewer than two usable CPU polls", "{a}");
+    assert!(a["mem_pct_max"].is_f64(), "{a}");
+    // Spans past year 9999 are refused by name, not turned into a window of 9e12 s.
+    assert!(
+        warnings(&d, "trace-far.json").contains("is past year 9999"),
+        "{}",
+        warnings(&d, "trace-far.json")
+    );
+    assert!(d["window"]["wall_s"].as_f64().unwrap() < 1e12);
+    for t in d["targets"].as_array().unwrap() {
+        for field in ["total_s", "build_s", "gap_s", "upload_s"] {
+            if t[field].is_null() {
+                assert!(t["why_null"][field].is_string(), "{field} of {t}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_gate_expectation_of_5e_324_prints_no_infinite_drift() {
+    let run = run_with(&[]);
+    let expect = run.path().join("expectations.json");
+    // 2 steps cached against an expected 5e-324: a drift past any percentage.
+    std::fs::write(&expect, br#"{"targets": {"bake": {"steps_cached": 5e-324}}}"#).unwrap();
+    let gate = |extra: &[&str]| {
+        let mut args = vec![
+            "gate",
+            run.path().to_str().unwrap(),
+            "--expect",
+            expect.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = super::perfreport(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let text = gate(&[]);
+    assert!(!text.contains("inf") && text.contains("improved"), "{text}");
+    let r: Value = serde_json::from_str(&gate(&["--json"])).unwrap();
+    assert_eq!(r["checks"][0]["drift_pct"], Value::Null);
+    assert_eq!(r["checks"][0]["verdict"], "improved");
+}
