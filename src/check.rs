@@ -68,9 +68,10 @@ pub fn check(run: &Run) -> CheckReport {
     }
     // nginx: the lines must fit the format the server says it writes.
     if let Some(s) = run.input(model::SCCACHE).filter(|s| s.present && s.malformed > 0) {
-        let format = std::fs::read_to_string(run.dir.join(model::NGINX_FORMAT))
+        let format = model::read_at_most(&run.dir.join(model::NGINX_FORMAT), model::NGINX_FORMAT_MAX)
             .ok()
-            .and_then(|t| LogFormat::from_directive(&t).ok())
+            .and_then(|r| r.ok())
+            .and_then(|t| LogFormat::from_directive(&String::from_utf8_lossy(&t)).ok())
             .unwrap_or_else(LogFormat::combined);
         if let Some(f) = findings.iter_mut().find(|f| f.input == model::SCCACHE) {
             f.ok = false;

@@ -86,9 +86,12 @@ fn change(metric: &'static str, a: Option<f64>, b: Option<f64>, band: (f64, Stri
     let (delta, delta_pct, v) = match (a, b) {
         (Some(a), Some(b)) => {
             let d = b - a;
-            let pct = (a != 0.0).then(|| (1000.0 * d / a).round() / 10.0);
+            // No infinity or NaN reaches the output: a change too large for a
+            // number is not measured (the verdict still says which way).
+            let finite = |x: f64| Some(x).filter(|x| x.is_finite());
+            let pct = (a != 0.0).then(|| (1000.0 * d / a).round() / 10.0).and_then(finite);
             (
-                Some((d * 1000.0).round() / 1000.0),
+                finite((d * 1000.0).round() / 1000.0),
                 pct,
                 verdict(metric, a, b, band_pct),
             )

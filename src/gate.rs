@@ -139,7 +139,10 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
                     } else {
                         "ok"
                     };
-                    (Some((drift * 10.0).round() / 10.0), v.to_string())
+                    // An infinite drift (expected 0, or so small the quotient
+                    // overflows) still decides the verdict, but is no number to print.
+                    let shown = Some((drift * 10.0).round() / 10.0).filter(|d| d.is_finite());
+                    (shown, v.to_string())
                 }
             };
             if verdict == "REGRESSION" {

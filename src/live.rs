@@ -30,6 +30,9 @@ pub struct Tracked<S> {
     sink: S,
     stats: ParseStats,
     hasher: Xxh3,
+    /// The offset lies inside a line longer than the reader holds, already
+    /// counted: the next parse passes over the rest of it.
+    skipping: bool,
 }
 
 /// The tracked state of the three big logs of one run.
@@ -138,10 +141,12 @@ where
                 sink: make(),
                 stats: ParseStats::default(),
                 hasher: Xxh3::new(),
+                skipping: false,
             },
         };
         file.seek(SeekFrom::Start(t.offset))?;
-        let appended = lines::parse_stream(&mut file, tail, true, &mut t.hasher, &make)?;
+        let appended = lines::parse_stream(&mut file, tail, true, t.skipping, &mut t.hasher, &make)?;
+        t.skipping = appended.skipping;
         t.sink.merge_following(appended.sink);
         t.sink.settle();
         t.stats.merge_following(appended.stats);
@@ -250,6 +255,47 @@ mod tests {
         );
         assert_eq!(z.unwrap().requests, 800);
         assert_eq!(slot.as_ref().unwrap().offset, text.len() as u64);
+    }
+
+    #[test]
+    fn a_line_growing_past_the_bound_across_appends_is_counted_once_and_not_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("zot.jsonl");
+        std::fs::write(&path, (0..10).map(line).collect::<String>()).unwrap();
+        let mut slot = None;
+        track(dir.path(), &mut slot);
+        let piece = "x".repeat(lines::MAX_LINE / 2 + 1);
+        let mut malformed = vec![];
+        for _ in 0..6 {
+            let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+            f.write_all(piece.as_bytes()).unwrap();
+            drop(f);
+            let (_, r) = track(dir.path(), &mut slot);
+            malformed.push(r.malformed);
+            // Whatever is not consumed is read again next time: never more than the bound.
+            let unread = std::fs::metadata(&path).unwrap().len() - slot.as_ref().unwrap().offset;
+            assert!(unread <= lines::MAX_LINE as u64, "{unread} bytes held back");
+        }
+        // Half the bound is an unfinished line in flight; past it, one malformed line.
+        assert_eq!(malformed, vec![0, 1, 1, 1, 1, 1]);
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(format!("\n{}{}", line(10), line(11)).as_bytes()).unwrap();
+        drop(f);
+        let (z, r) = track(dir.path(), &mut slot);
+        let (fz, fr) = full(dir.path());
+        assert_eq!(z, fz, "incremental and full parses agree");
+        assert_eq!(
+            (r.lines, r.records, r.malformed, &r.xxh3, &r.warnings),
+            (fr.lines, fr.records, fr.malformed, &fr.xxh3, &fr.warnings)
+        );
+        assert_eq!((r.lines, r.records, r.malformed), (13, 12, 1));
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.starts_with("zot.jsonl:11: the line is longer than 1 MiB")),
+            "{:?}",
+            r.warnings
+        );
     }
 
     #[test]

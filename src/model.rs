@@ -110,27 +110,64 @@ fn xxh3(data: &[u8]) -> u64 {
     twox_hash::XxHash3_64::oneshot(data)
 }
 
-/// Reads a small whole-file input, reporting absence and I/O errors.
+/// The most bytes of the inputs read whole. A run.json is a few kB: 16 MiB
+/// is thousands of nodes and targets. A trace is decoded into a JSON tree
+/// several times its size, and the traces of a run are decoded at once: a
+/// BuildKit record of a large build is a few MB (thousands of steps and
+/// registry calls), so 256 MiB is fifty times that and still leaves the
+/// decoding at a few GB. The nginx directive is one line.
+pub const RUN_JSON_MAX: u64 = 16 << 20;
+pub const TRACE_MAX: u64 = 256 << 20;
+pub const NGINX_FORMAT_MAX: u64 = 1 << 20;
+
+/// The limit on a whole-file input, by file name.
+fn most_bytes(name: &str) -> u64 {
+    match name {
+        RUN_JSON => RUN_JSON_MAX,
+        NGINX_FORMAT => NGINX_FORMAT_MAX,
+        _ => TRACE_MAX,
+    }
+}
+
+/// A whole file of at most `max` bytes: `Ok(Err(size))` when it is larger
+/// (read no further than `max + 1` bytes, should it grow meanwhile).
+pub(crate) fn read_at_most(path: &Path, max: u64) -> std::io::Result<std::result::Result<Vec<u8>, u64>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    if size > max {
+        return Ok(Err(size));
+    }
+    let mut data = Vec::with_capacity(size as usize);
+    file.take(max + 1).read_to_end(&mut data)?;
+    if data.len() as u64 > max {
+        return Ok(Err(data.len() as u64));
+    }
+    Ok(Ok(data))
+}
+
+/// Reads a small whole-file input, reporting absence, I/O errors and a file
+/// too large to be what it says it is.
 fn read_small(dir: &Path, name: &str) -> std::result::Result<Option<(Vec<u8>, u64)>, Box<InputReport>> {
     let path = dir.join(name);
+    let unreadable = |bytes, reason| Box::new(InputReport::unreadable(name, bytes, reason));
     match size_of(&path) {
         Ok(None) => Ok(None),
-        Ok(Some(_)) => match std::fs::read(&path) {
-            Ok(data) => {
+        Ok(Some(_)) => match read_at_most(&path, most_bytes(name)) {
+            Ok(Ok(data)) => {
                 let n = data.len() as u64;
                 Ok(Some((data, n)))
             }
-            Err(e) => Err(Box::new(InputReport::unreadable(
-                name,
-                None,
-                format!("cannot read: {e}"),
-            ))),
+            Ok(Err(size)) => Err(unreadable(
+                Some(size),
+                format!(
+                    "{size} bytes, more than the {} MiB this file may be: not read, and the rest of the run is reported without it",
+                    most_bytes(name) >> 20
+                ),
+            )),
+            Err(e) => Err(unreadable(None, format!("cannot read: {e}"))),
         },
-        Err(e) => Err(Box::new(InputReport::unreadable(
-            name,
-            None,
-            format!("cannot read: {e}"),
-        ))),
+        Err(e) => Err(unreadable(None, format!("cannot read: {e}"))),
     }
 }
 

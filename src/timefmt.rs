@@ -6,6 +6,17 @@ pub type Micros = i64;
 
 pub const MICROS_PER_SEC: f64 = 1e6;
 
+/// The earliest and latest instants a timestamp can name (jiff's range,
+/// years -9999 to 9999). Every time an input gives is inside them, so the
+/// difference of any two is far from overflowing an `i64`.
+pub const MIN_MICROS: Micros = -377_705_023_201_000_000;
+pub const MAX_MICROS: Micros = 253_402_207_200_999_999;
+
+/// An instant if a timestamp can name it.
+pub fn in_range(us: Micros) -> Option<Micros> {
+    (MIN_MICROS..=MAX_MICROS).contains(&us).then_some(us)
+}
+
 /// RFC 3339 with any fractional precision and any offset.
 pub fn parse_rfc3339(s: &str) -> Option<Micros> {
     utc_fast(s.as_bytes()).or_else(|| s.parse::<jiff::Timestamp>().ok().map(|t| t.as_microsecond()))
@@ -210,6 +221,12 @@ pub fn parse_go_duration(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_range_of_instants_is_jiff_s() {
+        assert_eq!(MIN_MICROS, jiff::Timestamp::MIN.as_microsecond());
+        assert_eq!(MAX_MICROS, jiff::Timestamp::MAX.as_microsecond());
+    }
 
     #[test]
     fn the_fast_timestamp_reader_agrees_with_jiff() {

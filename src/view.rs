@@ -291,11 +291,22 @@ pub struct ZotView {
 /// Rounds for output: milliseconds are plenty, and fewer digits keep the
 /// files small and stable.
 fn r3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
+    round_to(x, 1000.0)
 }
 
 fn r1(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
+    round_to(x, 10.0)
+}
+
+/// `x` rounded to `1/scale`; a number too large to scale is already whole
+/// enough, and is kept rather than becoming infinite.
+fn round_to(x: f64, scale: f64) -> f64 {
+    let r = (x * scale).round() / scale;
+    if r.is_finite() {
+        r
+    } else {
+        x
+    }
 }
 
 fn secs(us: Micros) -> f64 {
@@ -811,6 +822,20 @@ pub fn build(run: &Run) -> View {
             targets: c.targets,
             last_target: c.last_target,
         });
+    // An estimate so small that actual ÷ estimate is no number is not
+    // compared; said here, since the misses cannot show it.
+    for t in &target_views {
+        if let (Some(est), Some(actual)) = (t.est_s, t.total_s) {
+            if est > 0.0 && fleet::estimate_ratio(est, actual).is_none() {
+                warnings.push(format!(
+                    "{}: the estimate for {} (est_s={est:e}) is too small to compare with its {}: actual ÷ estimate is past the largest number",
+                    model::PLACEMENT,
+                    t.name,
+                    timefmt::human_duration(actual)
+                ));
+            }
+        }
+    }
     let totals: Vec<f64> = target_views.iter().filter_map(|t| t.total_s).collect();
     let estimate_misses = target_views
         .iter()
@@ -836,7 +861,8 @@ pub fn build(run: &Run) -> View {
     };
 
     let sccache = sccache_view(run, t0, window);
-    let zot_view = zot_view(run, t0, window);
+    let (zot_view, zot_clamped) = zot_view(run, t0, window);
+    warnings.extend(zot_clamped.clone());
     let mode = info.and_then(|i| i.mode);
     let mode_note = match mode {
         Some(Mode::Cold) => "cold run: cache export is cleared, so totals exclude export".to_string(),
@@ -875,6 +901,9 @@ pub fn build(run: &Run) -> View {
         artifacts: run.artifacts.clone(),
         provenance,
     };
+    if let (Some(w), Some(zot)) = (zot_clamped, view.inputs.get_mut(model::ZOT)) {
+        zot.warnings.push(w);
+    }
     view.summary = crate::render::summary::sentences(&view);
     view
 }
@@ -951,6 +980,21 @@ pub fn group_reasons(why: &BTreeMap<String, String>) -> Vec<String> {
 /// Buckets at most in a dense series (12 hours of 10 s buckets is 4,320).
 const MAX_BUCKETS: i64 = 100_000;
 
+/// The buckets a lane draws: every bucket of the window (or of the data,
+/// without one); `None` when there is nothing to draw or the span is too
+/// wide to draw bucket by bucket.
+fn drawn_buckets(data: Option<(i64, i64)>, bucket_s: i64, window: Option<(Micros, Micros)>) -> Option<(i64, i64)> {
+    let width = bucket_s * 1_000_000;
+    let extent = match window {
+        Some((a, b)) => Some((a.div_euclid(width), b.div_euclid(width))),
+        None => data,
+    };
+    match extent {
+        Some((lo, hi)) if data.is_some() && hi - lo <= MAX_BUCKETS => Some((lo, hi)),
+        _ => None,
+    }
+}
+
 /// Every bucket of the window (or of the data, without one): a present log
 /// with no request in a bucket measured zero there, and a chart line must
 /// not jump across the empty buckets. Events outside the window still count
@@ -960,16 +1004,9 @@ fn dense<V: Default + Clone>(
     bucket_s: i64,
     window: Option<(Micros, Micros)>,
 ) -> impl Iterator<Item = (i64, V)> + '_ {
-    let width = bucket_s * 1_000_000;
-    let extent = match window {
-        Some((a, b)) => Some((a.div_euclid(width), b.div_euclid(width))),
-        None => series.keys().next().copied().zip(series.keys().next_back().copied()),
-    };
-    let (lo, hi) = match extent {
-        Some((lo, hi)) if !series.is_empty() && hi - lo <= MAX_BUCKETS => (lo, hi),
-        // Nothing to draw, or a span no chart can show bucket by bucket.
-        _ => (1, 0),
-    };
+    let data = series.keys().next().copied().zip(series.keys().next_back().copied());
+    // Nothing to draw: an empty range.
+    let (lo, hi) = drawn_buckets(data, bucket_s, window).unwrap_or((1, 0));
     (lo..=hi).map(move |b| (b, series.get(&b).cloned().unwrap_or_default()))
 }
 
@@ -1019,11 +1056,13 @@ fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> Scca
     }
 }
 
-fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> ZotView {
+/// The registry's view, and the warning for writes that lasted beyond the
+/// window (drawn only inside it).
+fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> (ZotView, Option<String>) {
     let bucket_s = crate::input::zot::BUCKET_SECS;
     let Some(z) = &run.zot else {
         let present = run.input(model::ZOT).is_some_and(|i| i.present);
-        return ZotView {
+        let view = ZotView {
             present,
             why: Some(
                 if present {
@@ -1036,8 +1075,31 @@ fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> ZotView 
             bucket_s,
             ..Default::default()
         };
+        return (view, None);
     };
-    ZotView {
+    let (lane, clamped) = z.lane_within(window);
+    let drawn = drawn_buckets(lane.extent(), bucket_s, window);
+    let series = drawn
+        .map(|(lo, hi)| {
+            lane.buckets(lo, hi)
+                .map(|(b, v)| ZotPoint {
+                    t_s: secs(b * bucket_s * 1_000_000 - t0),
+                    cache_bytes: v.cache_bytes,
+                    image_bytes: v.image_bytes,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let n = clamped.writes;
+    let clamped = (n > 0).then(|| {
+        format!(
+            "{}: {n} write request{} lasted beyond the run's window (the longest {}): clamped to it on the registry lane",
+            model::ZOT,
+            if n == 1 { "" } else { "s" },
+            timefmt::human_duration(clamped.longest as f64 / MICROS_PER_SEC)
+        )
+    });
+    let view = ZotView {
         present: true,
         why: None,
         requests: Some(z.requests),
@@ -1053,14 +1115,9 @@ fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> ZotView 
         not_json: Some(z.not_json),
         by_message: z.by_message.clone(),
         bucket_s,
-        series: dense(&z.series, bucket_s, window)
-            .map(|(b, v)| ZotPoint {
-                t_s: secs(b * bucket_s * 1_000_000 - t0),
-                cache_bytes: v.cache_bytes,
-                image_bytes: v.image_bytes,
-            })
-            .collect(),
-    }
+        series,
+    };
+    (view, clamped)
 }
 
 #[cfg(test)]

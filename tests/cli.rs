@@ -26,6 +26,9 @@ mod strings;
 #[path = "serve/limits.rs"]
 mod serve_limits;
 
+#[path = "hostile/bounds.rs"]
+mod bounds;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

@@ -77,11 +77,17 @@ pub struct EstimateMiss {
 /// Actual over estimate beyond this factor (either way) is "far".
 pub const ESTIMATE_FACTOR: f64 = 1.5;
 
-pub fn estimate_miss(target: &str, est_s: f64, actual_s: f64) -> Option<EstimateMiss> {
+/// Actual over estimate; `None` when it is no number (an estimate of 0, or
+/// one so small, such as 5e-324, that the quotient is infinite).
+pub fn estimate_ratio(est_s: f64, actual_s: f64) -> Option<f64> {
     if est_s <= 0.0 || actual_s < 0.0 {
         return None;
     }
-    let ratio = actual_s / est_s;
+    Some(actual_s / est_s).filter(|r| r.is_finite())
+}
+
+pub fn estimate_miss(target: &str, est_s: f64, actual_s: f64) -> Option<EstimateMiss> {
+    let ratio = estimate_ratio(est_s, actual_s)?;
     (!(1.0 / ESTIMATE_FACTOR..=ESTIMATE_FACTOR).contains(&ratio)).then(|| EstimateMiss {
         target: target.to_string(),
         est_s,
@@ -184,6 +190,14 @@ mod tests {
         let m = estimate_miss("triton-wheel", 900.0, 2332.0).unwrap();
         assert!((m.ratio - 2.591).abs() < 1e-3);
         assert!(estimate_miss("b", 1000.0, 600.0).is_some());
+    }
+
+    #[test]
+    fn an_estimate_too_small_to_divide_by_is_no_miss_and_no_infinity() {
+        assert_eq!(estimate_ratio(5e-324, 89.6), None);
+        assert!(estimate_miss("a", 5e-324, 89.6).is_none());
+        assert_eq!(estimate_ratio(1e308, 0.0), Some(0.0));
+        assert!(estimate_miss("a", f64::MAX, 1e-300).unwrap().ratio.is_finite());
     }
 
     #[test]

@@ -90,7 +90,7 @@ pub fn analyse(samples: &[Sample]) -> NodeSeries {
         weight += w;
     }
     if weight > 0.0 {
-        out.cpu_pct_mean = Some(weighted / weight);
+        out.cpu_pct_mean = Some(weighted / weight).filter(|m| m.is_finite());
     }
     // Bytes sent over the run: the sum of non-negative counter deltas.
     let mut tx = None;
@@ -101,7 +101,8 @@ pub fn analyse(samples: &[Sample]) -> NodeSeries {
             }
         }
     }
-    out.net_tx_bytes = tx;
+    // Deltas of finite counters can still add up past the largest number.
+    out.net_tx_bytes = tx.filter(|t: &f64| t.is_finite());
     out
 }
 

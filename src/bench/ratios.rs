@@ -155,7 +155,8 @@ fn median(v: &mut [f64]) -> f64 {
     if n % 2 == 1 {
         v[n / 2]
     } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
+        // Halved first: the sum of two large finite times can overflow.
+        v[n / 2 - 1] / 2.0 + v[n / 2] / 2.0
     }
 }
 
@@ -237,8 +238,18 @@ pub fn analyse(rows: &[BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> Ratios
             ("layer_cache", Pool::Compiled, Pool::Skipped),
         ] {
             match (report.pools.get(&num), report.pools.get(&den)) {
+                (Some(a), Some(b)) if b.newest_s > 0.0 && !(a.newest_s / b.newest_s).is_finite() => {
+                    report.why_null.insert(
+                        name.into(),
+                        format!("{:e} s over {:e} s is past the largest number", a.newest_s, b.newest_s),
+                    );
+                }
                 (Some(a), Some(b)) if b.newest_s > 0.0 => {
-                    let value = (a.newest_s / b.newest_s * 100.0).round() / 100.0;
+                    let ratio = a.newest_s / b.newest_s;
+                    // Rounded to hundredths, unless too large to scale.
+                    let value = Some((ratio * 100.0).round() / 100.0)
+                        .filter(|v| v.is_finite())
+                        .unwrap_or(ratio);
                     match name {
                         "registry" => report.ratios.registry = Some(value),
                         "compiler_cache" => report.ratios.compiler_cache = Some(value),
@@ -360,6 +371,27 @@ mod tests {
             "{:?}",
             at10.why_null
         );
+    }
+
+    #[test]
+    fn a_ratio_past_the_largest_number_is_null_with_its_reason() {
+        let tiny = SKIPPED.replace("\"seconds\": 1.0", "\"seconds\": 5e-324");
+        let huge = COLD.replace("\"seconds\": 2297.3", "\"seconds\": 1.5e308");
+        let compiled = COLD.replace("\"scenario\": \"cold\"", "\"scenario\": \"hot\"");
+        let r = analyse(
+            &[row(1, &huge), row(2, &huge), row(3, &compiled), row(4, &tiny)],
+            &no_cores,
+        );
+        let k = &r.keys[0];
+        // Two cold rows of 1.5e308 s: their median must not overflow.
+        assert_eq!(k.pools[&Pool::Cold].median_s, 1.5e308);
+        assert_eq!(k.ratios.layer_cache, None);
+        assert!(
+            k.why_null["layer_cache"].contains("past the largest number"),
+            "{:?}",
+            k.why_null
+        );
+        assert!(k.ratios.compiler_cache.is_some_and(f64::is_finite));
     }
 
     #[test]

@@ -133,7 +133,7 @@ impl LineSink for BenchRows {
             Err(e) => Outcome::Malformed(e.into()),
         }
     }
-    fn blank(&mut self) {
+    fn passed_over(&mut self) {
         self.seen += 1;
     }
 

@@ -17,6 +17,27 @@ use std::path::Path;
 const BLOCK: usize = 2 << 20;
 /// Bytes per parallel chunk inside a block.
 const CHUNK: usize = 256 << 10;
+/// The most bytes a line may hold before its newline. A longer line is
+/// counted malformed and passed over without being held, so memory stays at
+/// a few blocks whatever a file holds; the longest real lines (a zot request
+/// with every header, a poll of a many-core node) are a few kB.
+pub const MAX_LINE: usize = 1 << 20;
+
+const OVERLONG: &str = "the line is longer than 1 MiB, the most a line may be: skipped unread";
+
+/// The reader's sizes (the tests shrink them to reach every boundary).
+#[derive(Debug, Clone, Copy)]
+struct Sizes {
+    block: usize,
+    chunk: usize,
+    max_line: usize,
+}
+
+const SIZES: Sizes = Sizes {
+    block: BLOCK,
+    chunk: CHUNK,
+    max_line: MAX_LINE,
+};
 
 /// What one line turned out to be.
 #[derive(Debug, PartialEq, Eq)]
@@ -30,8 +51,9 @@ pub enum Outcome {
 /// A per-chunk aggregate of a line-oriented input.
 pub trait LineSink: Send + Sized {
     fn line(&mut self, line: &[u8]) -> Outcome;
-    /// A blank line was passed over (for sinks that number their records).
-    fn blank(&mut self) {}
+    /// A line was passed over unread, blank or longer than `MAX_LINE` (for
+    /// sinks that number their records).
+    fn passed_over(&mut self) {}
     /// Absorbs the aggregate of the chunk that follows this one in the file.
     fn merge_following(&mut self, later: Self);
     /// Puts a whole file's aggregate into its final form. A live view keeps
@@ -57,7 +79,12 @@ pub struct LineParse<S> {
     /// xxh3 of the bytes read, computed in the same pass (provenance).
     pub xxh3: u64,
     /// Bytes after the last newline, left unparsed (with `keep_tail` only).
+    /// Never more than `MAX_LINE`: a longer last line is consumed as
+    /// malformed, and `skipping` is set.
     pub tail: Vec<u8>,
+    /// The bytes consumed end inside a line longer than `MAX_LINE`, already
+    /// counted: a later parse passes over the rest of it (with `keep_tail`).
+    pub skipping: bool,
 }
 
 /// Parses `path` from byte `start` to its end.
@@ -85,7 +112,7 @@ where
     R: Read + Send,
 {
     let mut hasher = twox_hash::XxHash3_64::new();
-    let mut p = parse_stream(reader, tail, false, &mut hasher, make)?;
+    let mut p = parse_stream(reader, tail, false, false, &mut hasher, make)?;
     p.xxh3 = hasher.finish();
     Ok(p)
 }
@@ -93,13 +120,32 @@ where
 /// The core of the reader. With `keep_tail`, bytes after the last newline
 /// are not parsed but returned in `LineParse::tail` (a producer may still be
 /// writing that line; a live view parses it again next time). `hasher` sees
-/// exactly the bytes consumed, so a live view can continue it.
+/// exactly the bytes consumed, so a live view can continue it. `skipping`:
+/// the stream starts inside an over-long line an earlier parse counted.
 pub fn parse_stream<S, F, R>(
     reader: &mut R,
     tail: Tail,
     keep_tail: bool,
+    skipping: bool,
     hasher: &mut twox_hash::XxHash3_64,
     make: F,
+) -> std::io::Result<LineParse<S>>
+where
+    S: LineSink,
+    F: Fn() -> S + Sync,
+    R: Read + Send,
+{
+    stream(reader, tail, keep_tail, skipping, hasher, make, SIZES)
+}
+
+fn stream<S, F, R>(
+    reader: &mut R,
+    tail: Tail,
+    keep_tail: bool,
+    mut skipping: bool,
+    hasher: &mut twox_hash::XxHash3_64,
+    make: F,
+    sz: Sizes,
 ) -> std::io::Result<LineParse<S>>
 where
     S: LineSink,
@@ -112,31 +158,57 @@ where
         bytes: 0,
         xxh3: 0,
         tail: Vec::new(),
+        skipping: false,
     };
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
-    let mut spare: Vec<u8> = Vec::with_capacity(BLOCK);
-    let mut eof = fill(reader, &mut buf, BLOCK)?;
+    let mut buf: Vec<u8> = Vec::with_capacity(sz.block);
+    let mut spare: Vec<u8> = Vec::with_capacity(sz.block);
+    let mut eof = fill(reader, &mut buf, sz.block)?;
+    // Bytes at the start of `buf` known to hold no newline: a line longer
+    // than a block is searched once, not again on every read.
+    let mut searched = 0;
     loop {
+        if skipping {
+            // The rest of an over-long line, already counted: hashed and dropped.
+            let end = memchr::memchr(b'\n', &buf).map(|i| i + 1);
+            let n = end.unwrap_or(buf.len());
+            total.pass_over(&buf[..n], hasher);
+            buf.drain(..n);
+            skipping = end.is_none();
+            searched = 0;
+        }
         if buf.is_empty() {
-            break;
+            if eof {
+                break;
+            }
+            eof = fill(reader, &mut buf, sz.block)?;
+            continue;
         }
         // Only whole lines are parsed now; the rest waits for the next block.
-        let last_newline = memchr::memrchr(b'\n', &buf).map(|i| i + 1);
+        let last_newline = memchr::memrchr(b'\n', &buf[searched..]).map(|i| searched + i + 1);
         let cut = match (eof, keep_tail, last_newline) {
             (true, false, _) => buf.len(),
             (true, true, nl) => nl.unwrap_or(0),
             (false, _, Some(nl)) => nl,
-            // One line longer than the block: grow and read on.
+            // One line past the bound: counted now, the rest passed over unread.
+            (false, _, None) if buf.len() > sz.max_line => {
+                total.overlong(&buf, hasher);
+                buf.clear();
+                skipping = true;
+                continue;
+            }
+            // One line longer than the block, within the bound: read on.
             (false, _, None) => {
-                let want = buf.len() + BLOCK;
+                searched = buf.len();
+                let want = buf.len() + sz.block;
                 eof = fill(reader, &mut buf, want)?;
                 continue;
             }
         };
         spare.clear();
         spare.extend_from_slice(&buf[cut..]);
+        let carried = spare.len();
         let block = &buf[..cut];
-        let want = BLOCK.max(spare.len() + CHUNK);
+        let want = sz.block.max(spare.len() + sz.chunk);
         // The next block is read, and this one hashed, while this one is
         // parsed: reading and hashing in between blocks left a core idle.
         let (next, (sink, stats)) = rayon::join(
@@ -148,19 +220,44 @@ where
                     fill(reader, &mut spare, want)
                 }
             },
-            || parse_block(block, eof && !keep_tail, tail, &make),
+            || parse_block(block, eof && !keep_tail, tail, &make, sz),
         );
         total.sink.merge_following(sink);
         total.stats.merge_following(stats);
         total.bytes += cut as u64;
         if eof {
-            total.tail = spare;
+            if spare.len() > sz.max_line {
+                // An unfinished last line already past the bound: the next
+                // parse passes over the rest of it.
+                total.overlong(&spare, hasher);
+                skipping = true;
+            } else {
+                total.tail = spare;
+            }
             break;
         }
         eof = next?;
         std::mem::swap(&mut buf, &mut spare);
+        searched = carried;
     }
+    total.skipping = skipping;
     Ok(total)
+}
+
+impl<S: LineSink> LineParse<S> {
+    /// Counts the line starting with `head`, longer than the bound, as malformed.
+    fn overlong(&mut self, head: &[u8], hasher: &mut twox_hash::XxHash3_64) {
+        self.stats.lines += 1;
+        self.stats.note_malformed(self.stats.lines, OVERLONG);
+        self.sink.passed_over();
+        self.pass_over(head, hasher);
+    }
+
+    /// Consumes bytes without parsing them.
+    fn pass_over(&mut self, bytes: &[u8], hasher: &mut twox_hash::XxHash3_64) {
+        hasher.write(bytes);
+        self.bytes += bytes.len() as u64;
+    }
 }
 
 /// Reads until `buf` holds `want` bytes or the stream ends; true at the end.
@@ -182,15 +279,15 @@ where
     S: LineSink,
     F: Fn() -> S + Sync,
 {
-    parse_block(data, true, tail, &make)
+    parse_block(data, true, tail, &make, SIZES)
 }
 
-fn parse_block<S, F>(block: &[u8], is_end: bool, tail: Tail, make: &F) -> (S, ParseStats)
+fn parse_block<S, F>(block: &[u8], is_end: bool, tail: Tail, make: &F, sz: Sizes) -> (S, ParseStats)
 where
     S: LineSink,
     F: Fn() -> S + Sync,
 {
-    let chunks = split_chunks(block, CHUNK);
+    let chunks = split_chunks(block, sz.chunk);
     let last = chunks.len().saturating_sub(1);
     chunks
         .into_par_iter()
@@ -198,7 +295,7 @@ where
         .map(|(i, chunk)| {
             let mut sink = make();
             let mut stats = ParseStats::default();
-            parse_chunk(chunk, is_end && i == last, tail, &mut sink, &mut stats);
+            parse_chunk(chunk, is_end && i == last, tail, sz.max_line, &mut sink, &mut stats);
             (sink, stats)
         })
         .reduce_with(|(mut sa, mut ta), (sb, tb)| {
@@ -229,7 +326,14 @@ pub fn split_chunks(data: &[u8], size: usize) -> Vec<&[u8]> {
     out
 }
 
-fn parse_chunk<S: LineSink>(chunk: &[u8], holds_file_end: bool, tail: Tail, sink: &mut S, stats: &mut ParseStats) {
+fn parse_chunk<S: LineSink>(
+    chunk: &[u8],
+    holds_file_end: bool,
+    tail: Tail,
+    max_line: usize,
+    sink: &mut S,
+    stats: &mut ParseStats,
+) {
     let mut rest = chunk;
     while !rest.is_empty() {
         let (line, next, complete) = match memchr::memchr(b'\n', rest) {
@@ -238,10 +342,17 @@ fn parse_chunk<S: LineSink>(chunk: &[u8], holds_file_end: bool, tail: Tail, sink
         };
         rest = next;
         stats.lines += 1;
+        if line.len() > max_line {
+            // As the stream judges a line too long to hold: whether it fits
+            // a block must not decide whether it is read.
+            stats.note_malformed(stats.lines, OVERLONG);
+            sink.passed_over();
+            continue;
+        }
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             stats.skipped += 1;
-            sink.blank();
+            sink.passed_over();
             continue;
         }
         match sink.line(line) {
@@ -339,12 +450,251 @@ mod tests {
     }
 
     #[test]
-    fn a_line_longer_than_a_block_is_read_whole() {
+    fn a_line_longer_than_a_block_is_one_line() {
         let long = "7".repeat(BLOCK + 100);
         let text = format!("1\n{long}\n2\n");
         let p = parse_reader(&mut text.as_bytes(), Tail::Complete, Numbers::default).unwrap();
-        // The long line does not fit an i64: it must be one malformed line, not several.
+        // One malformed line, not several.
         assert_eq!((p.stats.lines, p.stats.records, p.stats.malformed), (3, 2, 1));
         assert_eq!(p.stats.problems[0].line, 2);
+        assert_eq!(p.stats.problems[0].reason, OVERLONG);
+    }
+
+    #[test]
+    fn a_64_mib_line_without_newline_is_passed_over_and_the_lines_after_it_counted() {
+        // Streamed from a reader that never holds it: the line is not in memory here either.
+        let mut reader = b"1\n2\n"
+            .chain(std::io::repeat(b'7').take(64 << 20))
+            .chain(&b"\n3\n4"[..]);
+        let p = parse_reader(&mut reader, Tail::Complete, Numbers::default).unwrap();
+        assert_eq!(p.sink.values, vec![1, 2, 3, 4]);
+        assert_eq!((p.stats.lines, p.stats.records, p.stats.malformed), (5, 4, 1));
+        assert_eq!(p.stats.problems[0].line, 3);
+        assert_eq!(p.bytes, 4 + (64 << 20) + 4);
+        // At the very end, with no newline after it.
+        let mut reader = b"1\n".chain(std::io::repeat(b'7').take(3 << 20));
+        let p = parse_reader(&mut reader, Tail::MayBePartial, Numbers::default).unwrap();
+        assert_eq!((p.stats.lines, p.stats.records, p.stats.malformed), (2, 1, 1));
+        assert_eq!(p.stats.problems[0].line, 2);
+    }
+
+    /// Records each line's length; a line starting with `!` is malformed.
+    #[derive(Default, Clone, Debug, PartialEq)]
+    struct Lengths {
+        lengths: Vec<usize>,
+        seen: u64,
+    }
+    impl LineSink for Lengths {
+        fn line(&mut self, line: &[u8]) -> Outcome {
+            self.seen += 1;
+            if line.starts_with(b"!") {
+                return Outcome::Malformed("bang".into());
+            }
+            self.lengths.push(line.len());
+            Outcome::Record
+        }
+        fn passed_over(&mut self) {
+            self.seen += 1;
+        }
+        fn merge_following(&mut self, later: Self) {
+            self.lengths.extend(later.lengths);
+            self.seen += later.seen;
+        }
+    }
+
+    /// The rules, one line at a time, with no blocks, chunks or carried bytes.
+    fn by_the_rules(text: &[u8], max_line: usize) -> (Lengths, ParseStats) {
+        let mut sink = Lengths::default();
+        let mut stats = ParseStats::default();
+        let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+        let unterminated = lines.last().is_some_and(|l| !l.is_empty());
+        if !unterminated {
+            lines.pop();
+        }
+        let n = lines.len();
+        for (i, line) in lines.into_iter().enumerate() {
+            stats.lines += 1;
+            if line.len() > max_line {
+                stats.note_malformed(stats.lines, OVERLONG);
+                sink.passed_over();
+                continue;
+            }
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(|b| b.is_ascii_whitespace()) {
+                stats.skipped += 1;
+                sink.passed_over();
+            } else if sink.line(line) == Outcome::Record {
+                stats.records += 1;
+            } else if unterminated && i + 1 == n {
+                stats.note_malformed(stats.lines, "last line is cut off: bang");
+            } else {
+                stats.note_malformed(stats.lines, "bang");
+            }
+        }
+        (sink, stats)
+    }
+
+    /// Texts whose lines sit on every boundary of the given sizes.
+    fn boundary_texts(sz: Sizes) -> Vec<Vec<u8>> {
+        let lengths = [
+            0,
+            1,
+            sz.chunk - 1,
+            sz.chunk,
+            sz.chunk + 1,
+            sz.max_line - 1,
+            sz.max_line,
+            sz.max_line + 1,
+            sz.block - 1,
+            sz.block,
+            sz.block + 1,
+            3 * sz.block + 7,
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut texts = vec![];
+        for round in 0..300 {
+            let mut t = vec![];
+            for _ in 0..(next() % 12) {
+                let len = lengths[(next() % lengths.len() as u64) as usize];
+                let first = [b'x', b'!', b' '][(next() % 7).min(2) as usize];
+                t.extend((0..len).map(|i| if i == 0 { first } else { b'x' }));
+                if next() % 5 == 0 {
+                    t.push(b'\r');
+                }
+                t.push(b'\n');
+            }
+            if round % 2 == 0 {
+                // The last line without its newline.
+                let len = lengths[(next() % lengths.len() as u64) as usize];
+                t.extend(std::iter::repeat_n(b'x', len));
+            }
+            texts.push(t);
+        }
+        texts
+    }
+
+    const SMALL: [Sizes; 3] = [
+        // The bound inside a block, as in production.
+        Sizes {
+            block: 64,
+            chunk: 16,
+            max_line: 40,
+        },
+        // Lines longer than a block but within the bound: read on.
+        Sizes {
+            block: 32,
+            chunk: 8,
+            max_line: 100,
+        },
+        Sizes {
+            block: 16,
+            chunk: 4,
+            max_line: 16,
+        },
+    ];
+
+    #[test]
+    fn lines_on_every_block_chunk_and_bound_edge_read_as_the_rules_say() {
+        for sz in SMALL {
+            for text in boundary_texts(sz) {
+                let mut hasher = twox_hash::XxHash3_64::new();
+                let mut reader = &text[..];
+                let p = stream(
+                    &mut reader,
+                    Tail::Complete,
+                    false,
+                    false,
+                    &mut hasher,
+                    Lengths::default,
+                    sz,
+                )
+                .unwrap();
+                let (sink, stats) = by_the_rules(&text, sz.max_line);
+                let shown = String::from_utf8_lossy(&text);
+                assert_eq!((&p.sink, &p.stats), (&sink, &stats), "{sz:?}: {shown:?}");
+                assert_eq!(p.sink.seen, p.stats.lines, "the sink numbers every line");
+                assert_eq!(p.bytes, text.len() as u64);
+                assert_eq!(hasher.finish(), twox_hash::XxHash3_64::oneshot(&text));
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_line_growing_across_appends_is_counted_once_and_never_held() {
+        // A live view: parse what is there, keep the unfinished line, go on
+        // from the offset later; split at every point of every text.
+        for sz in SMALL {
+            for text in boundary_texts(sz).iter().step_by(7) {
+                let (want, want_stats) = by_the_rules(text, sz.max_line);
+                for split in 0..=text.len() {
+                    let mut hasher = twox_hash::XxHash3_64::new();
+                    let mut first = &text[..split];
+                    let a = stream(
+                        &mut first,
+                        Tail::Complete,
+                        true,
+                        false,
+                        &mut hasher,
+                        Lengths::default,
+                        sz,
+                    )
+                    .unwrap();
+                    assert!(
+                        a.tail.len() <= sz.max_line,
+                        "an unfinished line is held only within the bound"
+                    );
+                    let mut rest = &text[a.bytes as usize..];
+                    let b = stream(
+                        &mut rest,
+                        Tail::Complete,
+                        true,
+                        a.skipping,
+                        &mut hasher,
+                        Lengths::default,
+                        sz,
+                    )
+                    .unwrap();
+                    let (mut sink, mut stats) = (a.sink, a.stats);
+                    sink.merge_following(b.sink);
+                    stats.merge_following(b.stats);
+                    let (tail_sink, tail_stats) = parse_block(&b.tail, true, Tail::Complete, &Lengths::default, sz);
+                    sink.merge_following(tail_sink);
+                    stats.merge_following(tail_stats);
+                    hasher.write(&b.tail);
+                    let shown = String::from_utf8_lossy(text);
+                    assert_eq!((&sink, &stats), (&want, &want_stats), "{sz:?} split {split}: {shown:?}");
+                    assert_eq!(a.bytes + b.bytes + b.tail.len() as u64, text.len() as u64);
+                    assert_eq!(hasher.finish(), twox_hash::XxHash3_64::oneshot(text));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_bound_is_read_and_one_byte_more_is_not() {
+        for extra in [0, 1] {
+            let line = "7".repeat(MAX_LINE + extra);
+            for text in [format!("1\n{line}\n2\n"), format!("1\n{line}")] {
+                let mut reader = text.as_bytes();
+                let p = parse_reader(&mut reader, Tail::Complete, Lengths::default).unwrap();
+                let (lines, malformed) = (
+                    text.matches('\n').count() as u64 + u64::from(!text.ends_with('\n')),
+                    extra as u64,
+                );
+                assert_eq!(
+                    (p.stats.lines, p.stats.malformed),
+                    (lines, malformed),
+                    "{} bytes",
+                    line.len()
+                );
+                assert_eq!(p.sink.lengths.contains(&MAX_LINE), extra == 0);
+            }
+        }
     }
 }

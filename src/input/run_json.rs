@@ -148,7 +148,9 @@ fn bytecount_lines(data: &[u8]) -> u64 {
 
 /// The `started_at` of a run directory's run.json, used to order runs.
 pub fn started_at_of(dir: &std::path::Path) -> Option<Micros> {
-    let data = std::fs::read(dir.join("run.json")).ok()?;
+    let data = crate::model::read_at_most(&dir.join(crate::model::RUN_JSON), crate::model::RUN_JSON_MAX)
+        .ok()?
+        .ok()?;
     parse(&data).0?.started_at
 }
 

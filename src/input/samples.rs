@@ -434,6 +434,10 @@ fn sample_of(w: Wire<'_>) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
     .ok_or(Cow::Borrowed("`ts` is neither RFC 3339 nor Unix seconds"))?;
     let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
     let (cpu_total, cpu_idle) = match w.cpu {
+        // Each mode is a finite counter, but their sum can still overflow.
+        Some(c) if c.saw_idle && !c.total.is_finite() => {
+            return Err("`cpu` modes add up past the largest number".into())
+        }
         Some(c) if c.saw_idle => (Some(c.total), Some(c.idle)),
         _ => (None, None),
     };
@@ -528,6 +532,17 @@ mod tests {
         assert!((s.cpu_idle.unwrap() - (990112.0 + 310.4)).abs() < 1e-6);
         assert_eq!(s.mem_total, Some(137438953472.0));
         assert_eq!(s.load1, Some(12.4));
+    }
+
+    #[test]
+    fn cpu_modes_adding_up_past_the_largest_number_are_malformed_not_infinite() {
+        let line = br#"{"ts": 1792461605, "node": "a", "cpu": {"user": 1e308, "system": 1e308, "idle": 1e308}}"#;
+        for via in [Via::Fast, Via::SerdeOnly] {
+            let e = parse_line_via(line, via).unwrap_err();
+            assert!(e.contains("past the largest number"), "{e}");
+        }
+        let (_, s) = parse_line(br#"{"ts": 1792461605, "node": "a", "cpu": {"user": 1e308, "idle": 7e307}}"#).unwrap();
+        assert_eq!(s.cpu_total, Some(1.7e308));
     }
 
     #[test]

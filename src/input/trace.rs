@@ -209,10 +209,16 @@ fn jaeger_span(s: &Value) -> Result<Span, String> {
             attrs.take(k, v);
         }
     }
-    let start = i64::try_from(start).map_err(|_| format!("span {id}: startTime out of range"))?;
+    // Past year 9999 is no time a build ran; inside it, any two instants
+    // subtract without overflow.
+    let start = i64::try_from(start)
+        .ok()
+        .and_then(timefmt::in_range)
+        .ok_or_else(|| format!("span {id}: startTime {start} µs is past year 9999"))?;
     let end = duration
         .and_then(|d| i64::try_from(d).ok())
-        .and_then(|d| start.checked_add(d));
+        .and_then(|d| start.checked_add(d))
+        .and_then(timefmt::in_range);
     Ok(Span {
         id: normalise_id(id),
         parent: parent_of(parent),

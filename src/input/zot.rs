@@ -179,6 +179,99 @@ pub struct LaneBucket {
     pub image_bytes: u64,
 }
 
+/// A change of the steady per-bucket bytes of long writes (see `Lane`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct LaneStep {
+    cache: i128,
+    image: i128,
+}
+
+/// The registry write-rate lane: bytes per `BUCKET_SECS` bucket, keyed by
+/// unix seconds / `BUCKET_SECS`. A write is spread over its latency; the
+/// full buckets of a long one get the same share each, so they are kept as
+/// two steps (the share starts, the share ends) instead of one entry per
+/// bucket: a write of any length costs a few entries, and only the buckets
+/// a chart draws are ever walked (`buckets`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lane {
+    points: BTreeMap<i64, LaneBucket>,
+    /// From each key on, every bucket gains the running sum of these.
+    steps: BTreeMap<i64, LaneStep>,
+}
+
+/// Spans of up to this many buckets are spread bucket by bucket (every
+/// write of a normal run); longer ones by their two steps.
+const WALKED_BUCKETS: i64 = 16;
+
+impl Lane {
+    fn add(&mut self, bucket: i64, n: u64, cache: bool) {
+        let b = self.points.entry(bucket).or_default();
+        if cache {
+            b.cache_bytes = b.cache_bytes.saturating_add(n);
+        } else {
+            b.image_bytes = b.image_bytes.saturating_add(n);
+        }
+    }
+
+    fn step(&mut self, bucket: i64, delta: i128, cache: bool) {
+        let s = self.steps.entry(bucket).or_default();
+        // Wrapping: the running sum of every step is exact (it is a sum of
+        // u64 shares), whatever order the parts were merged in.
+        if cache {
+            s.cache = s.cache.wrapping_add(delta);
+        } else {
+            s.image = s.image.wrapping_add(delta);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    /// The first and last bucket holding bytes (every spread touches both ends).
+    pub fn extent(&self) -> Option<(i64, i64)> {
+        let first = self.points.keys().next()?;
+        let last = self.points.keys().next_back()?;
+        Some((*first, *last))
+    }
+
+    /// Every bucket from `lo` to `hi`, with the bytes of every write that covers it.
+    pub fn buckets(&self, lo: i64, hi: i64) -> impl Iterator<Item = (i64, LaneBucket)> + '_ {
+        let mut running = self.steps.range(..lo).fold(LaneStep::default(), |a, (_, s)| LaneStep {
+            cache: a.cache.wrapping_add(s.cache),
+            image: a.image.wrapping_add(s.image),
+        });
+        let mut steps = self.steps.range(lo..).peekable();
+        let steady = |x: i128| u64::try_from(x.max(0)).unwrap_or(u64::MAX);
+        (lo..=hi).map(move |b| {
+            while let Some((_, s)) = steps.next_if(|(k, _)| **k <= b) {
+                running.cache = running.cache.wrapping_add(s.cache);
+                running.image = running.image.wrapping_add(s.image);
+            }
+            let p = self.points.get(&b).copied().unwrap_or_default();
+            let v = LaneBucket {
+                cache_bytes: p.cache_bytes.saturating_add(steady(running.cache)),
+                image_bytes: p.image_bytes.saturating_add(steady(running.image)),
+            };
+            (b, v)
+        })
+    }
+
+    /// Absorbs the lane of a later chunk.
+    fn merge(&mut self, later: Lane) {
+        for (k, v) in later.points {
+            let e = self.points.entry(k).or_default();
+            e.cache_bytes = e.cache_bytes.saturating_add(v.cache_bytes);
+            e.image_bytes = e.image_bytes.saturating_add(v.image_bytes);
+        }
+        for (k, s) in later.steps {
+            let e = self.steps.entry(k).or_default();
+            e.cache = e.cache.wrapping_add(s.cache);
+            e.image = e.image.wrapping_add(s.image);
+        }
+    }
+}
+
 /// The mergeable aggregate of a zot.jsonl (or a chunk of it).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ZotLog {
@@ -202,7 +295,12 @@ pub struct ZotLog {
     pub not_json: u64,
     /// 2xx writes by client host (the part of `clientIP` before the port).
     pub writes_by_client: BTreeMap<String, Vec<WriteEvent>>,
-    pub series: BTreeMap<i64, LaneBucket>,
+    /// Writes that fell in one bucket; see `lane_within` for the whole lane.
+    pub series: Lane,
+    /// Writes whose latency spans buckets, kept to be spread where the
+    /// run's window is known (`lane_within`): a latency can be anything up
+    /// to Go's largest duration, 292 years.
+    pub spread_writes: Vec<SpreadWrite>,
     /// The line shapes this parser has seen (see `json_shape`).
     shapes: Shapes,
 }
@@ -218,24 +316,81 @@ pub fn client_host(client_ip: &str) -> &str {
     }
 }
 
+/// A sized 2xx write whose latency spans more than one bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpreadWrite {
+    /// When the request began: its logged time less its latency.
+    pub from: Micros,
+    /// When it was logged, as it completed.
+    pub to: Micros,
+    pub bytes: u64,
+    pub cache: bool,
+}
+
+/// Writes that lasted beyond the window and were drawn clamped to it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Clamped {
+    pub writes: u64,
+    /// The longest such write's latency.
+    pub longest: Micros,
+}
+
+impl ZotLog {
+    /// The whole write-rate lane: each write spread over its latency
+    /// clamped to `window` (the run's, known only once every input is
+    /// read), and how many writes were clamped. A write wholly outside the
+    /// window stays an instant at its logged time, outside what is drawn.
+    pub fn lane_within(&self, window: Option<(Micros, Micros)>) -> (Lane, Clamped) {
+        let mut lane = self.series.clone();
+        let mut clamped = Clamped::default();
+        for w in &self.spread_writes {
+            let (from, to) = match window {
+                Some((start, end)) if w.to < start || w.from > end => {
+                    lane.add(bucket_of(w.to), w.bytes, w.cache);
+                    continue;
+                }
+                Some((start, end)) => (w.from.max(start), w.to.min(end)),
+                None => (w.from, w.to),
+            };
+            if (from, to) != (w.from, w.to) {
+                clamped.writes += 1;
+                clamped.longest = clamped.longest.max(w.to - w.from);
+            }
+            spread(&mut lane, from, to, w.bytes, w.cache);
+        }
+        (lane, clamped)
+    }
+}
+
+/// The bucket of an instant.
+pub fn bucket_of(t: Micros) -> i64 {
+    t.div_euclid(BUCKET_SECS * 1_000_000)
+}
+
 /// Adds `bytes` to the buckets covering `[from, to]` in proportion to overlap.
-pub fn spread(series: &mut BTreeMap<i64, LaneBucket>, from: Micros, to: Micros, bytes: u64, cache: bool) {
+pub fn spread(lane: &mut Lane, from: Micros, to: Micros, bytes: u64, cache: bool) {
     let width = BUCKET_SECS * 1_000_000;
     let first = from.div_euclid(width);
     let last = to.div_euclid(width);
-    let mut add = |bucket: i64, n: u64| {
-        let b = series.entry(bucket).or_default();
-        if cache {
-            b.cache_bytes = b.cache_bytes.saturating_add(n);
-        } else {
-            b.image_bytes = b.image_bytes.saturating_add(n);
-        }
-    };
     if first >= last || to <= from {
-        add(last, bytes);
+        lane.add(last, bytes, cache);
         return;
     }
     let total = (to - from) as f64;
+    let share = |lo: Micros, hi: Micros| (bytes as f64 * (hi - lo) as f64 / total) as u64;
+    if last - first > WALKED_BUCKETS {
+        // The same shares as the walk below: the first bucket's part, then
+        // one full-bucket share for each bucket in between, the rest last.
+        let head = share(from, (first + 1) * width);
+        let full = share(0, width);
+        let between = (last - first - 1) as u64;
+        let given = head.saturating_add(full.saturating_mul(between));
+        lane.add(first, head, cache);
+        lane.step(first + 1, i128::from(full), cache);
+        lane.step(last, -i128::from(full), cache);
+        lane.add(last, bytes.saturating_sub(given), cache);
+        return;
+    }
     let mut given = 0u64;
     for bucket in first..=last {
         let lo = (bucket * width).max(from);
@@ -243,10 +398,10 @@ pub fn spread(series: &mut BTreeMap<i64, LaneBucket>, from: Micros, to: Micros, 
         let n = if bucket == last {
             bytes.saturating_sub(given)
         } else {
-            (bytes as f64 * (hi - lo) as f64 / total) as u64
+            share(lo, hi)
         };
         given = given.saturating_add(n);
-        add(bucket, n);
+        lane.add(bucket, n, cache);
     }
 }
 
@@ -516,8 +671,19 @@ impl ZotLog {
                             .and_then(|w| w.latency.as_deref())
                             .and_then(timefmt::parse_go_duration)
                             .unwrap_or(0.0);
-                        let from = t - (latency * 1e6) as Micros;
-                        spread(&mut self.series, from, t, n, cache);
+                        // Saturating: Go's largest duration is 292 years, and a
+                        // hand-written one can be larger still.
+                        let from = t.saturating_sub((latency * 1e6) as Micros).max(timefmt::MIN_MICROS);
+                        if bucket_of(from) < bucket_of(t) {
+                            self.spread_writes.push(SpreadWrite {
+                                from,
+                                to: t,
+                                bytes: n,
+                                cache,
+                            });
+                        } else {
+                            self.series.add(bucket_of(t), n, cache);
+                        }
                     }
                     let host = client_host(w.and_then(|w| w.client_ip.as_deref()).unwrap_or("-"));
                     let ev = WriteEvent { time: t, bytes: size };
@@ -560,11 +726,8 @@ impl LineSink for ZotLog {
         for (k, v) in b.writes_by_client {
             self.writes_by_client.entry(k).or_default().extend(v);
         }
-        for (k, v) in b.series {
-            let e = self.series.entry(k).or_default();
-            e.cache_bytes = e.cache_bytes.saturating_add(v.cache_bytes);
-            e.image_bytes = e.image_bytes.saturating_add(v.image_bytes);
-        }
+        self.series.merge(b.series);
+        self.spread_writes.extend(b.spread_writes);
     }
 }
 
@@ -654,8 +817,13 @@ mod tests {
         }
         assert_eq!((z.read_bytes, z.cache_write_bytes), (u64::MAX, u64::MAX));
         // Spread over the buckets the 25 s latency covers, without wrapping.
-        assert!(z.series.len() > 1);
-        let spread = z.series.values().map(|b| b.cache_bytes).fold(0u64, u64::saturating_add);
+        let (lane, _) = z.lane_within(None);
+        let (lo, hi) = lane.extent().unwrap();
+        assert!(hi > lo);
+        let spread = lane
+            .buckets(lo, hi)
+            .map(|(_, b)| b.cache_bytes)
+            .fold(0u64, u64::saturating_add);
         assert_eq!(spread, u64::MAX);
         let mut other = ZotLog::default();
         other.line(write.as_bytes());
@@ -665,12 +833,114 @@ mod tests {
 
     #[test]
     fn a_write_is_spread_over_its_latency_and_no_byte_is_lost() {
-        let mut series = BTreeMap::new();
+        let mut lane = Lane::default();
         // 100 bytes over 5 s..35 s: buckets 0 (5 s), 1 (10 s), 2 (10 s), 3 (5 s).
-        spread(&mut series, 5_000_000, 35_000_000, 100, true);
-        let got: Vec<u64> = series.values().map(|b| b.cache_bytes).collect();
+        spread(&mut lane, 5_000_000, 35_000_000, 100, true);
+        let got: Vec<u64> = lane.buckets(0, 3).map(|(_, b)| b.cache_bytes).collect();
         assert_eq!(got, vec![16, 33, 33, 18]);
         assert_eq!(got.iter().sum::<u64>(), 100);
+    }
+
+    /// `spread` as first written: every bucket of the span walked.
+    fn spread_bucket_by_bucket(series: &mut BTreeMap<i64, LaneBucket>, from: Micros, to: Micros, bytes: u64) {
+        let width = BUCKET_SECS * 1_000_000;
+        let (first, last) = (from.div_euclid(width), to.div_euclid(width));
+        if first >= last || to <= from {
+            series.entry(last).or_default().cache_bytes += bytes;
+            return;
+        }
+        let total = (to - from) as f64;
+        let mut given = 0u64;
+        for bucket in first..=last {
+            let lo = (bucket * width).max(from);
+            let hi = ((bucket + 1) * width).min(to);
+            let n = if bucket == last {
+                bytes.saturating_sub(given)
+            } else {
+                (bytes as f64 * (hi - lo) as f64 / total) as u64
+            };
+            given = given.saturating_add(n);
+            let b = series.entry(bucket).or_default();
+            b.cache_bytes = b.cache_bytes.saturating_add(n);
+        }
+    }
+
+    #[test]
+    fn long_writes_kept_as_steps_give_the_bytes_the_bucket_walk_gave() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut lane, mut walked) = (Lane::default(), BTreeMap::new());
+        let mut parts = vec![Lane::default(), Lane::default()];
+        for i in 0..400 {
+            // Spans from nothing to a few hours, overlapping, some sizes huge.
+            let from = (next() % 20_000) as Micros * 1_000_000 - 5_000_000_000;
+            let to = from + (next() % 3_600_000_000) as Micros * [1, 3][i % 2];
+            let bytes = if i % 50 == 0 { u64::MAX / 3 } else { next() % (8 << 30) };
+            spread(&mut lane, from, to, bytes, true);
+            spread(&mut parts[i % 2], from, to, bytes, true);
+            spread_bucket_by_bucket(&mut walked, from, to, bytes);
+        }
+        let (lo, hi) = lane.extent().unwrap();
+        assert_eq!(
+            (lo, hi),
+            (*walked.keys().next().unwrap(), *walked.keys().next_back().unwrap())
+        );
+        let [first, second] = <[Lane; 2]>::try_from(parts).unwrap();
+        let mut merged = first;
+        merged.merge(second);
+        for a in [&lane, &merged] {
+            let walked_at = |k: i64| walked.get(&k).map_or(0, |b: &LaneBucket| b.cache_bytes);
+            for (k, got) in a.buckets(lo, hi) {
+                assert_eq!(got.cache_bytes, walked_at(k), "bucket {k}");
+            }
+            // A window inside the spans starts with the steps before it.
+            let inner: Vec<u64> = a.buckets(lo + 700, lo + 900).map(|(_, b)| b.cache_bytes).collect();
+            let want: Vec<u64> = (lo + 700..=lo + 900).map(walked_at).collect();
+            assert_eq!(inner, want);
+        }
+    }
+
+    #[test]
+    fn a_write_lasting_go_s_largest_duration_is_one_entry_spread_only_inside_the_window() {
+        let line = r#"{"message":"HTTP API","method":"PUT","path":"/v2/r/cache/manifests/x","statusCode":201,"headers":{"Content-Length":["1000"]},"clientIP":"h:5","time":"2026-10-20T02:00:30Z","latency":"2562047h47m16.854775807s"}"#;
+        let mut z = ZotLog::default();
+        assert_eq!(z.line(line.as_bytes()), Outcome::Record);
+        assert!(z.series.is_empty());
+        let end = timefmt::parse_rfc3339("2026-10-20T02:00:30Z").unwrap();
+        let w = z.spread_writes[0];
+        // 9223372036.854775807 s, to the microsecond an f64 holds.
+        assert_eq!((end - w.from, w.to, w.bytes), (9_223_372_036_854_776, end, 1000));
+        // Clamped to a window of a minute before the write: every byte inside it.
+        let (lane, clamped) = z.lane_within(Some((end - 60_000_000, end + 60_000_000)));
+        assert_eq!(
+            clamped,
+            Clamped {
+                writes: 1,
+                longest: end - w.from
+            }
+        );
+        let (lo, hi) = lane.extent().unwrap();
+        assert_eq!((lo, hi), (bucket_of(end) - 6, bucket_of(end)));
+        let drawn: Vec<u64> = lane.buckets(lo, hi).map(|(_, b)| b.cache_bytes).collect();
+        assert_eq!(drawn, vec![166, 166, 166, 166, 166, 166, 4]);
+        // A window it does not reach: an instant at its time, not drawn inside.
+        let (lane, clamped) = z.lane_within(Some((end + 1, end + 60_000_000)));
+        assert_eq!(
+            (clamped.writes, lane.extent()),
+            (0, Some((bucket_of(end), bucket_of(end))))
+        );
+        // A latency past any i64 of microseconds saturates instead of overflowing.
+        let mut z = ZotLog::default();
+        let huge = line.replace("2562047h47m16.854775807s", &format!("{}h", "9".repeat(40)));
+        assert_eq!(z.line(huge.as_bytes()), Outcome::Record);
+        assert_eq!(z.spread_writes[0].from, timefmt::MIN_MICROS);
+        let (lane, _) = z.lane_within(None);
+        assert_eq!(lane.extent().map(|(lo, hi)| hi - lo > 10_000_000_000), Some(true));
     }
 
     #[test]

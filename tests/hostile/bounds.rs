@@ -1,0 +1,446 @@
+//! One hostile line must cost what a normal line costs: a huge latency, an
+//! endless line, a number at the edge of what a float holds, an input file
+//! the size of a disk. Each test reports a run beside a sound trace and
+//! asserts exit 0, the rest of the run intact, the reason said, and, where
+//! memory was the failure, a peak resident memory of the `perfreport report`
+//! child (its own, from `wait4`) near that of the same run without the line.
+
+use super::{data, fixture, target};
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Memory a hostile line may add to the peak of the same run without it:
+/// a few blocks of the line reader per log, far below the line itself.
+const HEADROOM: u64 = 32 << 20;
+
+/// A run with the buildx fixture's trace (target `bake`, 89.63 s) beside `files`.
+fn run_with(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixture("buildx-history-trace-jaeger.json"),
+        dir.path().join("trace-bake.json"),
+    )
+    .unwrap();
+    for (name, bytes) in files {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    dir
+}
+
+struct Measured {
+    code: Option<i32>,
+    stderr: String,
+    /// Peak resident memory of the child, bytes.
+    peak: u64,
+    data: Option<Value>,
+}
+
+/// Set for a copy of this test binary that only measures one child.
+const PROBE: &str = "PERFREPORT_TEST_PEAK_PROBE";
+
+/// `perfreport report RUN --out <temp>`, with the child's peak memory.
+///
+/// A child's peak as `wait4` gives it counts the memory of the process it
+/// was forked from, and this test process holds whatever the tests running
+/// beside it hold. So a fresh, small copy of the test binary runs
+/// `peak_memory_probe`, which starts `perfreport` and reports its peak.
+fn report_measured(run: &Path) -> Measured {
+    let out = tempfile::tempdir().unwrap();
+    let stderr_file = out.path().join("stderr");
+    let result_file = out.path().join("peak.json");
+    let args = ["report", run.to_str().unwrap(), "--out", out.path().to_str().unwrap()];
+    let probe = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "bounds::peak_memory_probe",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(
+            PROBE,
+            serde_json::json!({"args": args, "stderr": stderr_file, "result": result_file}).to_string(),
+        )
+        .output()
+        .unwrap();
+    let report: Value = match std::fs::read(&result_file) {
+        Ok(r) => serde_json::from_slice(&r).unwrap(),
+        Err(_) => panic!("the probe reported nothing: {}", String::from_utf8_lossy(&probe.stdout)),
+    };
+    let data = out.path().join("data.json").exists().then(|| data(out.path()));
+    Measured {
+        code: report["code"].as_i64().map(|c| c as i32),
+        stderr: std::fs::read_to_string(&stderr_file).unwrap_or_default(),
+        peak: report["peak"].as_u64().unwrap(),
+        data,
+    }
+}
+
+/// Not a test of its own: run by `report_measured` in a fresh copy of this
+/// binary, it starts `perfreport` with the arguments it is given and writes
+/// down its exit code and peak memory. The child may not map more than 4 GiB, so
+/// a regression fails the test instead of taking the machine's memory.
+#[test]
+fn peak_memory_probe() {
+    use std::os::unix::process::CommandExt;
+    let Ok(request) = std::env::var(PROBE) else {
+        return;
+    };
+    let request: Value = serde_json::from_str(&request).unwrap();
+    let args: Vec<&str> = request["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let stderr = std::fs::File::create(request["stderr"].as_str().unwrap()).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perfreport"));
+    cmd.args(&args)
+        .env_remove("PERF_ROOT")
+        .env_remove(PROBE)
+        .stdout(Stdio::null())
+        .stderr(stderr);
+    // SAFETY: setrlimit is async-signal-safe, as pre_exec requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 4 << 30,
+                rlim_max: 4 << 30,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    // Reaped by wait4 below, which std's wait cannot replace: it drops the rusage.
+    #[allow(clippy::zombie_processes)]
+    let child = cmd.spawn().expect("the binary runs");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: plain out-parameters; `child` is not waited on through std afterwards.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let peak = usage.ru_maxrss as u64 * 1024;
+    let result = serde_json::json!({"code": code, "peak": peak}).to_string();
+    std::fs::write(request["result"].as_str().unwrap(), result).unwrap();
+}
+
+/// Reports the run; asserts exit 0, no panic, the sound trace intact, and
+/// the peak memory within `HEADROOM` of `control`'s (when given).
+fn survive_within(run: &Path, control: Option<&Path>) -> (Value, String) {
+    let m = report_measured(run);
+    assert_eq!(m.code, Some(0), "no failure, no abort: {}", m.stderr);
+    assert!(!m.stderr.contains("panicked"), "{}", m.stderr);
+    if let Some(control) = control {
+        let c = report_measured(control);
+        assert_eq!(c.code, Some(0), "{}", c.stderr);
+        assert!(
+            m.peak <= c.peak + HEADROOM,
+            "peak memory {} MiB, the run without the hostile line {} MiB",
+            m.peak >> 20,
+            c.peak >> 20
+        );
+    }
+    let d = m.data.expect("data.json written");
+    let total = target(&d, "bake")["total_s"].as_f64().unwrap();
+    assert!((total - 89.626).abs() < 0.01, "the rest of the run is still right");
+    (d, m.stderr)
+}
+
+fn warnings(d: &Value, input: &str) -> String {
+    d["inputs"][input]["warnings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no input {input}"))
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Writes `before`, `len` bytes of `x` with no newline, then `after`.
+fn with_long_line(path: &Path, before: &[u8], len: usize, after: &[u8]) {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    f.write_all(before).unwrap();
+    let block = vec![b'x'; 1 << 20];
+    for _ in 0..len / block.len() {
+        f.write_all(&block).unwrap();
+    }
+    f.write_all(&block[..len % block.len()]).unwrap();
+    f.write_all(after).unwrap();
+}
+
+#[test]
+fn a_64_mib_line_without_newline_is_skipped_counted_malformed_and_never_held() {
+    let zot = std::fs::read(fixture("zot-slog-era.jsonl")).unwrap();
+    let sample = |s: u32| {
+        format!(r#"{{"ts": "2024-01-12T14:58:{s:02}Z", "node": "a", "cpu": {{"user": {s}, "idle": 100}}}}"#) + "\n"
+    };
+    let samples: String = (0..10).map(sample).collect();
+    let sccache: String = (0..10)
+        .map(|s| format!("10.0.4.40 - - [12/Jan/2024:14:58:{s:02} +0000] \"GET /a/b/c/abcdef HTTP/1.1\" 200 10 \"-\" \"opendal\"\n"))
+        .collect();
+    let control = run_with(&[
+        ("zot.jsonl", &zot),
+        ("samples.jsonl", samples.as_bytes()),
+        ("sccache.log", sccache.as_bytes()),
+    ]);
+    let run = run_with(&[]);
+    let long = 64 << 20;
+    // In the middle of the log (its newline comes 64 MiB later), and at the very end.
+    let mut after = b"\n".to_vec();
+    after.extend_from_slice(&zot);
+    with_long_line(&run.path().join("zot.jsonl"), &zot, long, &after);
+    with_long_line(&run.path().join("samples.jsonl"), samples.as_bytes(), long, b"");
+    let mut after = b"\n".to_vec();
+    after.extend_from_slice(sccache.as_bytes());
+    with_long_line(&run.path().join("sccache.log"), sccache.as_bytes(), long, &after);
+    let (d, _) = survive_within(run.path(), Some(control.path()));
+    let input = |name: &str| &d["inputs"][name];
+    let zot_lines = zot.iter().filter(|&&b| b == b'\n').count() as u64;
+    assert_eq!(input("zot.jsonl")["lines"], 2 * zot_lines + 1);
+    assert_eq!(input("zot.jsonl")["malformed"], 1);
+    assert_eq!(
+        d["zot"]["requests"], 14,
+        "the requests on both sides of the line still count"
+    );
+    assert!(warnings(&d, "zot.jsonl").contains(&format!(
+        "zot.jsonl:{}: the line is longer than 1 MiB, the most a line may be: skipped unread",
+        zot_lines + 1
+    )));
+    assert_eq!(
+        (&input("samples.jsonl")["lines"], &input("samples.jsonl")["malformed"]),
+        (&11.into(), &1.into())
+    );
+    assert_eq!(input("samples.jsonl")["records"], 10);
+    assert!(warnings(&d, "samples.jsonl").contains("samples.jsonl:11: the line is longer than 1 MiB"));
+    assert_eq!(
+        (&input("sccache.log")["lines"], &input("sccache.log")["malformed"]),
+        (&21.into(), &1.into())
+    );
+    assert_eq!(d["sccache"]["hits"], 20);
+    assert!(warnings(&d, "sccache.log").contains("sccache.log:11: the line is longer than 1 MiB"));
+    // The provenance still covers every byte.
+    assert_eq!(input("zot.jsonl")["bytes"], 2 * zot.len() as u64 + long as u64 + 1);
+}
+
+#[test]
+fn a_run_json_or_trace_past_its_bound_is_named_with_its_size_and_the_rest_reported() {
+    let control = run_with(&[("zot.jsonl", &std::fs::read(fixture("zot-slog-era.jsonl")).unwrap())]);
+    let run = run_with(&[("zot.jsonl", &std::fs::read(fixture("zot-slog-era.jsonl")).unwrap())]);
+    // Sparse files: their size costs no disk, and reading them would cost memory.
+    let run_json = 5u64 << 30;
+    std::fs::File::create(run.path().join("run.json"))
+        .unwrap()
+        .set_len(run_json)
+        .unwrap();
+    let trace = (256 << 20) + 1;
+    std::fs::File::create(run.path().join("trace-huge.json"))
+        .unwrap()
+        .set_len(trace)
+        .unwrap();
+    let (d, _) = survive_within(run.path(), Some(control.path()));
+    assert_eq!(
+        warnings(&d, "run.json"),
+        format!("run.json: {run_json} bytes, more than the 16 MiB this file may be: not read, and the rest of the run is reported without it")
+    );
+    assert!(
+        warnings(&d, "trace-huge.json").contains(&format!(
+            "trace-huge.json: {trace} bytes, more than the 256 MiB this file may be: not read"
+        )),
+        "{}",
+        warnings(&d, "trace-huge.json")
+    );
+    assert_eq!(d["inputs"]["trace-huge.json"]["bytes"], trace);
+    assert_eq!(d["inputs"]["trace-huge.json"]["contract_broken"], true);
+    assert_eq!(d["zot"]["requests"], 7, "the rest of the run is reported");
+}
+
+/// The window of the buildx fixture's record, with a little on each side.
+const RUN_JSON: &[u8] = br#"{"stamp": "bounds", "mode": "cold", "started_at": "2024-01-12T14:55:00Z", "finished_at": "2024-01-12T15:05:00Z"}"#;
+
+fn zot_write(latency: &str, bytes: u64) -> String {
+    format!(
+        r#"{{"time":"2024-01-12T14:58:30Z","level":"info","message":"HTTP API","clientIP":"10.0.0.1:4000","method":"PUT","path":"/v2/rocm/cache/blobs/uploads/1?digest=sha256%3Aab","statusCode":201,"latency":"{latency}","headers":{{"Content-Length":["{bytes}"]}}}}"#
+    ) + "\n"
+}
+
+#[test]
+fn a_zot_latency_of_go_s_largest_duration_is_clamped_to_the_window_in_bounded_memory() {
+    let hostile = zot_write("2562047h47m16.854775807s", 7_000_000)
+        + &zot_write("8760h", 5_000_000)
+        + &zot_write("30s", 3_000_000);
+    let sound = zot_write("30s", 7_000_000) + &zot_write("30s", 5_000_000) + &zot_write("30s", 3_000_000);
+    // With run.json's window, and without it (the window is then the events').
+    for run_json in [Some(RUN_JSON), None] {
+        let make = |zot: &str| {
+            let mut files: Vec<(&str, &[u8])> = vec![("zot.jsonl", zot.as_bytes())];
+            files.extend(run_json.map(|r| ("run.json", r)));
+            run_with(&files)
+        };
+        let (run, control) = (make(&hostile), make(&sound));
+        let (d, _) = survive_within(run.path(), Some(control.path()));
+        let w = warnings(&d, "zot.jsonl");
+        assert!(
+            w.contains("2 write requests lasted beyond the run's window (the longest 2562047h47m): clamped to it"),
+            "{w}"
+        );
+        // Every byte still counts in the totals; the lane stays inside the window.
+        assert_eq!(d["zot"]["cache_write_bytes"], 15_000_000);
+        let wall = d["window"]["wall_s"].as_f64().unwrap();
+        let lane = d["zot"]["series"].as_array().unwrap();
+        assert!(
+            !lane.is_empty() && lane.len() as f64 <= wall / 10.0 + 2.0,
+            "{} buckets",
+            lane.len()
+        );
+        for p in lane {
+            let t = p["t_s"].as_f64().unwrap();
+            assert!((-10.0..=wall).contains(&t), "bucket at {t} s outside the window");
+        }
+        // Each write ended inside the window: all its bytes are drawn there.
+        let drawn: u64 = lane.iter().map(|p| p["cache_bytes"].as_u64().unwrap()).sum();
+        assert_eq!(drawn, 15_000_000);
+    }
+}
+
+#[test]
+fn a_huge_sccache_request_time_or_a_far_timestamp_keeps_the_lane_in_the_window() {
+    let format = br#"log_format sccache '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_length $request_time';"#;
+    let line = |time: &str, request_time: &str| {
+        format!(r#"10.0.4.40 - - [{time}] "GET /a/b/c/abcdef HTTP/1.1" 200 10 "-" "opendal" 300 {request_time}"#) + "\n"
+    };
+    let hostile = line("12/Jan/2024:14:58:00 +0000", "9223372036.854")
+        + &line("12/Jan/2024:14:58:10 +0000", "31536000.000")
+        + &line("31/Dec/9999:23:59:59 +0000", "0.001")
+        + &line("12/Jan/2024:14:58:20 +0000", "0.001");
+    let sound = line("12/Jan/2024:14:58:00 +0000", "0.001").repeat(4);
+    let run = run_with(&[
+        ("run.json", RUN_JSON),
+        ("nginx-log-format", format),
+        ("sccache.log", hostile.as_bytes()),
+    ]);
+    let control = run_with(&[
+        ("run.json", RUN_JSON),
+        ("nginx-log-format", format),
+        ("sccache.log", sound.as_bytes()),
+    ]);
+    let (d, _) = survive_within(run.path(), Some(control.path()));
+    assert_eq!(d["sccache"]["hits"], 4, "every request counts in the totals");
+    let wall = d["window"]["wall_s"].as_f64().unwrap();
+    let lane = d["sccache"]["series"].as_array().unwrap();
+    assert!(lane.len() as f64 <= wall / 10.0 + 2.0, "{} buckets", lane.len());
+    let drawn: u64 = lane.iter().map(|p| p["hits"].as_u64().unwrap()).sum();
+    assert_eq!(drawn, 3, "the request of year 9999 is not drawn");
+}
+
+#[test]
+fn est_s_5e_324_in_placement_no_longer_fails_the_report() {
+    // actual ÷ 5e-324 is infinite: it was written as a null ratio that the
+    // report's template could not round, and the whole report was lost.
+    let run = run_with(&[
+        ("run.json", RUN_JSON),
+        ("placement.txt", b"placement target=bake node=a est_s=5e-324\n"),
+    ]);
+    let (d, _) = survive_within(run.path(), None);
+    assert_eq!(target(&d, "bake")["est_s"], 5e-324);
+    assert_eq!(d["fleet"]["estimate_misses"], serde_json::json!([]));
+    let all_warnings = d["warnings"].as_array().unwrap();
+    assert!(
+        all_warnings.iter().any(|w| w.as_str().unwrap()
+            == "placement.txt: the estimate for bake (est_s=5e-324) is too small to compare with its 1m30s: actual ÷ estimate is past the largest number"),
+        "{all_warnings:?}"
+    );
+}
+
+/// Numbers at the edges of what an f64 or a timestamp holds, one per field.
+#[test]
+fn extreme_numbers_in_every_input_give_null_with_a_reason_never_a_failure() {
+    let trace = std::fs::read_to_string(fixture("buildx-history-trace-jaeger.json")).unwrap();
+    // Every span 9e18 µs after the epoch: far past year 9999.
+    let far = trace.replace("\"startTime\": 1705071", "\"startTime\": 9001705071");
+    assert_ne!(far, trace);
+    let run_json = br#"{"stamp": "extremes", "mode": "cold", "started_at": "2024-01-12T14:55:00Z", "finished_at": "2024-01-12T15:05:00Z",
+        "nodes": [{"name": "a", "cores": 0, "mem_bytes": 0, "link_mbps": 0, "addr": "10.0.0.1"},
+                  {"name": "b", "cores": -4, "mem_bytes": -1, "link_mbps": -3.5}]}"#;
+    let placement = b"placement target=bake node=a est_s=1e-320\nplacement target=far node=b est_s=1e308\n";
+    let samples = [
+        r#"{"ts": "2024-01-12T14:58:00Z", "node": "a", "cpu": {"user": 1e308, "system": 1e308, "idle": 1e308}, "mem": {"total": 0, "available": 0}, "load1": 1e308}"#,
+        r#"{"ts": "2024-01-12T14:58:05Z", "node": "a", "cpu": {"user": 1.5e308, "system": 1.5e308, "idle": 1.7e308}, "mem": {"total": 5e-324, "available": 0}, "load1": -1}"#,
+        r#"{"ts": "2024-01-12T14:58:10Z", "node": "a", "cpu": {"user": 1.7e308, "idle": 5e-324}, "mem": {"total": 1e308, "available": 1e-308}}"#,
+        r#"{"ts": "-009999-01-03T00:00:00Z", "node": "b", "cpu": {"user": 1, "idle": 1}}"#,
+        r#"{"ts": "9999-12-30T00:00:00Z", "node": "b", "cpu": {"user": 2, "idle": 2}}"#,
+    ]
+    .join("\n")
+        + "\n";
+    let run = run_with(&[
+        ("run.json", run_json),
+        ("placement.txt", placement),
+        ("samples.jsonl", samples.as_bytes()),
+        ("trace-far.json", far.as_bytes()),
+    ]);
+    let (d, _) = survive_within(run.path(), None);
+    let text = serde_json::to_string(&d).unwrap();
+    assert!(!text.contains("inf") && !text.contains("NaN"), "{text}");
+    // An estimate too small to divide by: no miss with a null ratio, a warning instead.
+    let all_warnings = d["warnings"].as_array().unwrap();
+    assert!(
+        all_warnings.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("estimate for bake (est_s=1e-320) is too small to compare")),
+        "{all_warnings:?}"
+    );
+    for m in d["fleet"]["estimate_misses"].as_array().unwrap() {
+        assert!(m["ratio"].is_f64(), "{m}");
+    }
+    // CPU modes whose sum overflows: the line is malformed with its reason,
+    // and the node's mean is null with its own.
+    assert!(warnings(&d, "samples.jsonl").contains("samples.jsonl:1: `cpu` modes add up past the largest number"));
+    let a = super::node(&d, "a");
+    assert!(a["cpu_pct_mean"].is_null(), "{a}");
+    assert_eq!(a["why_null"]["cpu_pct_mean"], "fewer than two usable CPU polls", "{a}");
+    assert!(a["mem_pct_max"].is_f64(), "{a}");
+    // Spans past year 9999 are refused by name, not turned into a window of 9e12 s.
+    assert!(
+        warnings(&d, "trace-far.json").contains("is past year 9999"),
+        "{}",
+        warnings(&d, "trace-far.json")
+    );
+    assert!(d["window"]["wall_s"].as_f64().unwrap() < 1e12);
+    for t in d["targets"].as_array().unwrap() {
+        for field in ["total_s", "build_s", "gap_s", "upload_s"] {
+            if t[field].is_null() {
+                assert!(t["why_null"][field].is_string(), "{field} of {t}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_gate_expectation_of_5e_324_prints_no_infinite_drift() {
+    let run = run_with(&[]);
+    let expect = run.path().join("expectations.json");
+    // 2 steps cached against an expected 5e-324: a drift past any percentage.
+    std::fs::write(&expect, br#"{"targets": {"bake": {"steps_cached": 5e-324}}}"#).unwrap();
+    let gate = |extra: &[&str]| {
+        let mut args = vec![
+            "gate",
+            run.path().to_str().unwrap(),
+            "--expect",
+            expect.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = super::perfreport(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let text = gate(&[]);
+    assert!(!text.contains("inf") && text.contains("improved"), "{text}");
+    let r: Value = serde_json::from_str(&gate(&["--json"])).unwrap();
+    assert_eq!(r["checks"][0]["drift_pct"], Value::Null);
+    assert_eq!(r["checks"][0]["verdict"], "improved");
+}
