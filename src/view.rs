@@ -849,10 +849,20 @@ pub fn build(run: &Run) -> View {
     // What a lane leaves out of its input's totals, said on the lane.
     let mut zot_view = zot_view;
     if sccache.why.is_none() {
-        sccache.lane_why = lane_reason(far.get(model::SCCACHE), !sccache.series.is_empty(), window, sccache.bucket_s);
+        sccache.lane_why = lane_reason(
+            far.get(model::SCCACHE),
+            !sccache.series.is_empty(),
+            window,
+            sccache.bucket_s,
+        );
     }
     if zot_view.why.is_none() {
-        zot_view.lane_why = lane_reason(far.get(model::ZOT), !zot_view.series.is_empty(), window, zot_view.bucket_s);
+        zot_view.lane_why = lane_reason(
+            far.get(model::ZOT),
+            !zot_view.series.is_empty(),
+            window,
+            zot_view.bucket_s,
+        );
     }
     let mode = info.and_then(|i| i.mode);
     let mode_note = mode_note(mode, &uploads_seen(&target_views));
@@ -999,7 +1009,10 @@ fn mode_note(mode: Option<Mode>, targets: &[UploadSeen]) -> String {
                     if uploaded.len() == 1 { "s" } else { "" },
                 ));
                 if !clean.is_empty() {
-                    parts.push(format!("{} showed no upload, so export is excluded there", clean.join(", ")));
+                    parts.push(format!(
+                        "{} showed no upload, so export is excluded there",
+                        clean.join(", ")
+                    ));
                 }
             } else if !clean.is_empty() {
                 parts.push("cold run: no trace shows an upload, so totals exclude export".to_string());
@@ -1072,19 +1085,37 @@ fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static str, FarReco
         let warning = format!(
             "{input}: {n} {noun} {when} {verb} outside the run's window ({span}) by more than an hour: not drawn, not in the lanes; {counted}"
         );
-        let bytes = bytes.map(|b| format!(" ({})", human_bytes(b as f64))).unwrap_or_default();
+        let bytes = bytes
+            .map(|b| format!(" ({})", human_bytes(b as f64)))
+            .unwrap_or_default();
         let lane = format!("{n} {noun}{bytes} {when} {verb} outside the run's window by more than an hour");
         out.insert(input, FarRecords { lane, warning });
     };
     let samples = run.samples.by_node.values().flat_map(|v| v.iter()).map(|s| (s.ts, 1));
     if let Some(o) = window::outside(samples, w) {
-        say(model::SAMPLES, "samples", o, None, "the nodes' CPU and memory figures still count them");
+        say(
+            model::SAMPLES,
+            "samples",
+            o,
+            None,
+            "the nodes' CPU and memory figures still count them",
+        );
     }
     if let Some(s) = &run.sccache {
         let bucket = crate::input::sccache::BUCKET_SECS * 1_000_000;
-        let timed = s.log.series.iter().map(|(b, v)| (b.saturating_mul(bucket), v.hits + v.misses + v.writes));
+        let timed = s
+            .log
+            .series
+            .iter()
+            .map(|(b, v)| (b.saturating_mul(bucket), v.hits + v.misses + v.writes));
         if let Some(o) = window::outside(timed, w) {
-            say(model::SCCACHE, "cache requests", o, None, "the compiler-cache totals are the whole file's and still count them");
+            say(
+                model::SCCACHE,
+                "cache requests",
+                o,
+                None,
+                "the compiler-cache totals are the whole file's and still count them",
+            );
         }
     }
     if let Some(z) = &run.zot {
@@ -1101,7 +1132,12 @@ fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static str, FarReco
 }
 
 /// Why a lane draws less than its input's totals, or `None` when it draws them all.
-fn lane_reason(far: Option<&FarRecords>, drawn: bool, window: Option<(Micros, Micros)>, bucket_s: i64) -> Option<String> {
+fn lane_reason(
+    far: Option<&FarRecords>,
+    drawn: bool,
+    window: Option<(Micros, Micros)>,
+    bucket_s: i64,
+) -> Option<String> {
     let mut why = vec![];
     if let Some(f) = far {
         why.push(f.lane.clone());

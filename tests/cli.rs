@@ -1633,7 +1633,10 @@ fn a_cold_run_without_uploads_keeps_saying_export_is_excluded() {
     report(run.path(), out.path(), &[]);
     let d = data(out.path());
     let note = d["mode_note"].as_str().unwrap();
-    assert!(note.contains("no trace shows an upload, so totals exclude export"), "{note}");
+    assert!(
+        note.contains("no trace shows an upload, so totals exclude export"),
+        "{note}"
+    );
     assert!(!note.contains("not cleared"), "{note}");
 }
 
@@ -1711,7 +1714,9 @@ fn the_real_format_runs_registry_lane_says_why_it_is_empty_beside_the_tables_byt
     assert!(table > 0);
     // Either the lane draws what the table counts, or it says why not.
     if drawn != table {
-        let why = z["lane_why"].as_str().expect("an empty lane beside written bytes says why");
+        let why = z["lane_why"]
+            .as_str()
+            .expect("an empty lane beside written bytes says why");
         assert!(why.contains("outside the run's window"), "{why}");
         let svg = std::fs::read_to_string(out.path().join("charts/cache-lanes.svg")).unwrap();
         assert!(svg.contains("nothing drawn: "), "the chart shows the reason");
