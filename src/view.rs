@@ -2,7 +2,7 @@
 //! `data.json` serialises. Built once from the run model and the analysis;
 //! the renderers only read it.
 
-use crate::analysis::{fleet, nodes, targets};
+use crate::analysis::{fleet, nodes, targets, window};
 use crate::input::artifacts::Artifact;
 use crate::input::run_json::Mode;
 use crate::input::InputReport;
@@ -256,6 +256,9 @@ pub struct SccacheView {
     pub other_prefix: Option<u64>,
     pub bucket_s: i64,
     pub series: Vec<SccachePoint>,
+    /// Why the lane draws less than the totals above (records outside the
+    /// run's window, a window too long to draw); the charts show it.
+    pub lane_why: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -286,6 +289,9 @@ pub struct ZotView {
     pub by_message: BTreeMap<String, u64>,
     pub bucket_s: i64,
     pub series: Vec<ZotPoint>,
+    /// Why the lane draws less than the totals above (writes outside the
+    /// run's window, a window too long to draw); the charts show it.
+    pub lane_why: Option<String>,
 }
 
 /// Rounds for output: milliseconds are plenty, and fewer digits keep the
@@ -415,12 +421,14 @@ pub fn build(run: &Run) -> View {
         .collect();
     let placement_of = |t: &str| run.placements.iter().rev().find(|p| p.target == t);
 
-    // The window: run.json's, else every event seen.
-    let mut events: Vec<Micros> = Vec::new();
+    // The window: run.json's and the traces', widened by the logs' records
+    // near it; without either, every event seen.
+    let mut anchors: Vec<Micros> = Vec::new();
     for f in figures.values() {
-        events.extend(f.start);
-        events.extend(f.end.or(f.last_step_end));
+        anchors.extend(f.start);
+        anchors.extend(f.end.or(f.last_step_end));
     }
+    let mut events: Vec<Micros> = Vec::new();
     for v in run.samples.by_node.values() {
         events.extend(v.first().map(|s| s.ts));
         events.extend(v.last().map(|s| s.ts));
@@ -430,12 +438,13 @@ pub fn build(run: &Run) -> View {
         events.extend(s.log.last);
     }
     if let Some(z) = &run.zot {
-        events.extend(z.writes_by_client.values().flatten().map(|w| w.time).min());
-        events.extend(z.writes_by_client.values().flatten().map(|w| w.time).max());
+        events.extend(z.writes_by_client.values().flatten().map(|w| w.time));
     }
     let started = info.and_then(|i| i.started_at);
     let finished = info.and_then(|i| i.finished_at);
-    let window = fleet::window(started, finished, &events);
+    let window = window::run_window(started, finished, run.in_flight(), &anchors, &events);
+    let far = window.map(|w| far_records(run, w)).unwrap_or_default();
+    warnings.extend(far.values().map(|f| f.warning.clone()));
     let t0 = window.map(|w| w.0).unwrap_or(0);
     let off = |t: Micros| secs(t - t0);
 
@@ -860,15 +869,28 @@ pub fn build(run: &Run) -> View {
         estimate_misses,
     };
 
-    let sccache = sccache_view(run, t0, window);
-    let (zot_view, zot_clamped) = zot_view(run, t0, window);
+    let mut sccache = sccache_view(run, t0, window);
+    let (mut zot_view, zot_clamped) = zot_view(run, t0, window);
     warnings.extend(zot_clamped.clone());
+    // What a lane leaves out of its input's totals, said on the lane.
+    if sccache.why.is_none() {
+        sccache.lane_why = lane_reason(
+            far.get(model::SCCACHE),
+            !sccache.series.is_empty(),
+            window,
+            sccache.bucket_s,
+        );
+    }
+    if zot_view.why.is_none() {
+        zot_view.lane_why = lane_reason(
+            far.get(model::ZOT),
+            !zot_view.series.is_empty(),
+            window,
+            zot_view.bucket_s,
+        );
+    }
     let mode = info.and_then(|i| i.mode);
-    let mode_note = match mode {
-        Some(Mode::Cold) => "cold run: cache export is cleared, so totals exclude export".to_string(),
-        Some(Mode::Warm) => "warm run: totals include the cache export".to_string(),
-        None => "mode unknown (no run.json mode): whether totals include cache export is not known".to_string(),
-    };
+    let mode_note = mode_note(mode, &uploads_seen(&target_views));
     let provenance = provenance(run, &node_views);
     let mut view = View {
         schema: SCHEMA,
@@ -903,6 +925,11 @@ pub fn build(run: &Run) -> View {
     };
     if let (Some(w), Some(zot)) = (zot_clamped, view.inputs.get_mut(model::ZOT)) {
         zot.warnings.push(w);
+    }
+    for (name, f) in &far {
+        if let Some(i) = view.inputs.get_mut(*name) {
+            i.warnings.push(f.warning.clone());
+        }
     }
     view.summary = crate::render::summary::sentences(&view);
     view
@@ -957,6 +984,201 @@ fn provenance(run: &Run, nodes: &[NodeView]) -> Provenance {
             why_null: why,
         },
     }
+}
+
+/// A target's upload as its trace shows it: `None` without a trace, else
+/// its upload time and bytes.
+type UploadSeen<'a> = (&'a str, Option<(f64, Option<u64>)>);
+
+fn uploads_seen(targets: &[TargetView]) -> Vec<UploadSeen<'_>> {
+    targets
+        .iter()
+        .map(|t| (t.name.as_str(), t.upload_s.map(|u| (u, t.upload_bytes))))
+        .collect()
+}
+
+/// What `total` includes, from the traces, not from the harness's intent: a
+/// cold run clears the cache export, but a cold target whose trace shows
+/// uploads did not have it cleared, and its total includes them.
+fn mode_note(mode: Option<Mode>, targets: &[UploadSeen]) -> String {
+    match mode {
+        Some(Mode::Warm) => "warm run: totals include the cache export".to_string(),
+        None => "mode unknown (no run.json mode): whether totals include cache export is not known".to_string(),
+        Some(Mode::Cold) => {
+            let uploaded: Vec<String> = targets
+                .iter()
+                .filter_map(|(name, seen)| match seen {
+                    Some((u, bytes)) if *u > 0.0 => {
+                        let bytes = bytes.filter(|b| *b > 0).map(|b| format!(", {}", human_bytes(b as f64)));
+                        Some(format!(
+                            "{name} (uploaded {}{})",
+                            timefmt::human_duration(*u),
+                            bytes.unwrap_or_default()
+                        ))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let clean: Vec<&str> = targets
+                .iter()
+                .filter(|(_, seen)| matches!(seen, Some((u, _)) if *u <= 0.0))
+                .map(|(name, _)| *name)
+                .collect();
+            let unknown: Vec<&str> = targets.iter().filter(|(_, s)| s.is_none()).map(|(n, _)| *n).collect();
+            let mut parts = vec![];
+            if !uploaded.is_empty() {
+                parts.push(format!(
+                    "cold run, yet the traces show uploads: the cache export{} of {} {} not cleared, so {} total{} include{} it",
+                    if uploaded.len() == 1 { "" } else { "s" },
+                    uploaded.join(", "),
+                    if uploaded.len() == 1 { "was" } else { "were" },
+                    if uploaded.len() == 1 { "its" } else { "their" },
+                    if uploaded.len() == 1 { "" } else { "s" },
+                    if uploaded.len() == 1 { "s" } else { "" },
+                ));
+                if !clean.is_empty() {
+                    parts.push(format!(
+                        "{} showed no upload, so export is excluded there",
+                        clean.join(", ")
+                    ));
+                }
+            } else if !clean.is_empty() {
+                parts.push("cold run: no trace shows an upload, so totals exclude export".to_string());
+            } else {
+                parts.push("cold run: no trace shows whether the cache export was cleared, so whether totals include it is not known".to_string());
+            }
+            if !unknown.is_empty() && !(uploaded.is_empty() && clean.is_empty()) {
+                parts.push(format!("for {} (no trace) it is not known", unknown.join(", ")));
+            }
+            parts.join("; ")
+        }
+    }
+}
+
+/// An input's records far outside the run's window, and what is said of them.
+#[derive(Debug, Clone)]
+struct FarRecords {
+    /// For the lane: "3 writes (1.2 MB) lie outside ...".
+    lane: String,
+    warning: String,
+}
+
+/// `1204` as `1,204`: counts people read.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// An instant to the minute, as a window is read.
+fn to_minute(t: Micros) -> String {
+    let s = timefmt::format_rfc3339(t);
+    match s.get(..16) {
+        Some(m) if s.len() > 16 => format!("{m}Z"),
+        _ => s,
+    }
+}
+
+/// The day of an instant, or the instant where the day cannot be cut out.
+fn day(t: Micros) -> String {
+    let s = timefmt::format_rfc3339(t);
+    s.get(..10).map(str::to_string).unwrap_or(s)
+}
+
+/// Every timed input's records far outside the window (more than
+/// `window::FAR`): they cannot be this run's, so they are not drawn, not in
+/// the lanes and not tied to any target. The input's totals are the whole
+/// file's and still count them, which the warning says.
+fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static str, FarRecords> {
+    let mut out = BTreeMap::new();
+    let span = format!("{} – {}", to_minute(w.0), to_minute(w.1));
+    let mut say = |input: &'static str, what: &str, o: window::Outside, bytes: Option<u64>, counted: &str| {
+        let when = if day(o.first) == day(o.last) {
+            format!("on {}", day(o.first))
+        } else {
+            format!("from {} to {}", day(o.first), day(o.last))
+        };
+        let (noun, verb) = if o.records == 1 {
+            (what.trim_end_matches('s'), "lies")
+        } else {
+            (what, "lie")
+        };
+        let n = grouped(o.records);
+        let warning = format!(
+            "{input}: {n} {noun} {when} {verb} outside the run's window ({span}) by more than an hour: not drawn, not in the lanes; {counted}"
+        );
+        let bytes = bytes
+            .map(|b| format!(" ({})", human_bytes(b as f64)))
+            .unwrap_or_default();
+        let lane = format!("{n} {noun}{bytes} {when} {verb} outside the run's window by more than an hour");
+        out.insert(input, FarRecords { lane, warning });
+    };
+    let samples = run.samples.by_node.values().flat_map(|v| v.iter()).map(|s| (s.ts, 1));
+    if let Some(o) = window::outside(samples, w) {
+        say(
+            model::SAMPLES,
+            "samples",
+            o,
+            None,
+            "the nodes' CPU and memory figures still count them",
+        );
+    }
+    if let Some(s) = &run.sccache {
+        let bucket = crate::input::sccache::BUCKET_SECS * 1_000_000;
+        let timed = s
+            .log
+            .series
+            .iter()
+            .map(|(b, v)| (b.saturating_mul(bucket), v.hits + v.misses + v.writes));
+        if let Some(o) = window::outside(timed, w) {
+            say(
+                model::SCCACHE,
+                "cache requests",
+                o,
+                None,
+                "the compiler-cache totals are the whole file's and still count them",
+            );
+        }
+    }
+    if let Some(z) = &run.zot {
+        let writes = z.writes_by_client.values().flatten();
+        if let Some(o) = window::outside(writes.clone().map(|e| (e.time, 1)), w) {
+            let bytes = writes
+                .filter(|e| window::is_far(e.time, w, false))
+                .filter_map(|e| e.bytes)
+                .fold(0u64, u64::saturating_add);
+            say(model::ZOT, "writes", o, Some(bytes), "not tied to any target; the registry totals (and the Registry table) are the whole file's and still count them");
+        }
+    }
+    out
+}
+
+/// Why a lane draws less than its input's totals, or `None` when it draws them all.
+fn lane_reason(
+    far: Option<&FarRecords>,
+    drawn: bool,
+    window: Option<(Micros, Micros)>,
+    bucket_s: i64,
+) -> Option<String> {
+    let mut why = vec![];
+    if let Some(f) = far {
+        why.push(f.lane.clone());
+    }
+    if !drawn {
+        if let Some(w) = window.filter(|w| (w.1 - w.0) / (bucket_s * 1_000_000) > MAX_BUCKETS) {
+            why.push(format!(
+                "the run's window ({}) is too long to draw in {bucket_s} s buckets",
+                timefmt::human_duration(secs(w.1 - w.0))
+            ));
+        }
+    }
+    (!why.is_empty()).then(|| why.join("; "))
 }
 
 /// Groups fields that are null for the same reason.
@@ -1053,6 +1275,7 @@ fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> Scca
                 write_bytes: (v.writes_unsized == 0).then_some(v.write_bytes),
             })
             .collect(),
+        lane_why: None,
     }
 }
 
@@ -1116,6 +1339,7 @@ fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> (ZotView
         by_message: z.by_message.clone(),
         bucket_s,
         series,
+        lane_why: None,
     };
     (view, clamped)
 }

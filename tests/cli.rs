@@ -1583,3 +1583,155 @@ fn publish_compare_previous_adds_a_section_to_both_runs_report_pages() {
     let oldest = page(COLD);
     assert!(oldest.contains("Until the next run (20261021T020000Z)"));
 }
+
+/// A cold run of two targets: `up` has upload spans, `quiet` has none.
+fn cold_run_with(uploads: bool) -> tempfile::TempDir {
+    let run = tempfile::tempdir().unwrap();
+    let p = run.path();
+    std::fs::write(
+        p.join("run.json"),
+        r#"{"stamp": "cold", "mode": "cold", "targets": ["up", "quiet"],
+        "started_at": "2026-10-20T02:00:00Z", "finished_at": "2026-10-20T02:16:40Z"}"#,
+    )
+    .unwrap();
+    let t0: i64 = 1_792_461_600_000_000; // 2026-10-20T02:00:00Z
+    let mut up: Vec<HandSpan> = vec![
+        ("r1", "0000000000000000", "build", 0.0, 900.0, &[]),
+        ("s1", "r1", "[builder 1/1] RUN make", 10.0, 300.0, &[]),
+    ];
+    if uploads {
+        up.push(("u1", "r1", "HTTP PUT", 310.0, 890.0, &[("http.method", "PUT")]));
+    }
+    std::fs::write(p.join("trace-up.json"), jaeger(t0, &up)).unwrap();
+    std::fs::write(
+        p.join("trace-quiet.json"),
+        jaeger(
+            t0,
+            &[
+                ("r2", "0000000000000000", "build", 0.0, 400.0, &[]),
+                ("s2", "r2", "[builder 1/1] RUN make", 10.0, 390.0, &[]),
+            ],
+        ),
+    )
+    .unwrap();
+    run
+}
+
+#[test]
+fn a_cold_run_with_upload_spans_says_per_target_its_export_was_not_cleared() {
+    let run = cold_run_with(true);
+    let out = tempfile::tempdir().unwrap();
+    let o = report(run.path(), out.path(), &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = data(out.path());
+    let note = d["mode_note"].as_str().unwrap();
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    for text in [note, md.as_str()] {
+        // The harness's intent is not repeated where the traces contradict it.
+        assert!(!text.contains("export is cleared"), "{text}");
+        assert!(!text.contains("totals exclude export"), "{text}");
+    }
+    // Per target: `up` uploaded, so its total includes export; `quiet` did not.
+    assert!(note.contains("up (uploaded 9m40s)"), "{note}");
+    assert!(note.contains("not cleared, so its total includes it"), "{note}");
+    assert!(note.contains("quiet showed no upload, so export is excluded"), "{note}");
+    assert!(md.contains("up (uploaded 9m40s)"), "{md}");
+}
+
+#[test]
+fn a_cold_run_without_uploads_keeps_saying_export_is_excluded() {
+    let run = cold_run_with(false);
+    let out = tempfile::tempdir().unwrap();
+    report(run.path(), out.path(), &[]);
+    let d = data(out.path());
+    let note = d["mode_note"].as_str().unwrap();
+    assert!(
+        note.contains("no trace shows an upload, so totals exclude export"),
+        "{note}"
+    );
+    assert!(!note.contains("not cleared"), "{note}");
+}
+
+#[test]
+fn zot_lines_years_outside_the_trace_do_not_stretch_the_wall_clock_and_are_counted() {
+    // A 2026 trace of 900 s, no run.json, and a zot.jsonl whose writes lie in
+    // 2019 and 2025 besides two inside the record.
+    let run = tempfile::tempdir().unwrap();
+    let p = run.path();
+    let t0: i64 = 1_792_461_600_000_000; // 2026-10-20T02:00:00Z
+    std::fs::write(
+        p.join("trace-t.json"),
+        jaeger(
+            t0,
+            &[
+                ("r1", "0000000000000000", "build", 0.0, 900.0, &[]),
+                ("s1", "r1", "[builder 1/1] RUN make", 10.0, 300.0, &[]),
+            ],
+        ),
+    )
+    .unwrap();
+    let write = |time: &str| {
+        format!(
+            r#"{{"time":"{time}","level":"info","message":"HTTP API","clientIP":"10.0.0.1:5000","method":"PUT","path":"/v2/r/blobs/uploads/x?digest=sha256%3A1","statusCode":201,"latency":"1s","bodySize":0,"headers":{{"Content-Length":["1000"]}}}}"#
+        )
+    };
+    let lines = [
+        write("2019-03-02T10:00:00Z"),
+        write("2019-03-02T11:00:00Z"),
+        write("2025-01-07T09:00:00Z"),
+        write("2026-10-20T02:05:00Z"),
+        write("2026-10-20T02:06:00Z"),
+    ];
+    std::fs::write(p.join("zot.jsonl"), lines.join("\n") + "\n").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let o = report(p, out.path(), &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = data(out.path());
+    // The wall clock is the trace's 900 s, not seven years.
+    assert_eq!(d["fleet"]["wall_s"], 900.0);
+    let warning = "zot.jsonl: 3 writes from 2019-03-02 to 2025-01-07 lie outside the run's window (2026-10-20T02:00Z – 2026-10-20T02:15Z) by more than an hour";
+    let warnings = d["inputs"]["zot.jsonl"]["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w.as_str().unwrap().starts_with(warning)),
+        "{warnings:?}"
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains(warning));
+    // The lane draws the two writes inside the window, and says what it leaves out.
+    let drawn: u64 = d["zot"]["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["image_bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(drawn, 2000);
+    assert!(d["zot"]["lane_why"].as_str().unwrap().starts_with("3 writes (3.0 kB)"));
+    // The whole file's totals still count them, as the warning says.
+    assert_eq!(d["zot"]["image_write_bytes"], 5000);
+}
+
+#[test]
+fn the_real_format_runs_registry_lane_says_why_it_is_empty_beside_the_tables_bytes() {
+    let run = fixture_run();
+    let out = tempfile::tempdir().unwrap();
+    report(run.path(), out.path(), &[]);
+    let d = data(out.path());
+    let z = &d["zot"];
+    let table = z["image_write_bytes"].as_u64().unwrap() + z["cache_write_bytes"].as_u64().unwrap();
+    let drawn: u64 = z["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["image_bytes"].as_u64().unwrap() + p["cache_bytes"].as_u64().unwrap())
+        .sum();
+    assert!(table > 0);
+    // Either the lane draws what the table counts, or it says why not.
+    if drawn != table {
+        let why = z["lane_why"]
+            .as_str()
+            .expect("an empty lane beside written bytes says why");
+        assert!(why.contains("outside the run's window"), "{why}");
+        let svg = std::fs::read_to_string(out.path().join("charts/cache-lanes.svg")).unwrap();
+        assert!(svg.contains("nothing drawn: "), "the chart shows the reason");
+        assert!(!svg.contains("images (0 B)"), "no zero legend beside written bytes");
+    }
+}

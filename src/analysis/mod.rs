@@ -7,3 +7,4 @@ pub mod intervals;
 pub mod nodes;
 pub mod steps;
 pub mod targets;
+pub mod window;

@@ -78,6 +78,12 @@ fn sccache_lane(
         let area = area.margin(6, 0, 0, 0).titled(&caption, (FONT, 16))?;
         return message(&area, &format!("not drawn: {why}"));
     }
+    if let Some(why) = &s.lane_why {
+        if s.series.iter().all(|p| p.hits == 0 && p.misses == 0 && p.writes == 0) {
+            let area = area.margin(6, 0, 0, 0).titled(&caption, (FONT, 16))?;
+            return message(&area, &format!("nothing drawn: {why}"));
+        }
+    }
     let ymax = s
         .series
         .iter()
@@ -106,6 +112,7 @@ fn sccache_lane(
             colour.stroke_width(2),
         ))?;
     }
+    lane_note(area, s.lane_why.as_deref())?;
     Ok(())
 }
 
@@ -122,6 +129,14 @@ fn zot_lane(
     if let Some(why) = &z.why {
         let area = area.margin(6, 0, 0, 0).titled(&caption, (FONT, 16))?;
         return message(&area, &format!("not drawn: {why}"));
+    }
+    // The lane and the Registry table must agree: an empty lane beside
+    // written bytes says why, instead of "images (0 B)".
+    if let Some(why) = &z.lane_why {
+        if z.series.iter().all(|p| p.cache_bytes == 0 && p.image_bytes == 0) {
+            let area = area.margin(6, 0, 0, 0).titled(&caption, (FONT, 16))?;
+            return message(&area, &format!("nothing drawn: {why}"));
+        }
     }
     let mb = |b: u64| b as f64 / 1e6 / bucket as f64;
     let ymax = z
@@ -152,5 +167,15 @@ fn zot_lane(
             colour.stroke_width(2),
         ))?;
     }
+    lane_note(area, z.lane_why.as_deref())?;
+    Ok(())
+}
+
+/// A lane that draws part of its input says what it leaves out, under the plot.
+fn lane_note(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, why: Option<&str>) -> DrawResult {
+    let Some(why) = why else { return Ok(()) };
+    let (_, h) = area.dim_in_pixel();
+    let style = TextStyle::from((FONT, 12).into_font()).color(&RGBColor(90, 90, 90));
+    area.draw(&Text::new(format!("not drawn: {why}"), (60, h as i32 - 12), style))?;
     Ok(())
 }

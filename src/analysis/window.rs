@@ -1,0 +1,117 @@
+//! The run's window when an input does not belong to the run: records far
+//! from what run.json and the traces say (a zot.jsonl spanning years beside
+//! a two-hour build) must not stretch the wall clock and squash every chart.
+
+use super::fleet;
+use crate::timefmt::Micros;
+
+/// How far outside the window the traces and run.json define a record may
+/// lie and still be this run's (a poller that started early, a registry
+/// write that finished after the root span).
+pub const FAR: Micros = 3600 * 1_000_000;
+
+/// The run's window. `anchors` are the traces' record starts and ends, which
+/// are this run's by construction; `others` are the logs' first and last
+/// records, which may not be. With an anchor (run.json's start, or a trace),
+/// a log's record counts only within `FAR` of the anchors' window; an open
+/// run (`open_end`: run.json says it has not finished) grows to its last
+/// record. Without any anchor, every record counts.
+pub fn run_window(
+    started: Option<Micros>,
+    finished: Option<Micros>,
+    open_end: bool,
+    anchors: &[Micros],
+    others: &[Micros],
+) -> Option<(Micros, Micros)> {
+    if started.is_none() && anchors.is_empty() {
+        return fleet::window(started, finished, others);
+    }
+    // run.json's own times anchor it too: an open run with no trace yet.
+    let mut anchored: Vec<Micros> = anchors.to_vec();
+    anchored.extend(started);
+    anchored.extend(finished);
+    let core = fleet::window(started, finished, &anchored)?;
+    let near: Vec<Micros> = others
+        .iter()
+        .copied()
+        .filter(|&t| !is_far(t, core, open_end && finished.is_none()))
+        .collect();
+    let mut all = anchored;
+    all.extend(near);
+    fleet::window(started, finished, &all)
+}
+
+/// Whether `t` lies more than `FAR` outside `window` (never after it when
+/// the run's end is still open).
+pub fn is_far(t: Micros, window: (Micros, Micros), open_end: bool) -> bool {
+    t < window.0.saturating_sub(FAR) || (!open_end && t > window.1.saturating_add(FAR))
+}
+
+/// Records of one input that lie far outside the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outside {
+    pub records: u64,
+    pub first: Micros,
+    pub last: Micros,
+}
+
+/// Counts the records (`(time, how many)`) far outside `window`.
+pub fn outside(records: impl IntoIterator<Item = (Micros, u64)>, window: (Micros, Micros)) -> Option<Outside> {
+    let mut out: Option<Outside> = None;
+    for (t, n) in records {
+        if n == 0 || !is_far(t, window, false) {
+            continue;
+        }
+        let o = out.get_or_insert(Outside {
+            records: 0,
+            first: t,
+            last: t,
+        });
+        o.records = o.records.saturating_add(n);
+        o.first = o.first.min(t);
+        o.last = o.last.max(t);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Micros = 1_000_000;
+    const YEAR: Micros = 365 * 24 * 3600 * S;
+
+    #[test]
+    fn records_years_away_do_not_stretch_the_window_of_the_traces() {
+        let trace = [0, 7800 * S];
+        let zot = [-6 * YEAR, -YEAR];
+        assert_eq!(run_window(None, None, false, &trace, &zot), Some((0, 7800 * S)));
+        // A poller that began ten minutes early still belongs to the run.
+        assert_eq!(
+            run_window(None, None, false, &trace, &[-600 * S, 7900 * S]),
+            Some((-600 * S, 7900 * S))
+        );
+        // run.json alone anchors it; an open run grows to its last record.
+        assert_eq!(
+            run_window(Some(0), None, true, &[], &[-YEAR, 5 * 3600 * S]),
+            Some((0, 5 * 3600 * S))
+        );
+        // Nothing to anchor to: every record counts, as before.
+        assert_eq!(run_window(None, None, false, &[], &[-YEAR, 0]), Some((-YEAR, 0)));
+    }
+
+    #[test]
+    fn only_records_more_than_an_hour_out_are_counted_outside() {
+        let w = (0, 7800 * S);
+        let got = outside([(-YEAR, 3), (-3599 * S, 1), (7800 * S + FAR + 1, 2), (10, 9)], w);
+        assert_eq!(
+            got,
+            Some(Outside {
+                records: 5,
+                first: -YEAR,
+                last: 7800 * S + FAR + 1
+            })
+        );
+        assert_eq!(outside([(-3599 * S, 1)], w), None);
+    }
+}
