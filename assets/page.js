@@ -313,9 +313,20 @@
     // The legend's row is above the plot, where it hides no data.
     var top = MARGIN.top + LANE_LEGEND, ph = h - top - MARGIN.bottom;
     drawTimeAxis(svg, x, top, ph);
+    laneNote(svg, null);
     if (view.why) {
       text(svg, MARGIN.left + x.width / 2, top + ph / 2, "not drawn: " + view.why, { "text-anchor": "middle", "class": "why", "data-why": id });
       return;
+    }
+    // The lane and the caches table must agree: what the lane leaves out of
+    // its input's totals is said, and an empty lane says why it is empty.
+    if (view.lane_why) {
+      var empty = view.series.every(function (p) { return lanes.every(function (l) { return !l.get(p); }); });
+      if (empty) {
+        text(svg, MARGIN.left + x.width / 2, top + ph / 2, "nothing drawn: " + view.lane_why, { "text-anchor": "middle", "class": "why", "data-why": id });
+        return;
+      }
+      laneNote(svg, "not drawn: " + view.lane_why);
     }
     var r = range(), series = view.series.filter(function (p) { return p.t_s >= r[0] - view.bucket_s && p.t_s <= r[1]; });
     var max = 1;
@@ -345,6 +356,14 @@
         return "<tr><td><span class=\"swatch\" style=\"background:" + l.colour + "\"></span>" + l.name + "</td><td>" + l.fmt(l.get(p)) + "</td></tr>";
       }).join("") + "</table>";
     });
+  }
+
+  // A note under a lane's chart, as HTML text so a long reason wraps.
+  function laneNote(svg, note) {
+    var fig = svg.parentNode, p = fig.querySelector(".lane-note");
+    if (!note) { if (p) p.remove(); return; }
+    if (!p) { p = document.createElement("p"); p.className = "lane-note muted"; fig.appendChild(p); }
+    p.textContent = note;
   }
 
   function drawLanes() {

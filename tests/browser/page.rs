@@ -821,3 +821,28 @@ fn axe_finds_no_violation_on_the_cold_and_in_flight_pages_in_light_and_dark_mode
     }
     assert!(failures.is_empty(), "axe-core violations:\n{}", failures.join("\n"));
 }
+
+/// The real-format run's writes lie outside its window: the page's registry
+/// lane must say so beside the table's bytes, as the static chart does,
+/// instead of drawing an empty lane.
+#[test]
+fn page_registry_lane_says_why_it_is_empty_beside_the_tables_bytes() {
+    let Some(path) = chromium() else { return };
+    let run = super::fixture_run();
+    let out = tempfile::tempdir().unwrap();
+    report(run.path(), out.path(), &[]);
+    let d: Value = serde_json::from_str(&std::fs::read_to_string(out.path().join("data.json")).unwrap()).unwrap();
+    let why = d["zot"]["lane_why"].as_str().expect("the view says why").to_string();
+    let browser = launch(path);
+    let (tab, seen) = open(&browser, &file_url(&out.path().join("index.html")));
+    let shown = eval(
+        &tab,
+        "Array.from(document.querySelectorAll('#chart-zot text.why, #chart-zot ~ .lane-note')).map(e => e.textContent).join('\\n')",
+    );
+    let shown = shown.as_str().unwrap();
+    assert!(
+        shown.contains(&why),
+        "the zot lane shows its reason; it showed {shown:?}"
+    );
+    assert!(seen.lock().unwrap().errors.is_empty());
+}
