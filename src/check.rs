@@ -9,8 +9,6 @@ use crate::term;
 use crate::timefmt::{self, Micros};
 use serde::Serialize;
 
-/// More malformed lines than this share of an input is a broken contract.
-pub const MALFORMED_SHARE: f64 = 0.01;
 /// Trace spans further than this outside the samples' window mean skewed clocks.
 pub const SKEW: Micros = 60_000_000;
 
@@ -35,30 +33,20 @@ pub fn check(run: &Run) -> CheckReport {
     let mut findings: Vec<Finding> = vec![];
     let info = run.info.as_ref();
     for i in run.inputs.iter().filter(|i| i.present) {
-        let mut problems = vec![];
-        if i.records == 0 {
-            problems.push(format!(
-                "{} lines read but no record recognised: the producer's format may have changed",
-                i.lines
-            ));
-        } else if i.lines > 0 && i.malformed as f64 > MALFORMED_SHARE * i.lines as f64 {
-            problems.push(format!(
-                "{} of {} lines malformed ({:.1}%, more than {:.0}%)",
-                i.malformed,
-                i.lines,
-                100.0 * i.malformed as f64 / i.lines as f64,
-                100.0 * MALFORMED_SHARE
-            ));
-        }
-        if i.contract_broken && problems.is_empty() && i.malformed > 0 {
-            problems.push(format!("{} malformed lines", i.malformed));
-        }
-        if (i.contract_broken || !problems.is_empty()) && !i.warnings.is_empty() {
-            problems.extend(i.warnings.iter().take(3).cloned());
+        // The contract's verdict, as the report and --strict read it.
+        let mut problems = i.breaches.clone();
+        if i.contract_broken {
+            problems.extend(
+                i.warnings
+                    .iter()
+                    .filter(|w| !i.breaches.iter().any(|b| w.ends_with(b.as_str())))
+                    .take(3)
+                    .cloned(),
+            );
         }
         findings.push(Finding {
             input: i.name.clone(),
-            ok: problems.is_empty(),
+            ok: !i.contract_broken,
             summary: format!(
                 "{} records from {} lines, {} skipped, {} malformed",
                 i.records, i.lines, i.skipped, i.malformed
@@ -66,15 +54,18 @@ pub fn check(run: &Run) -> CheckReport {
             problems,
         });
     }
-    // nginx: the lines must fit the format the server says it writes.
-    if let Some(s) = run.input(model::SCCACHE).filter(|s| s.present && s.malformed > 0) {
+    // nginx: when the lines do not fit the format the server says it
+    // writes, show the expected shape beside a line that does not.
+    if let Some(s) = run
+        .input(model::SCCACHE)
+        .filter(|s| s.contract_broken && s.malformed > 0)
+    {
         let format = model::read_at_most(&run.dir.join(model::NGINX_FORMAT), model::NGINX_FORMAT_MAX)
             .ok()
             .and_then(|r| r.ok())
             .and_then(|t| LogFormat::from_directive(&String::from_utf8_lossy(&t)).ok())
             .unwrap_or_else(LogFormat::combined);
         if let Some(f) = findings.iter_mut().find(|f| f.input == model::SCCACHE) {
-            f.ok = false;
             f.problems
                 .push(format!("expected shape ({}): {}", format.name, format.expected_shape()));
             if let Some(sample) = s.warnings.iter().find(|w| w.contains("the line:")) {

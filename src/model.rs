@@ -472,12 +472,8 @@ fn read_trace(dir: &Path, target: &str, file: &str) -> (Option<TargetTrace>, Inp
             (Some(tt), report)
         }
         Err(reason) => {
-            let mut r = InputReport::from_parse(file, data.len() as u64, None, &stats)
+            let r = InputReport::from_unfit_parse(file, data.len() as u64, &stats, reason)
                 .with_identity(mtime_of(&dir.join(file)), xxh3(&data));
-            if !r.warnings.iter().any(|w| w.contains(&reason)) {
-                r.warnings.push(format!("{file}: {reason}"));
-            }
-            r.contract_broken = true;
             (None, r)
         }
     }

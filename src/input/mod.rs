@@ -3,6 +3,7 @@
 //! shows up as a present file with zero records instead of a chart of zeros.
 
 pub mod artifacts;
+pub mod contract;
 pub mod find;
 pub mod json_scan;
 pub mod json_shape;
@@ -15,6 +16,7 @@ pub mod trace;
 pub mod zot;
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// How many problem lines a parser keeps verbatim; the rest are only counted.
 pub const MAX_PROBLEMS: usize = 5;
@@ -92,8 +94,16 @@ pub struct InputReport {
     pub skipped: u64,
     pub malformed: u64,
     pub warnings: Vec<String>,
-    /// True when the input broke its contract (what `--strict` fails on).
+    /// True when the input broke its contract (what `--strict` fails on):
+    /// [`contract::breaches`] found a breach.
     pub contract_broken: bool,
+    /// How it broke its contract, each also the first of `warnings`.
+    #[serde(skip)]
+    pub breaches: Vec<String>,
+    /// Why a field of a present input is `null` (an absent input's `present`
+    /// says why).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub why_null: BTreeMap<String, String>,
 }
 
 pub fn hex_hash(h: u64) -> String {
@@ -103,6 +113,12 @@ pub fn hex_hash(h: u64) -> String {
 impl InputReport {
     /// Records what was read, to decide later whether a figure still holds.
     pub fn with_identity(mut self, mtime: Option<String>, xxh3: u64) -> Self {
+        if mtime.is_none() {
+            self.why_null.insert(
+                "mtime".to_string(),
+                "the file system gave no modification time".to_string(),
+            );
+        }
         self.mtime = mtime;
         self.xxh3 = Some(hex_hash(xxh3));
         self
@@ -115,9 +131,25 @@ impl InputReport {
         }
     }
 
-    /// Builds the report of a present file from its parse, adding the loud
-    /// warning for a file from which nothing could be taken.
+    /// Builds the report of a present file from its parse, with the loud
+    /// warning first when the file broke its contract.
     pub fn from_parse(name: &str, bytes: u64, format: Option<String>, stats: &ParseStats) -> Self {
+        Self::judged(name, Some(bytes), format, stats, None)
+    }
+
+    /// A present file that does not fit its format at all (e.g. a trace in
+    /// no known encoding), with what its parse saw.
+    pub fn from_unfit_parse(name: &str, bytes: u64, stats: &ParseStats, unfit: String) -> Self {
+        Self::judged(name, Some(bytes), None, stats, Some(unfit))
+    }
+
+    fn judged(
+        name: &str,
+        bytes: Option<u64>,
+        format: Option<String>,
+        stats: &ParseStats,
+        unfit: Option<String>,
+    ) -> Self {
         let mut warnings: Vec<String> = stats
             .problems
             .iter()
@@ -135,45 +167,64 @@ impl InputReport {
                 stats.problems_dropped
             ));
         }
-        let mut broken = stats.malformed > 0;
-        if stats.records == 0 {
-            broken = true;
-            warnings.insert(
-                0,
-                if bytes == 0 {
-                    format!("{name}: the file is empty; nothing in this report comes from it")
-                } else {
-                    format!(
-                        "{name}: {} lines read but no record recognised; the producer's format may have changed",
-                        stats.lines
-                    )
-                },
+        let breaches = contract::breaches(&contract::Reading {
+            bytes,
+            lines: stats.lines,
+            records: stats.records,
+            skipped: stats.skipped,
+            malformed: stats.malformed,
+            format: format.as_deref(),
+            first_problem: stats.problems.first(),
+            unfit: unfit.as_deref(),
+        });
+        for (i, b) in breaches.iter().enumerate() {
+            warnings.insert(i, format!("{name}: {b}"));
+        }
+        let mut why_null = BTreeMap::new();
+        if format.is_none() {
+            why_null.insert(
+                "format".to_string(),
+                unfit.unwrap_or_else(|| "no reader understood the file".to_string()),
             );
         }
         InputReport {
             name: name.to_string(),
             present: true,
-            bytes: Some(bytes),
+            bytes,
             format,
             lines: stats.lines,
             records: stats.records,
             skipped: stats.skipped,
             malformed: stats.malformed,
             warnings,
-            contract_broken: broken,
+            contract_broken: !breaches.is_empty(),
+            breaches,
+            why_null,
             ..Default::default()
         }
     }
 
+    /// The reason every figure taken from this input is `null`: it is
+    /// present but yielded no record (or could not be read).
+    pub fn why_no_record(&self) -> Option<String> {
+        if !self.present || self.records > 0 {
+            return None;
+        }
+        Some(format!("{}: {}", self.name, self.breaches.join("; ")))
+    }
+
     /// A present file that could not be read or decoded at all.
     pub fn unreadable(name: &str, bytes: Option<u64>, reason: String) -> Self {
-        InputReport {
-            name: name.to_string(),
-            present: true,
-            bytes,
-            warnings: vec![format!("{name}: {reason}")],
-            contract_broken: true,
-            ..Default::default()
+        let mut r = Self::judged(name, bytes, None, &ParseStats::default(), Some(reason.clone()));
+        // Nothing was read, so "no record" would only repeat the reason.
+        r.breaches.truncate(1);
+        r.warnings = vec![format!("{name}: {reason}")];
+        for field in ["bytes", "mtime", "xxh3"] {
+            r.why_null.insert(field.to_string(), reason.clone());
         }
+        if bytes.is_some() {
+            r.why_null.remove("bytes");
+        }
+        r
     }
 }

@@ -1,0 +1,139 @@
+//! The input contract, in one place: when do a producer and its parser
+//! disagree? The report's warnings, `check`, `--strict`, the summary and the
+//! metrics all read the verdict made here (`InputReport::contract_broken`
+//! and `InputReport::breaches`), so they cannot tell different stories.
+//!
+//! A contract is broken when a present file yields no record, when more
+//! than [`MALFORMED_SHARE`] of what was read is malformed, or when the file
+//! does not fit the format it should have (it cannot be read or decoded at
+//! all). A few stray lines are only warnings, each with its line number: a
+//! log that rotates or a writer that was killed mid-line leaves them, and
+//! they do not mean the parser misreads the rest.
+
+use super::Problem;
+
+/// More malformed items than this share of all items read is a broken contract.
+pub const MALFORMED_SHARE: f64 = 0.01;
+
+/// What one parse of a present input saw, as the contract judges it.
+#[derive(Debug, Clone, Copy)]
+pub struct Reading<'a> {
+    pub bytes: Option<u64>,
+    pub lines: u64,
+    pub records: u64,
+    pub skipped: u64,
+    pub malformed: u64,
+    /// Which reader read the file, for the message when nothing fit it.
+    pub format: Option<&'a str>,
+    /// The first problem the parser noted, quoted when nothing fit.
+    pub first_problem: Option<&'a Problem>,
+    /// Why the file does not fit its format at all (not readable, not decodable).
+    pub unfit: Option<&'a str>,
+}
+
+/// Every way the reading breaks the contract; empty when it holds.
+pub fn breaches(r: &Reading) -> Vec<String> {
+    // A file that does not fit its format has nothing more to say.
+    if let Some(why) = r.unfit {
+        return vec![why.to_string()];
+    }
+    let mut out = vec![];
+    if r.records == 0 {
+        out.push(no_record(r));
+    } else if malformed_share_exceeded(r.malformed, items(r)) {
+        out.push(format!(
+            "{} of {} {} malformed ({:.1}%, more than {:.0}%): the producer's format may have changed",
+            r.malformed,
+            items(r),
+            if items(r) == r.lines { "lines" } else { "items read" },
+            100.0 * r.malformed as f64 / items(r) as f64,
+            100.0 * MALFORMED_SHARE
+        ));
+    }
+    out
+}
+
+/// What was read: every line of a log (or every span of a trace, whose
+/// line count says nothing) is a record, skipped or malformed.
+fn items(r: &Reading) -> u64 {
+    r.records + r.skipped + r.malformed
+}
+
+fn malformed_share_exceeded(malformed: u64, items: u64) -> bool {
+    items > 0 && malformed as f64 > MALFORMED_SHARE * items as f64
+}
+
+/// The reason every figure taken from this input is `null`.
+fn no_record(r: &Reading) -> String {
+    if r.bytes == Some(0) {
+        return "the file is empty; nothing in this report comes from it".into();
+    }
+    let read_as = r.format.map(|f| format!(" as {f}")).unwrap_or_default();
+    let first = match r.first_problem {
+        Some(p) if p.line > 0 => format!("; line {}: {}", p.line, p.reason),
+        Some(p) => format!("; {}", p.reason),
+        None => String::new(),
+    };
+    format!(
+        "{} lines read but no record recognised{read_as}: the producer's format may have changed{first}",
+        r.lines
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(lines: u64, records: u64, malformed: u64) -> Reading<'static> {
+        Reading {
+            bytes: Some(lines * 100),
+            lines,
+            records,
+            skipped: lines - records - malformed,
+            malformed,
+            format: None,
+            first_problem: None,
+            unfit: None,
+        }
+    }
+
+    #[test]
+    fn one_stray_line_in_2900_keeps_the_contract_thirty_break_it() {
+        assert!(breaches(&reading(2901, 2900, 1)).is_empty());
+        let b = breaches(&reading(2930, 2900, 30));
+        assert_eq!(b.len(), 1, "{b:?}");
+        assert!(
+            b[0].starts_with("30 of 2930 lines malformed (1.0%, more than 1%)"),
+            "{b:?}"
+        );
+    }
+
+    #[test]
+    fn no_record_from_a_present_file_breaks_it_and_quotes_the_first_problem() {
+        let p = Problem {
+            line: 1,
+            reason: "expected \" - \" at column 9".into(),
+        };
+        let r = Reading {
+            first_problem: Some(&p),
+            format: Some("log_format sccache"),
+            ..reading(200, 0, 200)
+        };
+        let b = breaches(&r);
+        assert_eq!(b.len(), 1);
+        assert!(
+            b[0].starts_with("200 lines read but no record recognised as log_format sccache"),
+            "{b:?}"
+        );
+        assert!(b[0].ends_with("line 1: expected \" - \" at column 9"), "{b:?}");
+    }
+
+    #[test]
+    fn a_file_that_does_not_fit_its_format_breaks_it_whatever_it_held() {
+        let r = Reading {
+            unfit: Some("unknown trace encoding"),
+            ..reading(10, 10, 0)
+        };
+        assert_eq!(breaches(&r), vec!["unknown trace encoding".to_string()]);
+    }
+}
