@@ -11,6 +11,8 @@ use crate::timefmt::{self, Micros, MICROS_PER_SEC};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod why;
+
 pub const SCHEMA: u32 = 1;
 
 /// Points per chart series at most: display resolution, peaks kept.
@@ -43,6 +45,8 @@ pub struct View {
     pub artifacts: Vec<Artifact>,
     /// What is needed to decide later whether a figure still holds.
     pub provenance: Provenance,
+    /// Why a field above is `null`, keyed by field name.
+    pub why_null: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -70,6 +74,8 @@ pub struct InputIdentity {
     pub mtime: Option<String>,
     pub xxh3: Option<String>,
     pub read_as: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub why_null: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -227,6 +233,7 @@ pub struct FleetView {
     /// Nodes with a record that has not ended.
     pub still_running: Vec<String>,
     pub estimate_misses: Vec<EstimateView>,
+    pub why_null: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -259,6 +266,8 @@ pub struct SccacheView {
     /// Why the lane draws less than the totals above (records outside the
     /// run's window, a window too long to draw); the charts show it.
     pub lane_why: Option<String>,
+    /// Why a figure is `null` while the others were measured.
+    pub why_null: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -292,6 +301,8 @@ pub struct ZotView {
     /// Why the lane draws less than the totals above (writes outside the
     /// run's window, a window too long to draw); the charts show it.
     pub lane_why: Option<String>,
+    /// Why a figure is `null` while the others were measured.
+    pub why_null: BTreeMap<String, String>,
 }
 
 /// Rounds for output: milliseconds are plenty, and fewer digits keep the
@@ -414,9 +425,12 @@ pub fn build(run: &Run) -> View {
     names.sort();
     names.dedup();
 
+    // A trace that yielded no span measured nothing: its target's figures
+    // are null with the input's reason, never zero steps.
     let figures: BTreeMap<&str, targets::TargetFigures> = run
         .traces
         .iter()
+        .filter(|t| !t.spans.is_empty())
         .map(|t| (t.target.as_str(), targets::analyse(&t.spans)))
         .collect();
     let placement_of = |t: &str| run.placements.iter().rev().find(|p| p.target == t);
@@ -500,7 +514,9 @@ pub fn build(run: &Run) -> View {
             .or_else(|| node.as_deref().and_then(node_info).and_then(|n| n.builder.clone()));
         let mut why: BTreeMap<String, String> = BTreeMap::new();
         let no_trace = || {
-            if run.in_flight() {
+            if let Some(r) = why::no_record(run, &format!("trace-{name}.json")) {
+                r
+            } else if run.in_flight() {
                 format!("no readable trace-{name}.json yet (the run is in flight: BuildKit writes the trace when the record ends)")
             } else {
                 format!("no trace-{name}.json in this run, or it could not be read")
@@ -515,6 +531,7 @@ pub fn build(run: &Run) -> View {
                 "upload_bytes",
                 "steps_total",
                 "steps_cached",
+                "registry_calls",
             ] {
                 why.insert(k.into(), no_trace());
             }
@@ -867,6 +884,7 @@ pub fn build(run: &Run) -> View {
         critical,
         still_running,
         estimate_misses,
+        why_null: BTreeMap::new(),
     };
 
     let mut sccache = sccache_view(run, t0, window);
@@ -922,6 +940,7 @@ pub fn build(run: &Run) -> View {
         zot: zot_view,
         artifacts: run.artifacts.clone(),
         provenance,
+        why_null: BTreeMap::new(),
     };
     if let (Some(w), Some(zot)) = (zot_clamped, view.inputs.get_mut(model::ZOT)) {
         zot.warnings.push(w);
@@ -931,6 +950,7 @@ pub fn build(run: &Run) -> View {
             i.warnings.push(f.warning.clone());
         }
     }
+    why::explain(&mut view, run);
     view.summary = crate::render::summary::sentences(&view);
     view
 }
@@ -963,6 +983,7 @@ fn provenance(run: &Run, nodes: &[NodeView]) -> Provenance {
                     mtime: i.mtime.clone(),
                     xxh3: i.xxh3.clone(),
                     read_as: i.format.clone(),
+                    why_null: BTreeMap::new(),
                 };
                 (i.name.clone(), id)
             })
@@ -1234,18 +1255,19 @@ fn dense<V: Default + Clone>(
 
 fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> SccacheView {
     let bucket_s = crate::input::sccache::BUCKET_SECS;
-    let Some(s) = &run.sccache else {
+    let no_record = why::no_record(run, model::SCCACHE);
+    let (Some(s), None) = (&run.sccache, &no_record) else {
         let present = run.input(model::SCCACHE).is_some_and(|i| i.present);
         return SccacheView {
             present,
-            why: Some(
+            why: Some(no_record.unwrap_or_else(|| {
                 if present {
                     "sccache.log could not be read"
                 } else {
                     "no sccache.log in this run"
                 }
-                .into(),
-            ),
+                .into()
+            })),
             bucket_s,
             ..Default::default()
         };
@@ -1272,10 +1294,12 @@ fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> Scca
                 hits: v.hits,
                 misses: v.misses,
                 writes: v.writes,
-                write_bytes: (v.writes_unsized == 0).then_some(v.write_bytes),
+                // Without $request_length no write has a size: unknown, not 0.
+                write_bytes: (s.sizes_known && v.writes_unsized == 0).then_some(v.write_bytes),
             })
             .collect(),
         lane_why: None,
+        why_null: BTreeMap::new(),
     }
 }
 
@@ -1283,18 +1307,19 @@ fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> Scca
 /// window (drawn only inside it).
 fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> (ZotView, Option<String>) {
     let bucket_s = crate::input::zot::BUCKET_SECS;
-    let Some(z) = &run.zot else {
+    let no_record = why::no_record(run, model::ZOT);
+    let (Some(z), None) = (&run.zot, &no_record) else {
         let present = run.input(model::ZOT).is_some_and(|i| i.present);
         let view = ZotView {
             present,
-            why: Some(
+            why: Some(no_record.unwrap_or_else(|| {
                 if present {
                     "zot.jsonl could not be read"
                 } else {
                     "no zot.jsonl in this run"
                 }
-                .into(),
-            ),
+                .into()
+            })),
             bucket_s,
             ..Default::default()
         };
@@ -1340,6 +1365,7 @@ fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> (ZotView
         bucket_s,
         series,
         lane_why: None,
+        why_null: BTreeMap::new(),
     };
     (view, clamped)
 }

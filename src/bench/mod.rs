@@ -74,6 +74,7 @@ pub fn ratios_report(bench: &Path, fleet: Option<&Path>) -> Result<(RatiosView, 
             mtime: input.mtime.clone(),
             xxh3: input.xxh3.clone(),
             read_as: input.format.clone(),
+            why_null: input.why_null.clone(),
         },
     );
     let view = RatiosView {
