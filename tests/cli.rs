@@ -29,6 +29,9 @@ mod serve_limits;
 #[path = "hostile/bounds.rs"]
 mod bounds;
 
+#[path = "trust/nulls.rs"]
+mod trust;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
