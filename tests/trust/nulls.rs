@@ -13,7 +13,8 @@ use std::path::Path;
 /// for the path from that object (array indices left out, so
 /// `series.write_bytes` covers every point of `series`), or whose `why`
 /// says why the whole is unmeasured, or that is an absent input
-/// (`present: false`). A `why` that is itself null has nothing to explain.
+/// (`present: false`). A reason slot (`why`, `lane_why`) that is itself
+/// null has nothing to explain.
 fn unexplained_nulls(v: &Value) -> Vec<String> {
     fn walk<'a>(
         v: &'a Value,
@@ -39,7 +40,13 @@ fn unexplained_nulls(v: &Value) -> Vec<String> {
                 }
             }
             Value::Null => {
-                if path.last() == Some(&Some("why")) {
+                // A reason slot (`why`, `lane_why`) that is null has nothing to explain.
+                if path
+                    .last()
+                    .copied()
+                    .flatten()
+                    .is_some_and(|k| k == "why" || k.ends_with("_why"))
+                {
                     return;
                 }
                 let explained = holders.iter().rev().any(|(o, depth)| {
@@ -178,7 +185,7 @@ fn the_null_walker_finds_a_null_without_its_reason() {
         "a": null,
         "t": [{"x": null, "why_null": {"x": "because"}}, {"y": null, "why_null": {}}],
         "s": {"why": "absent", "n": null, "series": [{"b": null}]},
-        "z": {"series": [{"b": null}], "why_null": {"series.b": "unsized"}, "why": null},
+        "z": {"series": [{"b": null}], "why_null": {"series.b": "unsized"}, "why": null, "lane_why": null},
         "i": {"present": false, "bytes": null},
     });
     assert_eq!(unexplained_nulls(&d), vec!["a".to_string(), "t.[].y".to_string()]);
