@@ -1068,7 +1068,7 @@ fn mode_note(mode: Option<Mode>, targets: &[UploadSeen]) -> String {
             } else {
                 parts.push("cold run: no trace shows whether the cache export was cleared, so whether totals include it is not known".to_string());
             }
-            if !unknown.is_empty() && !(uploaded.is_empty() && clean.is_empty()) {
+            if !(unknown.is_empty() || uploaded.is_empty() && clean.is_empty()) {
                 parts.push(format!("for {} (no trace) it is not known", unknown.join(", ")));
             }
             parts.join("; ")
@@ -1089,7 +1089,7 @@ fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
