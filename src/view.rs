@@ -9,7 +9,7 @@ use crate::input::InputReport;
 use crate::model::{self, Run};
 use crate::timefmt::{self, Micros, MICROS_PER_SEC};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 mod why;
 
@@ -433,7 +433,18 @@ pub fn build(run: &Run) -> View {
         .filter(|t| !t.spans.is_empty())
         .map(|t| (t.target.as_str(), targets::analyse(&t.spans)))
         .collect();
-    let placement_of = |t: &str| run.placements.iter().rev().find(|p| p.target == t);
+    // Indexed once: a placement.txt of thousands of targets on as many nodes
+    // must cost a lookup per question, not a scan (the last line wins).
+    let placement_by_target: HashMap<&str, &crate::input::placement::Placement> =
+        run.placements.iter().map(|p| (p.target.as_str(), p)).collect();
+    let placement_of = |t: &str| placement_by_target.get(t).copied();
+    let mut names_by_node: HashMap<&str, Vec<&String>> = HashMap::new();
+    for t in &names {
+        if let Some(p) = placement_of(t) {
+            names_by_node.entry(p.node.as_str()).or_default().push(t);
+        }
+    }
+    let names_on = |node: &str| names_by_node.get(node).map(Vec::as_slice).unwrap_or_default();
 
     // The window: run.json's and the traces', widened by the logs' records
     // near it; without either, every event seen.
@@ -595,9 +606,12 @@ pub fn build(run: &Run) -> View {
                 (Some(z), Some(addr), Some(own)) => {
                     // Records of the node's other targets: a write where they overlap
                     // belongs to whichever target was uploading then.
-                    let others: Vec<(Micros, Micros)> = names
+                    let others: Vec<(Micros, Micros)> = node
+                        .as_deref()
+                        .map(names_on)
+                        .unwrap_or_default()
                         .iter()
-                        .filter(|o| *o != name && placement_of(o).map(|p| &p.node) == node.as_ref())
+                        .filter(|o| **o != name)
                         .filter_map(|o| figures.get(o.as_str()))
                         .filter_map(record_of)
                         .collect();
@@ -739,15 +753,13 @@ pub fn build(run: &Run) -> View {
             .iter()
             .filter(|t| t.node.as_deref() == Some(name))
             .collect();
-        let records: Vec<(Micros, Micros)> = names
+        let records: Vec<(Micros, Micros)> = names_on(name)
             .iter()
-            .filter(|t| placement_of(t).is_some_and(|p| &p.node == name))
             .filter_map(|t| figures.get(t.as_str()))
             .filter_map(record_of)
             .collect();
-        let still_running = names
+        let still_running = names_on(name)
             .iter()
-            .filter(|t| placement_of(t).is_some_and(|p| &p.node == name))
             .filter_map(|t| figures.get(t.as_str()))
             .any(|f| f.open);
         let mut why = BTreeMap::new();
