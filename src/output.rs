@@ -77,14 +77,11 @@ fn holds(path: &Path, bytes: &[u8]) -> bool {
 }
 
 /// Writes every file under `out_dir`; returns how many were (re)written.
+/// A directory on the way that is a symlink is refused: the output directory
+/// defaults to the run directory, which others can write, and a planted
+/// `charts -> /elsewhere` must not carry the report's writes out of it.
 pub fn write_all(out_dir: &Path, files: &[OutFile]) -> Result<usize> {
-    let mut written = 0;
-    for f in files {
-        if write_atomic(&out_dir.join(&f.path), &f.bytes)? {
-            written += 1;
-        }
-    }
-    Ok(written)
+    write_all_inside(out_dir, Path::new(""), files)
 }
 
 /// `base/rel` as a directory, made one component at a time. `rel` must be

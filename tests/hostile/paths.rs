@@ -263,3 +263,30 @@ fn escape_bytes_in_inputs_never_reach_the_terminal() {
     assert!(!said.contains('\u{9b}') && !said.contains('\u{202e}'), "{said:?}");
     assert!(said.contains("gone\\x1b[2J\\u{9b}2J\\u{202e}"), "{said}");
 }
+
+/// Found by attacking the fixes: a `charts -> elsewhere` symlink planted in the
+/// run directory (the default output directory) carried the three chart
+/// writes of `report` and `serve` out of it.
+#[test]
+fn a_charts_symlink_planted_in_the_output_directory_carries_no_write_out_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    trace_run(&run, "bake");
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, run.join("charts")).unwrap();
+    let o = perfreport(&["report", run.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "refused as an output that cannot be written: {err}"
+    );
+    assert!(err.contains("charts"), "the message names the planted directory: {err}");
+    assert_eq!(
+        std::fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "nothing was written through the symlink"
+    );
+}
