@@ -253,16 +253,38 @@ impl HostNames {
     }
 }
 
+/// The host of `host[:port]`, read strictly: a bracketed IPv6 address ends
+/// the host at its `]` (so `[::1].evil.example` is no host), a port is 1 to 5
+/// digits, and a name is letters, digits, `-`, `_` and `.`. Userinfo (`@`)
+/// has no place in a Host and would hide the name from a reader.
+fn host_of_authority(authority: &str) -> Option<&str> {
+    let port_ok = |p: &str| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit());
+    let (host, port) = if authority.starts_with('[') {
+        let end = authority.find(']')? + 1;
+        let (host, rest) = authority.split_at(end);
+        match rest {
+            "" => (host, None),
+            _ => (host, Some(rest.strip_prefix(':')?)),
+        }
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    let name_ok = host.starts_with('[')
+        || (!host.is_empty() && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)));
+    (name_ok && port.is_none_or(port_ok)).then_some(host)
+}
+
 /// The status refusing a request for its Host, if any: 400 for a Host that
 /// is missing (HTTP/1.1), repeated or no host, 421 for a name not answered.
 /// An absolute-form target's authority is checked too: it overrides Host.
 fn host_refusal<B>(names: &HostNames, req: &axum::http::Request<B>) -> Option<u16> {
-    use axum::http::uri::Authority;
     let check = |authority: &str| -> Option<u16> {
-        // Userinfo has no place in a Host and would hide the name from a reader.
-        match authority.parse::<Authority>() {
-            Ok(a) if !authority.contains('@') => (!names.allows(a.host())).then_some(421),
-            _ => Some(400),
+        match host_of_authority(authority) {
+            Some(host) => (!names.allows(host)).then_some(421),
+            None => Some(400),
         }
     };
     let mut hosts = req.headers().get_all(axum::http::header::HOST).iter();
@@ -776,5 +798,20 @@ mod tests {
             Some(421)
         );
         assert_eq!(host_refusal(&names, &req("http://10.0.0.1:8090/", v11, &[])), None);
+        // Found by attacking the fixes: a bracketed IPv6 address followed by
+        // more text, and ports that are not ports, were answered.
+        for bad in [
+            "[::1].evil.example",
+            "[::1]x.evil.example:80",
+            "127.0.0.1:abc",
+            "[::1]:",
+            "fleet-01:",
+            "fleet-01:123456",
+        ] {
+            assert_eq!(host_refusal(&names, &req("/", v11, &[bad])), Some(400), "{bad}");
+        }
+        for good in ["[::1]", "[::1]:8090", "127.0.0.1:8090", "FLEET-01.:8090"] {
+            assert_eq!(host_refusal(&names, &req("/", v11, &[good])), None, "{good}");
+        }
     }
 }
