@@ -581,7 +581,10 @@
   function txt(s) { return cell(esc(s === null || s === undefined ? "—" : s), s); }
 
   function drawTables() {
-    var total = data.mode === "cold" ? "total (excl. export)" : data.mode === "warm" ? "total (incl. export)" : "total";
+    // A cold run's export is cleared by intent only: where a trace shows
+    // uploads the total includes them, and the header must not say otherwise.
+    var uploaded = data.targets.some(function (t) { return t.upload_s > 0; });
+    var total = data.mode === "warm" || (data.mode === "cold" && uploaded) ? "total (incl. export)" : data.mode === "cold" ? "total (excl. export)" : "total";
     table("table-targets", [
       { name: "target" }, { name: "node" }, { name: total, num: 1 }, { name: "build", num: 1 }, { name: "gap", num: 1 },
       { name: "gap share", num: 1 }, { name: "upload", num: 1 }, { name: "upload share", num: 1 }, { name: "uploaded", num: 1 },

@@ -846,3 +846,18 @@ fn page_registry_lane_says_why_it_is_empty_beside_the_tables_bytes() {
     );
     assert!(seen.lock().unwrap().errors.is_empty());
 }
+
+/// The cold sample's traces show uploads, so its export was not cleared: the
+/// targets table's header must not claim totals exclude export (#16 point 5).
+#[test]
+fn cold_run_with_uploads_has_no_excl_export_header() {
+    let Some(path) = chromium() else { return };
+    let out = tempfile::tempdir().unwrap();
+    report(&sample(COLD), out.path(), &[]);
+    let browser = launch(path);
+    let (tab, _) = open(&browser, &file_url(&out.path().join("index.html")));
+    let head = eval(&tab, "document.querySelector('#table-targets thead').textContent");
+    let head = head.as_str().unwrap();
+    assert!(!head.contains("excl. export"), "{head}");
+    assert!(head.contains("total (incl. export)"), "{head}");
+}
