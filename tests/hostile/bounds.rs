@@ -5,6 +5,7 @@
 //! memory was the failure, a peak resident memory of the `perfreport report`
 //! child (its own, from `wait4`) near that of the same run without the line.
 
+use super::hostile::run_with;
 use super::{data, fixture, target};
 use serde_json::Value;
 use std::io::Write;
@@ -14,20 +15,6 @@ use std::process::{Command, Stdio};
 /// Memory a hostile line may add to the peak of the same run without it:
 /// a few blocks of the line reader per log, far below the line itself.
 const HEADROOM: u64 = 32 << 20;
-
-/// A run with the buildx fixture's trace (target `bake`, 89.63 s) beside `files`.
-fn run_with(files: &[(&str, &[u8])]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        fixture("buildx-history-trace-jaeger.json"),
-        dir.path().join("trace-bake.json"),
-    )
-    .unwrap();
-    for (name, bytes) in files {
-        std::fs::write(dir.path().join(name), bytes).unwrap();
-    }
-    dir
-}
 
 struct Measured {
     code: Option<i32>,
