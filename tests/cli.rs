@@ -32,6 +32,26 @@ mod bounds;
 #[path = "trust/nulls.rs"]
 mod trust;
 
+/// An outside tool a test needs, or `None` with a notice on a developer
+/// machine without it. In CI a missing tool fails the test: `.ci/run`
+/// installs it.
+fn outside_tool(path: PathBuf, package: &str) -> Option<PathBuf> {
+    if path.exists() {
+        return Some(path);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!(
+            "{} not found: .ci/run installs Debian's {package} for these tests",
+            path.display()
+        );
+    }
+    eprintln!(
+        "SKIPPED: no {} (install Debian's {package} to run these checks)",
+        path.display()
+    );
+    None
+}
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

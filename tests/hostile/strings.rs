@@ -8,6 +8,7 @@
 //! images, elements) must equal that of the same run with a benign string in
 //! that field.
 
+use super::page::chromium;
 use super::{jaeger, perfreport};
 use headless_chrome::browser::tab::Tab;
 use headless_chrome::protocol::cdp::types::Event;
@@ -336,21 +337,7 @@ fn pulldown_structure(md: &str) -> (BTreeMap<String, usize>, Vec<String>) {
 /// The installed cmark-gfm, or `None` on a developer machine without one.
 /// In CI a missing cmark-gfm fails the test: `.ci/run` installs it.
 fn cmark_gfm() -> Option<PathBuf> {
-    let path = PathBuf::from("/usr/bin/cmark-gfm");
-    if path.exists() {
-        return Some(path);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "{} not found: .ci/run installs cmark-gfm for these tests",
-            path.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED: no cmark-gfm at {} (install Debian's cmark-gfm)",
-        path.display()
-    );
-    None
+    super::outside_tool(PathBuf::from("/usr/bin/cmark-gfm"), "cmark-gfm")
 }
 
 /// cmark-gfm's HTML for `md`, with the extensions GitHub uses.
@@ -513,22 +500,8 @@ fn the_noscript_fallback_holds_hostile_strings_as_text_only() {
 
 // ---------- in the browser ----------
 
-/// The browser, or `None` on a developer machine without one. In CI a
-/// missing browser fails the test: `.ci/run` installs Debian's chromium.
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    if path.exists() {
-        return Some(path);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("{} not found: .ci/run installs Debian's chromium", path.display());
-    }
-    eprintln!("SKIPPED: no browser at {} (install Debian's chromium)", path.display());
-    None
-}
-
+/// Not page.rs's launch: the browser sits idle while the corpus is reported
+/// and published (minutes in a debug build), past page.rs's idle timeout.
 fn launch(path: PathBuf) -> Browser {
     let args: Vec<&OsStr> = [
         "--disable-gpu",
