@@ -9,7 +9,7 @@ use crate::input::run_json::{self, RunInfo};
 use crate::input::samples::Samples;
 use crate::input::sccache::{LogFormat, SccacheLog, SccacheSink};
 use crate::input::trace::{self, Encoding, Span};
-use crate::input::zot::ZotLog;
+use crate::input::zot::{NodeHosts, ZotLog};
 use crate::input::{InputReport, ParseStats};
 use crate::live;
 use std::path::{Path, PathBuf};
@@ -267,6 +267,12 @@ pub fn load_with(dir: &Path, cache: Option<&mut live::LogCache>) -> Result<Run> 
         _ => Tail::MayBePartial,
     };
     let prefix = run.info.as_ref().and_then(|i| i.sccache_prefix.clone());
+    let node_hosts: Vec<String> = run
+        .info
+        .iter()
+        .flat_map(|i| &i.nodes)
+        .filter_map(|n| n.addr.clone())
+        .collect();
 
     // The log format decides how sccache.log is read.
     let (format, format_report) = match read_small(dir, NGINX_FORMAT) {
@@ -356,9 +362,12 @@ pub fn load_with(dir: &Path, cache: Option<&mut live::LogCache>) -> Result<Run> 
         });
         s.spawn(|_| {
             let format = Some("zot.jsonl: JSON lines".into());
+            // The nodes' writes are kept apart to be tied to their targets.
+            let hosts = NodeHosts::new(node_hosts);
+            let make = || ZotLog::for_nodes(hosts.clone());
             zot = Some(match cache_zot {
-                Some(slot) => live::read_tracked(dir, ZOT, tail, format, "", slot, ZotLog::default),
-                None => read_lines(dir, ZOT, tail, format, ZotLog::default),
+                Some(slot) => live::read_tracked(dir, ZOT, tail, format, &hosts.tag(), slot, make),
+                None => read_lines(dir, ZOT, tail, format, make),
             })
         });
         s.spawn(|_| {

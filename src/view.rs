@@ -463,7 +463,7 @@ pub fn build(run: &Run) -> View {
         events.extend(s.log.last);
     }
     if let Some(z) = &run.zot {
-        events.extend(z.writes_by_client.values().flatten().map(|w| w.time));
+        events.extend(z.all_writes().map(|w| w.time));
     }
     let started = info.and_then(|i| i.started_at);
     let finished = info.and_then(|i| i.finished_at);
@@ -616,11 +616,7 @@ pub fn build(run: &Run) -> View {
                         .filter_map(record_of)
                         .collect();
                     let owns = |t| fleet::owns_write(t, own, &f.uploads, &others);
-                    match z
-                        .writes_by_client
-                        .get(&addr)
-                        .and_then(|ev| fleet::registry_bytes(ev, owns))
-                    {
+                    match z.writes_from(&addr).and_then(|ev| fleet::registry_bytes(ev, owns)) {
                         Some((bytes, 0)) => {
                             upload_bytes = Some(bytes);
                             source = Some("registry");
@@ -1180,7 +1176,7 @@ fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static str, FarReco
         }
     }
     if let Some(z) = &run.zot {
-        let writes = z.writes_by_client.values().flatten();
+        let writes = z.all_writes();
         if let Some(o) = window::outside(writes.clone().map(|e| (e.time, 1)), w) {
             let bytes = writes
                 .filter(|e| window::is_far(e.time, w, false))

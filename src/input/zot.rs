@@ -13,6 +13,7 @@ use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 pub const BUCKET_SECS: i64 = 10;
 
@@ -293,8 +294,13 @@ pub struct ZotLog {
     /// Lines with another message, by message (`syncing image`, `HTTP API Audit`, ...).
     pub by_message: BTreeMap<String, u64>,
     pub not_json: u64,
-    /// 2xx writes by client host (the part of `clientIP` before the port).
-    pub writes_by_client: BTreeMap<String, Vec<WriteEvent>>,
+    /// The fleet's node hosts; `node_writes[i]` are the 2xx writes from `hosts[i]`.
+    hosts: NodeHosts,
+    node_writes: Vec<Vec<WriteEvent>>,
+    /// 2xx writes from every other client, together: a registry shared with
+    /// other projects sees thousands of clients, and a map per client in every
+    /// chunk made the merge cost per distinct address.
+    other_writes: Vec<WriteEvent>,
     /// Writes that fell in one bucket; see `lane_within` for the whole lane.
     pub series: Lane,
     /// Writes whose latency spans buckets, kept to be spread where the
@@ -303,6 +309,29 @@ pub struct ZotLog {
     pub spread_writes: Vec<SpreadWrite>,
     /// The line shapes this parser has seen (see `json_shape`).
     shapes: Shapes,
+}
+
+/// The hosts (run.json `addr`) of the fleet's nodes, whose writes are kept
+/// apart to be tied to their targets. Shared by every chunk's aggregate.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeHosts(Arc<[String]>);
+
+impl NodeHosts {
+    pub fn new(hosts: impl IntoIterator<Item = String>) -> Self {
+        let mut hosts: Vec<String> = hosts.into_iter().collect();
+        hosts.sort();
+        hosts.dedup();
+        NodeHosts(hosts.into())
+    }
+
+    fn index(&self, host: &str) -> Option<usize> {
+        self.0.iter().position(|h| h == host)
+    }
+
+    /// Names the set, so a live view notices when run.json's nodes change.
+    pub fn tag(&self) -> String {
+        self.0.join(" ")
+    }
 }
 
 pub fn client_host(client_ip: &str) -> &str {
@@ -558,6 +587,39 @@ fn parse_write(line: &[u8]) -> Result<Write<'_>, String> {
 }
 
 impl ZotLog {
+    /// An empty aggregate that keeps the writes of these hosts apart.
+    pub fn for_nodes(hosts: NodeHosts) -> Self {
+        ZotLog {
+            hosts,
+            ..Default::default()
+        }
+    }
+
+    /// The 2xx writes from one node's host, or `None` when it made none (or
+    /// is not one of the hosts this aggregate was made for).
+    pub fn writes_from(&self, host: &str) -> Option<&[WriteEvent]> {
+        let i = self.hosts.index(host)?;
+        self.node_writes.get(i).filter(|w| !w.is_empty()).map(Vec::as_slice)
+    }
+
+    /// Every 2xx write with a time, from any client.
+    pub fn all_writes(&self) -> impl Iterator<Item = &WriteEvent> + Clone {
+        self.node_writes.iter().flatten().chain(&self.other_writes)
+    }
+
+    fn keep_write(&mut self, client_ip: Option<&str>, ev: WriteEvent) {
+        let host = client_host(client_ip.unwrap_or("-"));
+        match self.hosts.index(host) {
+            Some(i) => {
+                if self.node_writes.len() <= i {
+                    self.node_writes.resize_with(self.hosts.0.len(), Vec::new);
+                }
+                self.node_writes[i].push(ev);
+            }
+            None => self.other_writes.push(ev),
+        }
+    }
+
     /// One line by the chosen parser (the tests and a fuzz target compare them).
     pub fn line_via(&mut self, line: &[u8], via: Via) -> Outcome {
         let first = line.iter().find(|b| !b.is_ascii_whitespace());
@@ -680,14 +742,8 @@ impl ZotLog {
                             self.series.add(bucket_of(t), n, cache);
                         }
                     }
-                    let host = client_host(w.and_then(|w| w.client_ip.as_deref()).unwrap_or("-"));
                     let ev = WriteEvent { time: t, bytes: size };
-                    match self.writes_by_client.get_mut(host) {
-                        Some(v) => v.push(ev),
-                        None => {
-                            self.writes_by_client.insert(host.to_string(), vec![ev]);
-                        }
-                    }
+                    self.keep_write(w.and_then(|w| w.client_ip.as_deref()), ev);
                 }
             }
             _ => {}
@@ -718,9 +774,14 @@ impl LineSink for ZotLog {
         for (k, v) in b.by_message {
             count_message(&mut self.by_message, &k, v);
         }
-        for (k, v) in b.writes_by_client {
-            self.writes_by_client.entry(k).or_default().extend(v);
+        // Chunks share `hosts`: node writes merge by index, the rest as one list.
+        if self.node_writes.len() < b.node_writes.len() {
+            self.node_writes.resize_with(b.node_writes.len(), Vec::new);
         }
+        for (mine, theirs) in self.node_writes.iter_mut().zip(b.node_writes) {
+            mine.extend(theirs);
+        }
+        self.other_writes.extend(b.other_writes);
         self.series.merge(b.series);
         self.spread_writes.extend(b.spread_writes);
     }
@@ -991,8 +1052,37 @@ mod tests {
         assert_eq!(client_host("fd00::1"), "fd00::1");
     }
 
+    /// The nodes the test lines write from.
+    pub(super) fn fleet() -> ZotLog {
+        ZotLog::for_nodes(NodeHosts::new(["10.0.0.1".to_string(), "fd00::1".to_string()]))
+    }
+
     fn agg(text: &str) -> (ZotLog, crate::input::ParseStats) {
-        crate::input::lines::parse_bytes(text.as_bytes(), crate::input::lines::Tail::Complete, ZotLog::default)
+        crate::input::lines::parse_bytes(text.as_bytes(), crate::input::lines::Tail::Complete, fleet)
+    }
+
+    /// The merge cost per distinct client address: a registry shared with other
+    /// projects sees thousands, and every chunk kept a map of them.
+    #[test]
+    fn writes_from_thousands_of_clients_keep_only_the_nodes_apart() {
+        let line = |i: usize, ip: &str| {
+            format!(
+                r#"{{"time":"2026-10-20T02:00:00Z","message":"HTTP API","method":"PUT","path":"/v2/r/blobs/uploads/{i}?digest=x","statusCode":201,"headers":{{"Content-Length":["10"]}},"clientIP":"{ip}:4000"}}"#
+            ) + "\n"
+        };
+        let text: String = (0..20_000)
+            .map(|i| match i % 100 {
+                0 => line(i, "10.0.0.1"),
+                1 => line(i, "[fd00::1]"),
+                _ => line(i, &format!("192.168.{}.{}", i / 250 % 20, i % 250)),
+            })
+            .collect();
+        let (z, _) = agg(&text);
+        assert_eq!(z.writes_from("10.0.0.1").map(<[_]>::len), Some(200));
+        assert_eq!(z.writes_from("fd00::1").map(<[_]>::len), Some(200));
+        assert_eq!(z.writes_from("192.168.0.7"), None, "not a node: not kept apart");
+        assert_eq!(z.all_writes().count(), 20_000, "every write still counts");
+        assert_eq!(z.node_writes.len(), 2, "one list per node, none per client");
     }
 
     #[test]
@@ -1005,8 +1095,9 @@ mod tests {
         assert_eq!(z.blob_writes, 2);
         assert_eq!(z.writes_unsized, 1);
         assert_eq!(z.blob_write_bytes, 100);
-        assert_eq!(z.writes_by_client["10.0.0.1"].len(), 2);
-        assert_eq!(z.writes_by_client["10.0.0.1"][0].bytes, None);
+        let writes = z.writes_from("10.0.0.1").unwrap();
+        assert_eq!(writes.len(), 2);
+        assert_eq!(writes[0].bytes, None);
     }
 
     #[test]
@@ -1050,6 +1141,7 @@ mod tests {
 /// any second parser).
 #[cfg(test)]
 mod same_on_both_paths {
+    use super::tests::fleet;
     use super::*;
 
     /// Lines a fast path could plausibly get wrong, each next to a normal one.
@@ -1089,7 +1181,7 @@ mod same_on_both_paths {
     ];
 
     fn both(text: &[u8]) -> (ZotLog, ZotLog) {
-        let (mut fast, mut slow) = (ZotLog::default(), ZotLog::default());
+        let (mut fast, mut slow) = (fleet(), fleet());
         for (n, line) in text.split(|&b| b == b'\n').enumerate() {
             if line.is_empty() {
                 continue;
@@ -1108,7 +1200,7 @@ mod same_on_both_paths {
         text.extend_from_slice(b"\n{\"message\":\"HTTP API\",\"method\":\"GET\",\"path\":\"/v2/r/blobs/x\",\"statusCode\":200,\"x\":\"\xff\"}");
         let (z, _) = both(&text);
         assert!(z.requests > 20, "the corpus reaches the request counting");
-        assert!(z.writes_by_client.contains_key("fd00::1"));
+        assert!(z.writes_from("fd00::1").is_some());
     }
 
     #[test]
