@@ -31,16 +31,17 @@ pub type Field = u8;
 
 /// Literals up to this long are compared in registers.
 const HEAD: usize = 32;
-/// How many shapes are kept, most recently used first.
-const MAX_SHAPES: usize = 8;
-/// How many shapes one parser (one chunk's sink) learns at most, so that a
-/// file where every line has a new shape costs one extra walk a line for
-/// the first few only.
-const MAX_LEARNT: u32 = 16;
-
-/// How many more lines than fitted may miss every shape before a parser
-/// stops trying (a chunk holds some 600 lines).
-const GIVE_UP_AFTER: u64 = 32;
+/// How many segments the shapes of one parser hold at most, all shapes
+/// together (a registry line has some 30): room for a few hundred shapes,
+/// as a registry shared by clients that each send their own headers needs.
+const MAX_NODES: usize = 8192;
+/// How many more lines than fitted may miss while no shape can be learnt
+/// before the parser rests.
+const GIVE_UP_AFTER: u64 = 64;
+/// How many lines a resting parser leaves to the walk before it forgets its
+/// shapes and learns anew (the log may have changed, or every line has a
+/// shape of its own and learning does not pay).
+const REST_LINES: u64 = 4096;
 
 /// Where a value sits on the way from the top of a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +60,7 @@ enum Kind {
 
 #[derive(Debug, Clone)]
 struct Segment {
-    /// The literal text before the value, as a range of `Shape::text`.
+    /// The literal text before the value, as a range of `Shapes::text`.
     literal: std::ops::Range<usize>,
     /// Its first 32 bytes (zero-padded) and which of them count: nearly
     /// every literal is a key with its quotes, colon and comma, compared
@@ -70,10 +71,12 @@ struct Segment {
     value: Option<(Kind, Option<Field>)>,
 }
 
+/// One segment of the tree of shapes, and the segments that have followed it.
 #[derive(Debug, Clone)]
-struct Shape {
-    text: Vec<u8>,
-    segments: Vec<Segment>,
+struct Node {
+    segment: Segment,
+    /// Most recently used first.
+    children: Vec<u32>,
 }
 
 /// One field's value in a line: the field and where its text lies.
@@ -84,16 +87,26 @@ pub struct Value {
     pub end: usize,
 }
 
-/// The shapes one parser has learnt. A cache, not data: two parsers are
-/// equal whatever shapes they hold, and merging aggregates ignores them.
+/// The shapes one parser has learnt, as a tree: lines that share their
+/// first segments share those nodes, so a line that differs from a known
+/// shape only late (another header set, another count of `Accept` values)
+/// is told apart where it differs, at the cost of a compare per sibling
+/// there, not of a whole line per shape. Every path from the root to a
+/// line's end is the shape of one line the walk accepted.
+///
+/// A cache, not data: it never changes what a line gives (tests and the
+/// `fast_json` fuzz target hold that), so parsers may share one per thread.
 #[derive(Debug, Clone, Default)]
 pub struct Shapes {
-    known: Vec<Shape>,
-    learnt: u32,
+    /// `nodes[0]` is the root: its segment is unused.
+    nodes: Vec<Node>,
+    text: Vec<u8>,
     /// The fields of the last line replayed (kept to spare an allocation a line).
     values: Vec<Value>,
     replayed: u64,
     missed: u64,
+    /// Lines left to the walk before learning anew; 0 when replaying.
+    resting: u64,
 }
 
 impl PartialEq for Shapes {
@@ -108,23 +121,59 @@ impl Shapes {
     /// fitting line is either literal text of a shape learnt from a plain
     /// line or a value checked here, so a fitting line is plain too.
     pub fn replay(&mut self, c: &Cursor<'_>) -> Option<&[Value]> {
-        // Lines that share a long start with a known shape and differ late
-        // cost up to a whole line per shape tried: where most lines miss,
-        // stop trying, so the walk's cost is the ceiling.
-        if self.missed > self.replayed + GIVE_UP_AFTER {
+        if self.resting > 0 {
+            self.resting -= 1;
+            if self.resting == 0 {
+                *self = Shapes::default();
+            }
             return None;
         }
-        for n in 0..self.known.len() {
-            self.values.clear();
-            if fits(&self.known[n], c.clone(), &mut self.values).is_some() {
-                // Most recently used first: a log alternates between few shapes.
-                self.known[..=n].rotate_right(1);
-                self.replayed += 1;
-                return Some(&self.values);
-            }
+        if self.nodes.is_empty() {
+            return None;
         }
-        self.missed += !self.known.is_empty() as u64;
+        self.values.clear();
+        if self.descend(c) {
+            self.replayed += 1;
+            return Some(&self.values);
+        }
+        self.missed += 1;
+        // A parser that can learn no more and mostly misses rests: the
+        // walk's cost is then the ceiling.
+        if self.nodes.len() >= MAX_NODES && self.missed > self.replayed + GIVE_UP_AFTER {
+            self.resting = REST_LINES;
+        }
         None
+    }
+
+    /// Follows the line down the tree, one segment at a time: at each node
+    /// the first child whose literal and value fit. Greedy: a line that a
+    /// first fitting child leads astray goes to the walk, which is correct.
+    fn descend(&mut self, c: &Cursor<'_>) -> bool {
+        let s = c.bytes();
+        let mut at = 0;
+        let mut i = 0;
+        'segments: loop {
+            for k in 0..self.nodes[at].children.len() {
+                let child = self.nodes[at].children[k] as usize;
+                let segment = &self.nodes[child].segment;
+                let Some(next) = fits(segment, &self.text, s, i, c, &mut self.values) else {
+                    continue;
+                };
+                let line_ends = segment.value.is_none();
+                // The last used first (a log alternates between few shapes);
+                // a swap, as a rotation's call cost more than the compares.
+                if k > 0 {
+                    self.nodes[at].children.swap(0, k);
+                }
+                if line_ends {
+                    return true;
+                }
+                i = next;
+                at = child;
+                continue 'segments;
+            }
+            return false;
+        }
     }
 
     /// How many lines fitted a known shape.
@@ -135,14 +184,12 @@ impl Shapes {
     /// Learns the shape of `c`'s line, which the caller's walk has just
     /// accepted; `field_of` names the values the caller reads.
     pub fn learn(&mut self, c: &Cursor<'_>, field_of: impl Fn(&[Step<'_>]) -> Option<Field>) {
-        if self.learnt >= MAX_LEARNT {
+        if self.resting > 0 || self.nodes.len() >= MAX_NODES {
             return;
         }
-        self.learnt += 1;
         let mut c = c.clone();
         let mut b = Builder {
             line: c.bytes(),
-            text: Vec::new(),
             segments: Vec::new(),
             last: 0,
         };
@@ -152,109 +199,157 @@ impl Shapes {
         }
         let line = b.line;
         b.literal(b.last..line.len(), None);
-        let shape = Shape {
-            text: b.text,
-            segments: b.segments,
-        };
-        if self.known.len() == MAX_SHAPES {
-            self.known.pop();
+        if self.nodes.is_empty() {
+            self.nodes.push(Node {
+                segment: Segment {
+                    literal: 0..0,
+                    head: [0; HEAD],
+                    head_mask: 0,
+                    value: None,
+                },
+                children: Vec::new(),
+            });
         }
-        self.known.insert(0, shape);
+        self.insert(line, b.segments);
+    }
+
+    /// Adds a shape's segments under the root, sharing the nodes of the
+    /// segments it has in common with a known shape.
+    fn insert(&mut self, line: &[u8], segments: Vec<(std::ops::Range<usize>, Option<(Kind, Option<Field>)>)>) {
+        let mut at = 0;
+        for (range, value) in segments {
+            let literal = &line[range];
+            let same = self.nodes[at].children.iter().position(|&child| {
+                let seg = &self.nodes[child as usize].segment;
+                seg.value == value && &self.text[seg.literal.clone()] == literal
+            });
+            at = match same {
+                Some(k) => self.nodes[at].children[k] as usize,
+                None => {
+                    if self.nodes.len() >= MAX_NODES {
+                        return;
+                    }
+                    let from = self.text.len();
+                    self.text.extend_from_slice(literal);
+                    let mut head = [0u8; HEAD];
+                    let n = literal.len().min(HEAD);
+                    head[..n].copy_from_slice(&literal[..n]);
+                    let node = self.nodes.len();
+                    self.nodes.push(Node {
+                        segment: Segment {
+                            literal: from..self.text.len(),
+                            head,
+                            head_mask: (1u64 << n).wrapping_sub(1) as u32,
+                            value,
+                        },
+                        children: Vec::new(),
+                    });
+                    self.nodes[at].children.insert(0, node as u32);
+                    node
+                }
+            };
+        }
     }
 }
 
-/// `Some` if the line under `c` fits `shape`; its fields go to `values`.
-fn fits(shape: &Shape, mut c: Cursor<'_>, values: &mut Vec<Value>) -> Option<()> {
-    let s = c.bytes();
-    let mut i = 0;
-    for segment in &shape.segments {
-        let literal = &shape.text[segment.literal.clone()];
-        let head = segment.head.as_chunks::<16>().0;
-        let same = |at: usize, n: usize| {
-            let next = <[u8; 16]>::try_from(s.get(at..at + 16)?).ok()?;
-            Some(u8x16::from(next).simd_eq(u8x16::from(head[n])).to_bitmask())
-        };
-        match literal.len() {
-            0..=16 if i + 16 <= s.len() => {
-                if same(i, 0)? & segment.head_mask != segment.head_mask {
-                    return None;
-                }
-            }
-            17..=HEAD if i + HEAD <= s.len() => {
-                if (same(i, 0)? | same(i + 16, 1)? << 16) & segment.head_mask != segment.head_mask {
-                    return None;
-                }
-            }
-            _ => {
-                if !s.get(i..)?.starts_with(literal) {
-                    return None;
-                }
+/// Where the line under `s` continues if, from `i`, it fits `segment`: its
+/// literal byte for byte, then a well-formed value of its kind (a field's
+/// goes to `values`); at the last segment, the line's end.
+fn fits(
+    segment: &Segment,
+    text: &[u8],
+    s: &[u8],
+    mut i: usize,
+    c: &Cursor<'_>,
+    values: &mut Vec<Value>,
+) -> Option<usize> {
+    let literal = &text[segment.literal.clone()];
+    let head = segment.head.as_chunks::<16>().0;
+    let same = |at: usize, n: usize| {
+        let next = <[u8; 16]>::try_from(s.get(at..at + 16)?).ok()?;
+        Some(u8x16::from(next).simd_eq(u8x16::from(head[n])).to_bitmask())
+    };
+    match literal.len() {
+        0..=16 if i + 16 <= s.len() => {
+            if same(i, 0)? & segment.head_mask != segment.head_mask {
+                return None;
             }
         }
-        i += literal.len();
-        let Some((kind, field)) = segment.value else {
-            break;
-        };
-        let start = i;
-        match kind {
-            Kind::String => {
-                if s.get(i) != Some(&b'"') {
-                    return None;
-                }
-                // The line was only checked to be UTF-8: a string here must
-                // end at a quote with no backslash or control byte before it.
-                let end = i + 1 + find_string_end(s.get(i + 1..)?)?;
-                if s[end] != b'"' {
-                    return None;
-                }
-                i = end + 1;
-            }
-            Kind::Number => {
-                // Most numbers in a log are `-?digits(.digits)?` without a
-                // leading zero: checked here in one pass; anything else
-                // (an exponent, or a refusal) is the full grammar's to judge.
-                let digits = |from: usize| s.get(from..).map_or(0, digit_run);
-                let mut j = i + (s.get(i) == Some(&b'-')) as usize;
-                let whole = digits(j);
-                let mut plain = whole == 1 || (whole > 1 && s[j] != b'0');
-                j += whole;
-                if plain && s.get(j) == Some(&b'.') {
-                    let fraction = digits(j + 1);
-                    plain = fraction > 0;
-                    j += 1 + fraction;
-                }
-                if plain && !matches!(s.get(j), Some(b'e' | b'E')) {
-                    i = j;
-                } else {
-                    c.set_offset(i);
-                    c.number().ok()?;
-                    i = c.offset();
-                }
-            }
-            Kind::Word => {
-                let word: &[u8] = match s.get(i)? {
-                    b't' => b"true",
-                    b'f' => b"false",
-                    b'n' => b"null",
-                    _ => return None,
-                };
-                if !s[i..].starts_with(word) {
-                    return None;
-                }
-                i += word.len();
+        17..=HEAD if i + HEAD <= s.len() => {
+            if (same(i, 0)? | same(i + 16, 1)? << 16) & segment.head_mask != segment.head_mask {
+                return None;
             }
         }
-        if let Some(field) = field {
-            values.push(Value { field, start, end: i });
+        _ => {
+            if !s.get(i..)?.starts_with(literal) {
+                return None;
+            }
         }
     }
-    (i == s.len()).then_some(())
+    i += literal.len();
+    let Some((kind, field)) = segment.value else {
+        return (i == s.len()).then_some(i);
+    };
+    let start = i;
+    match kind {
+        Kind::String => {
+            if s.get(i) != Some(&b'"') {
+                return None;
+            }
+            // The line was only checked to be UTF-8: a string here must
+            // end at a quote with no backslash or control byte before it.
+            let end = i + 1 + find_string_end(s.get(i + 1..)?)?;
+            if s[end] != b'"' {
+                return None;
+            }
+            i = end + 1;
+        }
+        Kind::Number => {
+            // Most numbers in a log are `-?digits(.digits)?` without a
+            // leading zero: checked here in one pass; anything else
+            // (an exponent, or a refusal) is the full grammar's to judge.
+            let digits = |from: usize| s.get(from..).map_or(0, digit_run);
+            let mut j = i + (s.get(i) == Some(&b'-')) as usize;
+            let whole = digits(j);
+            let mut plain = whole == 1 || (whole > 1 && s[j] != b'0');
+            j += whole;
+            if plain && s.get(j) == Some(&b'.') {
+                let fraction = digits(j + 1);
+                plain = fraction > 0;
+                j += 1 + fraction;
+            }
+            if plain && !matches!(s.get(j), Some(b'e' | b'E')) {
+                i = j;
+            } else {
+                let mut c = c.clone();
+                c.set_offset(i);
+                c.number().ok()?;
+                i = c.offset();
+            }
+        }
+        Kind::Word => {
+            let word: &[u8] = match s.get(i)? {
+                b't' => b"true",
+                b'f' => b"false",
+                b'n' => b"null",
+                _ => return None,
+            };
+            if !s[i..].starts_with(word) {
+                return None;
+            }
+            i += word.len();
+        }
+    }
+    if let Some(field) = field {
+        values.push(Value { field, start, end: i });
+    }
+    Some(i)
 }
 
 struct Builder<'a> {
     line: &'a [u8],
-    text: Vec<u8>,
-    segments: Vec<Segment>,
+    /// Each literal as a range of the line, with the value after it.
+    segments: Vec<(std::ops::Range<usize>, Option<(Kind, Option<Field>)>)>,
     /// Where the literal in progress began.
     last: usize,
 }
@@ -267,18 +362,7 @@ impl Builder<'_> {
 
     /// Ends a literal at `text` of the line, followed by `value`.
     fn literal(&mut self, text: std::ops::Range<usize>, value: Option<(Kind, Option<Field>)>) {
-        let literal = &self.line[text];
-        let from = self.text.len();
-        self.text.extend_from_slice(literal);
-        let mut head = [0u8; HEAD];
-        let n = literal.len().min(HEAD);
-        head[..n].copy_from_slice(&literal[..n]);
-        self.segments.push(Segment {
-            literal: from..self.text.len(),
-            head,
-            head_mask: (1u64 << n).wrapping_sub(1) as u32,
-            value,
-        });
+        self.segments.push((text, value));
     }
 }
 
@@ -498,39 +582,82 @@ mod tests {
     }
 
     #[test]
-    fn the_most_recent_shape_is_tried_first_and_old_ones_are_kept() {
+    fn shapes_learnt_one_after_another_all_fit_later() {
         let mut shapes = learnt(r#"{"name":"a"}"#);
         shapes.learn(&Cursor::plain(br#"{"size":1}"#).unwrap(), field_of);
         assert_eq!(replay(&mut shapes, r#"{"name":"b"}"#), Some(vec![(NAME, r#""b""#)]));
         assert_eq!(replay(&mut shapes, r#"{"size":2}"#), Some(vec![(SIZE, "2")]));
-        assert_eq!(shapes.known.len(), 2);
+        assert_eq!(replay(&mut shapes, r#"{"name":"c"}"#), Some(vec![(NAME, r#""c""#)]));
     }
 
+    /// Found by a registry log whose clients each send their own header set:
+    /// with whole shapes kept apart, a line was compared nearly to its end
+    /// against each of 8 shapes, and most lines still missed.
     #[test]
-    fn learning_stops_after_a_bounded_number_of_shapes() {
+    fn lines_that_differ_only_late_share_their_first_segments_and_all_fit() {
+        let line = |set: usize, v: &str| {
+            let headers: Vec<String> = (0..4)
+                .map(|h| format!(r#""H{}":["{v}"]"#, (set + h * 7) % 32))
+                .collect();
+            format!(r#"{{"name":"{v}","size":1,"headers":{{{}}}}}"#, headers.join(","))
+        };
         let mut shapes = Shapes::default();
-        for n in 0..100 {
-            let line = format!(r#"{{"k{n}":1}}"#);
-            shapes.learn(&Cursor::plain(line.as_bytes()).unwrap(), field_of);
+        for set in 0..128 {
+            shapes.learn(&Cursor::plain(line(set, "x").as_bytes()).unwrap(), field_of);
         }
-        assert_eq!(shapes.known.len(), MAX_SHAPES);
-        assert_eq!(shapes.learnt, MAX_LEARNT);
-        // The last shape learnt was number MAX_LEARNT - 1, not 99.
-        assert!(replay(&mut shapes, &format!(r#"{{"k{}":2}}"#, MAX_LEARNT - 1)).is_some());
-        assert!(replay(&mut shapes, r#"{"k99":2}"#).is_none());
+        // The two segments before the headers are held once, not 128 times.
+        let root = &shapes.nodes[0];
+        assert_eq!(root.children.len(), 1);
+        for set in (0..128).rev() {
+            let l = line(set, "yy");
+            assert_eq!(
+                replay(&mut shapes, &l),
+                Some(vec![(NAME, r#""yy""#), (SIZE, "1")]),
+                "{l}"
+            );
+        }
+        assert_eq!(replay(&mut shapes, &line(0, "z").replace("H0", "H99")), None);
     }
 
     #[test]
-    fn a_parser_whose_lines_mostly_miss_stops_trying_shapes() {
-        let mut shapes = learnt(r#"{"name":"a","n":1}"#);
-        for n in 0..200 {
-            // Each line like the shape up to a last key of its own.
-            let line = format!(r#"{{"name":"a","n":1,"k{n}":2}}"#);
-            assert_eq!(replay(&mut shapes, &line), None);
+    fn learning_stops_at_a_bounded_number_of_segments() {
+        let mut shapes = Shapes::default();
+        let mut n = 0;
+        while shapes.nodes.len() < MAX_NODES {
+            shapes.learn(&Cursor::plain(format!(r#"{{"k{n}":1}}"#).as_bytes()).unwrap(), field_of);
+            n += 1;
         }
-        // A line that fits is no longer even tried.
-        assert_eq!(replay(&mut shapes, r#"{"name":"b","n":2}"#), None);
-        let mut fresh = learnt(r#"{"name":"a","n":1}"#);
-        assert!(replay(&mut fresh, r#"{"name":"b","n":2}"#).is_some());
+        shapes.learn(&Cursor::plain(format!(r#"{{"k{n}":1}}"#).as_bytes()).unwrap(), field_of);
+        assert_eq!(shapes.nodes.len(), MAX_NODES);
+        assert!(
+            replay(&mut shapes, r#"{"k0":2}"#).is_some(),
+            "the first shapes are kept"
+        );
+        assert!(
+            replay(&mut shapes, &format!(r#"{{"k{n}":2}}"#)).is_none(),
+            "none past the bound"
+        );
+    }
+
+    #[test]
+    fn a_full_parser_whose_lines_mostly_miss_rests_then_learns_anew() {
+        let mut shapes = Shapes::default();
+        let mut n = 0;
+        while shapes.nodes.len() < MAX_NODES {
+            shapes.learn(&Cursor::plain(format!(r#"{{"k{n}":1}}"#).as_bytes()).unwrap(), field_of);
+            n += 1;
+        }
+        for m in 0..=GIVE_UP_AFTER {
+            assert_eq!(replay(&mut shapes, &format!(r#"{{"miss{m}":2}}"#)), None);
+        }
+        // A line that fits is no longer even tried while it rests...
+        assert_eq!(replay(&mut shapes, r#"{"k0":2}"#), None);
+        for _ in 1..REST_LINES {
+            assert_eq!(replay(&mut shapes, r#"{"k0":2}"#), None);
+        }
+        // ...and afterwards it starts from nothing, learning the log as it is now.
+        assert!(shapes.nodes.is_empty());
+        shapes.learn(&Cursor::plain(br#"{"name":"a"}"#).unwrap(), field_of);
+        assert!(replay(&mut shapes, r#"{"name":"b"}"#).is_some());
     }
 }
