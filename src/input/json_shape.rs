@@ -14,9 +14,10 @@
 //! walk accepted (plain, valid JSON, every field of the type the parser
 //! wants, no repeated field), and a fitting line differs from it only inside
 //! values of the same kind, each checked here: a string ends at a quote with
-//! no backslash or control byte before it, a number passes JSON's grammar.
-//! With the line's UTF-8 checked up front, a fitting line is plain and valid
-//! JSON with the same keys at the same places. The caller then reads each
+//! no control byte before it and only valid escapes (none in a field's), a
+//! number passes JSON's grammar. With the line's UTF-8 checked up front, a
+//! fitting line is valid JSON with the same keys at the same places, and the
+//! fields read from it are plain. The caller then reads each
 //! field with the same `Cursor` calls its walk uses, and anything they refuse
 //! sends the line back to the walk, which stays the judge (and serde behind
 //! it). Tests and the `fast_json` fuzz target hold all three paths to
@@ -71,12 +72,21 @@ struct Segment {
     value: Option<(Kind, Option<Field>)>,
 }
 
+/// A literal of a line being learnt, as a range of it, and the value after it.
+type Cut = (std::ops::Range<usize>, Option<(Kind, Option<Field>)>);
+
+/// No node: the root is never anybody's child.
+const NONE: u32 = 0;
+
 /// One segment of the tree of shapes, and the segments that have followed it.
 #[derive(Debug, Clone)]
 struct Node {
     segment: Segment,
-    /// Most recently used first.
-    children: Vec<u32>,
+    /// The segment that followed this one last (`NONE` before any): most
+    /// nodes have one, read without a second indirection.
+    first: u32,
+    /// The others that have followed it.
+    more: Vec<u32>,
 }
 
 /// One field's value in a line: the field and where its text lies.
@@ -119,7 +129,7 @@ impl Shapes {
     /// The fields of `c`'s line, in line order, if it fits a known shape.
     /// `c` must be fresh from `Cursor::utf8` (or `plain`): every byte of a
     /// fitting line is either literal text of a shape learnt from a plain
-    /// line or a value checked here, so a fitting line is plain too.
+    /// line or a value checked here, and every field's value is plain.
     pub fn replay(&mut self, c: &Cursor<'_>) -> Option<&[Value]> {
         if self.resting > 0 {
             self.resting -= 1;
@@ -149,30 +159,42 @@ impl Shapes {
     /// the first child whose literal and value fit. Greedy: a line that a
     /// first fitting child leads astray goes to the walk, which is correct.
     fn descend(&mut self, c: &Cursor<'_>) -> bool {
+        let Shapes {
+            nodes, text, values, ..
+        } = self;
         let s = c.bytes();
         let mut at = 0;
         let mut i = 0;
-        'segments: loop {
-            for k in 0..self.nodes[at].children.len() {
-                let child = self.nodes[at].children[k] as usize;
-                let segment = &self.nodes[child].segment;
-                let Some(next) = fits(segment, &self.text, s, i, c, &mut self.values) else {
-                    continue;
+        loop {
+            let node = &nodes[at];
+            let mut k = 0;
+            let mut child = node.first as usize;
+            let next = loop {
+                // `NONE` is the root: no node's child, so the end of the list.
+                if child == NONE as usize {
+                    return false;
+                }
+                let Some(Node { segment, .. }) = nodes.get(child) else {
+                    return false;
                 };
-                let line_ends = segment.value.is_none();
-                // The last used first (a log alternates between few shapes);
-                // a swap, as a rotation's call cost more than the compares.
-                if k > 0 {
-                    self.nodes[at].children.swap(0, k);
+                if let Some(next) = fits(segment, text, s, i, c, values) {
+                    break segment.value.map(|_| next);
                 }
-                if line_ends {
-                    return true;
-                }
-                i = next;
-                at = child;
-                continue 'segments;
+                child = match node.more.get(k) {
+                    Some(&m) => m as usize,
+                    None => return false,
+                };
+                k += 1;
+            };
+            // The last used first: a log alternates between few shapes.
+            if k > 0 {
+                let node = &mut nodes[at];
+                std::mem::swap(&mut node.first, &mut node.more[k - 1]);
             }
-            return false;
+            match next {
+                Some(next) => (i, at) = (next, child),
+                None => return true,
+            }
         }
     }
 
@@ -207,7 +229,8 @@ impl Shapes {
                     head_mask: 0,
                     value: None,
                 },
-                children: Vec::new(),
+                first: NONE,
+                more: Vec::new(),
             });
         }
         self.insert(line, b.segments);
@@ -215,16 +238,20 @@ impl Shapes {
 
     /// Adds a shape's segments under the root, sharing the nodes of the
     /// segments it has in common with a known shape.
-    fn insert(&mut self, line: &[u8], segments: Vec<(std::ops::Range<usize>, Option<(Kind, Option<Field>)>)>) {
+    fn insert(&mut self, line: &[u8], segments: Vec<Cut>) {
         let mut at = 0;
         for (range, value) in segments {
             let literal = &line[range];
-            let same = self.nodes[at].children.iter().position(|&child| {
-                let seg = &self.nodes[child as usize].segment;
-                seg.value == value && &self.text[seg.literal.clone()] == literal
-            });
+            let node = &self.nodes[at];
+            let same = std::iter::once(node.first)
+                .chain(node.more.iter().copied())
+                .filter(|&child| child != NONE)
+                .find(|&child| {
+                    let seg = &self.nodes[child as usize].segment;
+                    seg.value == value && &self.text[seg.literal.clone()] == literal
+                });
             at = match same {
-                Some(k) => self.nodes[at].children[k] as usize,
+                Some(child) => child as usize,
                 None => {
                     if self.nodes.len() >= MAX_NODES {
                         return;
@@ -242,9 +269,14 @@ impl Shapes {
                             head_mask: (1u64 << n).wrapping_sub(1) as u32,
                             value,
                         },
-                        children: Vec::new(),
+                        first: NONE,
+                        more: Vec::new(),
                     });
-                    self.nodes[at].children.insert(0, node as u32);
+                    let parent = &mut self.nodes[at];
+                    let before = std::mem::replace(&mut parent.first, node as u32);
+                    if before != NONE {
+                        parent.more.push(before);
+                    }
                     node
                 }
             };
@@ -263,13 +295,13 @@ fn fits(
     c: &Cursor<'_>,
     values: &mut Vec<Value>,
 ) -> Option<usize> {
-    let literal = &text[segment.literal.clone()];
+    let len = segment.literal.len();
     let head = segment.head.as_chunks::<16>().0;
     let same = |at: usize, n: usize| {
         let next = <[u8; 16]>::try_from(s.get(at..at + 16)?).ok()?;
         Some(u8x16::from(next).simd_eq(u8x16::from(head[n])).to_bitmask())
     };
-    match literal.len() {
+    match len {
         0..=16 if i + 16 <= s.len() => {
             if same(i, 0)? & segment.head_mask != segment.head_mask {
                 return None;
@@ -281,12 +313,12 @@ fn fits(
             }
         }
         _ => {
-            if !s.get(i..)?.starts_with(literal) {
+            if !s.get(i..)?.starts_with(text.get(segment.literal.clone())?) {
                 return None;
             }
         }
     }
-    i += literal.len();
+    i += len;
     let Some((kind, field)) = segment.value else {
         return (i == s.len()).then_some(i);
     };
@@ -296,13 +328,19 @@ fn fits(
             if s.get(i) != Some(&b'"') {
                 return None;
             }
-            // The line was only checked to be UTF-8: a string here must
-            // end at a quote with no backslash or control byte before it.
-            let end = i + 1 + find_string_end(s.get(i + 1..)?)?;
-            if s[end] != b'"' {
-                return None;
+            // The line was only checked to be UTF-8: a string here ends at
+            // a quote with no control byte before it. A string nobody reads
+            // may hold escapes (docker's user agent does), each checked as
+            // serde checks one it skips; a field's string must be plain.
+            let mut j = i + 1;
+            loop {
+                let end = j + find_string_end(s.get(j..)?)?;
+                match s[end] {
+                    b'"' => break i = end + 1,
+                    b'\\' if field.is_none() => j = end + 1 + escape_len(s.get(end + 1..)?)?,
+                    _ => return None,
+                }
             }
-            i = end + 1;
         }
         Kind::Number => {
             // Most numbers in a log are `-?digits(.digits)?` without a
@@ -346,10 +384,21 @@ fn fits(
     Some(i)
 }
 
+/// The length of a valid escape after its backslash: `\"`, `\\`, `\/`,
+/// `\b`, `\f`, `\n`, `\r`, `\t`, or `\u` and four hex digits (which
+/// serde does not check further in a string it skips).
+fn escape_len(s: &[u8]) -> Option<usize> {
+    match s.first()? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(1),
+        b'u' => s.get(1..5)?.iter().all(u8::is_ascii_hexdigit).then_some(5),
+        _ => None,
+    }
+}
+
 struct Builder<'a> {
     line: &'a [u8],
     /// Each literal as a range of the line, with the value after it.
-    segments: Vec<(std::ops::Range<usize>, Option<(Kind, Option<Field>)>)>,
+    segments: Vec<Cut>,
     /// Where the literal in progress began.
     last: usize,
 }
@@ -581,6 +630,32 @@ mod tests {
         }
     }
 
+    /// Found by docker clients: their user agent ends `\\(linux\\)`, and
+    /// every such registry line went to serde.
+    #[test]
+    fn an_escape_in_a_string_nobody_reads_fits_and_a_bad_one_does_not() {
+        let mut shapes = learnt(r#"{"name":"a","agent":"docker/27.3.1","size":1}"#);
+        for agent in [
+            r#"UpstreamClient(Docker-Client/27.3.1 \\(linux\\))"#,
+            r#"caf\u00e9 \"x\" \/ \t"#,
+            r#"\\"#,
+        ] {
+            let line = format!(r#"{{"name":"b","agent":"{agent}","size":2}}"#);
+            let c = Cursor::utf8(line.as_bytes()).unwrap();
+            let fields: Option<Vec<_>> = shapes
+                .replay(&c)
+                .map(|v| v.iter().map(|v| &line[v.start..v.end]).collect());
+            assert_eq!(fields, Some(vec![r#""b""#, "2"]), "{line}");
+            assert!(serde_json::from_str::<serde::de::IgnoredAny>(&line).is_ok());
+        }
+        for agent in [r#"\x"#, r#"\u00g9"#, r#"\u00"#, r#"ends in \"#] {
+            let line = format!(r#"{{"name":"b","agent":"{agent}","size":2}}"#);
+            let c = Cursor::utf8(line.as_bytes()).unwrap();
+            assert!(shapes.replay(&c).is_none(), "{line}");
+            assert!(serde_json::from_str::<serde::de::IgnoredAny>(&line).is_err(), "{line}");
+        }
+    }
+
     #[test]
     fn shapes_learnt_one_after_another_all_fit_later() {
         let mut shapes = learnt(r#"{"name":"a"}"#);
@@ -607,7 +682,7 @@ mod tests {
         }
         // The two segments before the headers are held once, not 128 times.
         let root = &shapes.nodes[0];
-        assert_eq!(root.children.len(), 1);
+        assert!(root.first != NONE && root.more.is_empty());
         for set in (0..128).rev() {
             let l = line(set, "yy");
             assert_eq!(
