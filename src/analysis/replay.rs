@@ -96,9 +96,15 @@ pub struct Replay {
 pub enum Refusal {
     /// `after=` goes round: these targets each wait for the next, the last for the first.
     Cycle(Vec<String>),
-    TooLarge { jobs: usize, machines: usize },
+    TooLarge {
+        jobs: usize,
+        machines: usize,
+    },
     /// A job's node is not among the machines, or its upload cannot be priced there.
-    Unpriced { job: String, node: String },
+    Unpriced {
+        job: String,
+        node: String,
+    },
 }
 
 /// `build + bytes / link`; `None` when the target uploads and the link is
@@ -229,7 +235,12 @@ impl<'a> Fleet<'a> {
     /// Each job on its own node, in the order the jobs started there (a job
     /// that must wait lets the ones ready go first).
     fn as_placed(&self) -> Schedule {
-        let key = |i: usize| (self.jobs[i].started_s.is_none(), Total(self.jobs[i].started_s.unwrap_or(0.0)));
+        let key = |i: usize| {
+            (
+                self.jobs[i].started_s.is_none(),
+                Total(self.jobs[i].started_s.unwrap_or(0.0)),
+            )
+        };
         self.list_schedule(
             |i| Reverse((key(i), &self.jobs[i].name)),
             |i, ready, free| {
@@ -444,7 +455,15 @@ mod tests {
             let link = [1.0, 2.0, 4.0, 5.0, 8.0, 10.0, 25.0, 50.0, 125.0, 250.0][next(10) as usize];
             let machines: Vec<Machine> = (0..k).map(|i| machine(&format!("n{i}"), Some(link))).collect();
             let jobs: Vec<Job> = (0..3 + next(10))
-                .map(|i| job(&format!("t{i:02}"), next(3000) as f64, next(5) * 1_000_000_000, "n0", &[]))
+                .map(|i| {
+                    job(
+                        &format!("t{i:02}"),
+                        next(3000) as f64,
+                        next(5) * 1_000_000_000,
+                        "n0",
+                        &[],
+                    )
+                })
                 .collect();
             let durations: Vec<(&str, f64)> = jobs
                 .iter()
