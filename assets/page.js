@@ -635,7 +635,7 @@
   }
 
   // The balancer's costs as measured and its rule replayed on them (data.placement).
-  function mbps(x) { return cell(x === null || x === undefined ? "—" : x.toFixed(1) + " MB/s", x); }
+  function mbps(x) { return cell(x === null || x === undefined ? "—" : fmtBytes(x * 1e6) + "/s", x); }
   function list(title, items) {
     return items.length ? "<p>" + esc(title) + "</p><ul>" + items.map(function (i) { return "<li>" + esc(i) + "</li>"; }).join("") + "</ul>" : "";
   }

@@ -77,9 +77,15 @@ fn with_history(p: &mut PlacementView, run: &Run, root: &Path) {
     }
     if elsewhere > 0 {
         header.left_out.push(if key.mode.is_none() || key.arch.is_none() {
-            format!("{elsewhere} runs: this run's mode or arch is unknown, so it pools with none")
+            format!(
+                "{elsewhere} {}: this run's mode or arch is unknown, so it pools with none",
+                runs(elsewhere)
+            )
         } else {
-            format!("{elsewhere} runs at other coordinates (mode, arch or job width)")
+            format!(
+                "{elsewhere} {} at other coordinates (mode, arch or job width)",
+                runs(elsewhere)
+            )
         });
     }
     others.sort_by(|a, b| a.stamp.cmp(&b.stamp));
@@ -89,6 +95,14 @@ fn with_history(p: &mut PlacementView, run: &Run, root: &Path) {
     let mine = p.clone();
     let all: Vec<&PlacementView> = std::iter::once(&mine).chain(runs).collect();
     placement::apply_history(p, &all, header);
+}
+
+fn runs(n: usize) -> &'static str {
+    if n == 1 {
+        "run"
+    } else {
+        "runs"
+    }
 }
 
 fn explain_header(h: &mut HistoryView) {

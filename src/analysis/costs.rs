@@ -35,7 +35,7 @@ pub fn link_rate(uploads: &[Upload]) -> Option<LinkRate> {
     let bytes: f64 = used.iter().map(|u| u.bytes as f64).sum();
     let secs: f64 = used.iter().map(|u| u.secs).sum();
     let mbps = bytes / secs / 1e6;
-    (!used.is_empty() && mbps.is_finite() && mbps > 0.0).then(|| LinkRate {
+    (!used.is_empty() && mbps.is_finite() && mbps > 0.0).then_some(LinkRate {
         mbps,
         n: used.len() as u32,
     })

@@ -15,8 +15,17 @@ use serde::Serialize;
 pub const SECTION: &str = "placement.md";
 const TEMPLATE: &str = include_str!("../../templates/placement.md.tera");
 
+/// A link in MB/s as a rate people read (`2.8 MB/s`, `25 B/s`); null as a dash.
+fn rate_filter(v: &tera::Value, _: &std::collections::HashMap<String, tera::Value>) -> tera::Result<tera::Value> {
+    Ok(tera::Value::String(match v.as_f64() {
+        Some(x) => crate::view::placement::rate(x),
+        None => super::filters::DASH.into(),
+    }))
+}
+
 /// Makes the section includable from another markdown template of `t`.
 pub fn add_section(t: &mut tera::Tera) -> Result<()> {
+    t.register_filter("rate", rate_filter);
     t.add_raw_template(SECTION, TEMPLATE).map_err(|e| Error::Template {
         name: SECTION.into(),
         message: format!("{e:?}"),
@@ -26,7 +35,8 @@ pub fn add_section(t: &mut tera::Tera) -> Result<()> {
 /// The section on its own, with every target's costs and their sources
 /// (what `perfreport placement` prints).
 pub fn markdown(p: &PlacementView) -> Result<String> {
-    let t = markdown_engine(SECTION, TEMPLATE)?;
+    let mut t = markdown_engine(SECTION, "")?;
+    add_section(&mut t)?;
     let mut ctx = tera::Context::new();
     ctx.insert("placement", p);
     ctx.insert("full", &true);

@@ -283,7 +283,8 @@ fn lines_without_costs(run: &Run) -> Vec<String> {
 
 /// Why a figure of a target's record is not final: its record has not ended.
 fn not_ended(t: &TargetView) -> Option<String> {
-    if t.end.is_some() {
+    // No figures at all is no trace, not a record still open.
+    if t.end.is_some() || t.steps_total.is_none() {
         return None;
     }
     let why = t.why_null.get("end").or(t.why_null.get("total_s"));
@@ -313,7 +314,7 @@ fn target_cost(t: &TargetView, mode: Option<Mode>, line: Option<&Placement>) -> 
     let mut c = TargetCost {
         name: t.name.clone(),
         node: t.node.clone(),
-        after: line.map(|p| after_of(p)).unwrap_or_default(),
+        after: line.map(after_of).unwrap_or_default(),
         ..Default::default()
     };
     measured_costs(&mut c, t, mode);
@@ -322,15 +323,13 @@ fn target_cost(t: &TargetView, mode: Option<Mode>, line: Option<&Placement>) -> 
 }
 
 fn measured_costs(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
-    let trace = "its trace (`trace-<target>.json`)";
     let ended = not_ended(t);
+    let trace = "its trace (`trace-<target>.json`)";
     match (&ended, t.build_s) {
         (None, Some(b)) => {
             c.build_s = Some(b);
-            c.sources.insert(
-                "build_s".into(),
-                source(format!("{trace}: first step's start to last step's end"), 1),
-            );
+            let from = format!("{trace}: first step's start to last step's end");
+            c.sources.insert("build_s".into(), source(from, 1));
         }
         (Some(w), _) => {
             c.why_null.insert("build_s".into(), w.clone());
@@ -339,48 +338,60 @@ fn measured_costs(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
             c.why_null.insert("build_s".into(), why_of(t, "build_s"));
         }
     }
-    match (&ended, t.upload_bytes) {
-        (None, Some(b)) => {
-            c.uploaded_bytes = Some(b);
-            c.sources.insert("uploaded_bytes".into(), source(upload_source(t), 1));
-            match costs::export_bytes(mode, b) {
-                Ok(b) => {
-                    c.cache_bytes = Some(b);
-                    c.cache_bytes_run = mode;
-                    c.sources.insert("cache_bytes".into(), source(upload_source(t), 1));
-                }
-                Err(w) => {
-                    c.why_null.insert("cache_bytes".into(), w.into());
-                }
-            }
-        }
-        (Some(w), _) => {
-            c.why_null.insert("uploaded_bytes".into(), w.clone());
-        }
-        (None, None) => {
-            c.why_null.insert("uploaded_bytes".into(), why_of(t, "upload_bytes"));
-        }
-    }
-    if c.cache_bytes.is_none() && !c.why_null.contains_key("cache_bytes") {
-        let w = c.why_null.get("uploaded_bytes").cloned().unwrap_or_default();
-        c.why_null.insert("cache_bytes".into(), w);
-    }
-    if c.cache_bytes_run.is_none() {
-        let w = match (c.cache_bytes, mode) {
-            (Some(_), None) => "run.json gives no mode".to_string(),
-            _ => c.why_null.get("cache_bytes").cloned().unwrap_or_default(),
-        };
-        c.why_null.insert("cache_bytes_run".into(), w);
-    }
-    match t.total_s {
-        Some(s) if ended.is_none() => {
+    match (&ended, t.total_s) {
+        (None, Some(s)) => {
             c.took_s = Some(s);
             c.sources
                 .insert("took_s".into(), source(format!("{trace}: its root span"), 1));
         }
-        _ => {
-            c.why_null
-                .insert("took_s".into(), ended.unwrap_or_else(|| why_of(t, "total_s")));
+        (Some(w), _) => {
+            c.why_null.insert("took_s".into(), w.clone());
+        }
+        (None, None) => {
+            c.why_null.insert("took_s".into(), why_of(t, "total_s"));
+        }
+    }
+    match ended {
+        None => measured_export(c, t, mode),
+        Some(w) => {
+            for k in ["uploaded_bytes", "cache_bytes", "cache_bytes_run"] {
+                c.why_null.insert(k.into(), w.clone());
+            }
+        }
+    }
+}
+
+/// What an ended record uploaded, and what that says of its export's weight.
+fn measured_export(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
+    // A trace without a single upload span measured an upload of nothing,
+    // whether or not any input could size uploads.
+    let uploaded = match (t.upload_bytes, t.upload_s) {
+        (Some(b), _) => Some((b, upload_source(t))),
+        (None, Some(0.0)) => Some((0, "its trace: no upload span".to_string())),
+        _ => None,
+    };
+    let Some((bytes, from)) = uploaded else {
+        let w = why_of(t, "upload_bytes");
+        for k in ["uploaded_bytes", "cache_bytes", "cache_bytes_run"] {
+            c.why_null.insert(k.into(), w.clone());
+        }
+        return;
+    };
+    c.uploaded_bytes = Some(bytes);
+    c.sources.insert("uploaded_bytes".into(), source(from.clone(), 1));
+    match costs::export_bytes(mode, bytes) {
+        Ok(b) => {
+            c.cache_bytes = Some(b);
+            c.cache_bytes_run = mode;
+            c.sources.insert("cache_bytes".into(), source(from, 1));
+            if mode.is_none() {
+                c.why_null
+                    .insert("cache_bytes_run".into(), "run.json gives no mode".into());
+            }
+        }
+        Err(w) => {
+            c.why_null.insert("cache_bytes".into(), w.into());
+            c.why_null.insert("cache_bytes_run".into(), w.into());
         }
     }
 }
@@ -412,12 +423,10 @@ fn balancer_costs(c: &mut TargetCost, line: Option<&Placement>) {
     c.balancer_cache_bytes = p.cache_bytes;
 }
 
-/// `after=a,b`: the targets a line waits for.
+/// `after=`: the target a line waits for, one name as the spec writes it
+/// (a name may hold a comma: it is not a list).
 fn after_of(p: &Placement) -> Vec<String> {
-    p.after
-        .as_deref()
-        .map(|a| a.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect())
-        .unwrap_or_default()
+    p.after.iter().filter(|a| !a.is_empty()).cloned().collect()
 }
 
 /// The fleet the balancer packs: run.json's nodes and placement.txt's.
@@ -530,7 +539,7 @@ fn measure_link(n: &mut NodeLink, name: &str, mine: &[&TargetView]) {
         .filter(|t| t.upload_bytes.is_some_and(|b| b > 0) && t.upload_s.is_some_and(|s| s > 0.0))
         .map(|t| t.name.as_str())
         .collect();
-    n.link_mbps_measured = Some(r3(rate.mbps));
+    n.link_mbps_measured = Some(sig6(rate.mbps));
     n.link_n = rate.n;
     n.sources.insert(
         "link_mbps_measured".into(),
@@ -569,9 +578,11 @@ fn judge_link(n: &mut NodeLink) {
         if let Some(ratio) = costs::link_far(d, m) {
             n.far = true;
             n.says.push(format!(
-                "measured {m:.1} MB/s over {} upload{} is {ratio:.2}× {whose} {d:.1} MB/s",
+                "measured {} over {} upload{} is {ratio:.2}× {whose} {}",
+                rate(m),
                 n.link_n,
-                if n.link_n == 1 { "" } else { "s" }
+                if n.link_n == 1 { "" } else { "s" },
+                rate(d)
             ));
         }
     }
@@ -605,7 +616,7 @@ fn replay_view(
         r.why = Some(why);
         return r;
     }
-    let (jobs, left_out) = jobs_of(view, targets, &names, problems);
+    let (jobs, left_out) = jobs_of(view, targets, nodes, &names, problems);
     r.left_out = left_out;
     if jobs.is_empty() {
         r.why = Some("no target has both a node and a measured cost".into());
@@ -675,15 +686,25 @@ fn refused(r: &Refusal) -> String {
 fn jobs_of(
     view: &View,
     targets: &[TargetCost],
+    nodes: &[NodeLink],
     names: &BTreeSet<&str>,
     problems: &mut Vec<String>,
 ) -> (Vec<Job>, Vec<LeftOut>) {
     let started: BTreeMap<&str, Option<f64>> = view.targets.iter().map(|t| (t.name.as_str(), t.start_s)).collect();
+    let priced: BTreeMap<&str, Option<f64>> = nodes.iter().map(|n| (n.name.as_str(), n.link_mbps_priced)).collect();
+    let unpriced = |node: &str, bytes: u64| bytes > 0 && priced.get(node).copied().flatten().is_none();
     let mut jobs = vec![];
     let mut left_out = vec![];
     for t in targets {
         let why = |f: &str| t.why_null.get(f).cloned().unwrap_or_default();
         match (&t.node, t.build_s, t.uploaded_bytes) {
+            (Some(node), Some(_), Some(bytes)) if unpriced(node, bytes) => left_out.push(LeftOut {
+                target: t.name.clone(),
+                why: format!(
+                    "its {} export cannot be priced on {node}, where it ran: no link measured or declared there",
+                    human_bytes(bytes as f64)
+                ),
+            }),
             (Some(node), Some(build_s), Some(bytes)) => jobs.push(Job {
                 name: t.name.clone(),
                 build_s,
@@ -771,11 +792,22 @@ fn fill_replay(r: &mut ReplayView, out: &replay::Replay, jobs: &[Job], nodes: &[
         .collect();
 }
 
+/// A link in MB/s as people read a rate: "2.8 MB/s", "25 B/s".
+pub fn rate(mbps: f64) -> String {
+    format!("{}/s", human_bytes(mbps * 1e6))
+}
+
+/// Six significant digits: a rate of a few bytes a second keeps its value
+/// (rounding to thousandths of a MB/s would make it 0, a measured zero).
+fn sig6(x: f64) -> f64 {
+    format!("{x:.5e}").parse().unwrap_or(x)
+}
+
 /// How a node's priced link reads: "think's measured 2.8 MB/s".
 fn link_words(n: Option<&NodeLink>, name: &str) -> String {
     match n.and_then(|n| n.link_mbps_priced.map(|l| (l, n.link_mbps_measured.is_some()))) {
-        Some((l, true)) => format!("{name}'s measured {l:.1} MB/s"),
-        Some((l, false)) => format!("{name}'s declared {l:.1} MB/s"),
+        Some((l, true)) => format!("{name}'s measured {}", rate(l)),
+        Some((l, false)) => format!("{name}'s declared {}", rate(l)),
         None => format!("{name}'s unknown link"),
     }
 }
@@ -818,9 +850,10 @@ pub fn apply_history(p: &mut PlacementView, runs: &[&PlacementView], header: His
     for t in &mut p.targets {
         let same: Vec<&TargetCost> = targets.iter().filter_map(|r| r.get(t.name.as_str()).copied()).collect();
         t.history = Some(TargetHistory {
-            build_s: median_of(same.iter().map(|x| x.build_s), "no run measured its build"),
+            build_s: median_of(same.iter().map(|x| x.build_s), r3, "no run measured its build"),
             cache_bytes: median_of(
                 same.iter().map(|x| x.cache_bytes.map(|b| b as f64)),
+                f64::round,
                 "no run weighed its export",
             ),
         });
@@ -830,15 +863,15 @@ pub fn apply_history(p: &mut PlacementView, runs: &[&PlacementView], header: His
             .iter()
             .filter_map(|r| r.get(n.name.as_str()))
             .map(|x| x.link_mbps_measured);
-        n.history = Some(median_of(links, "no run measured its link"));
+        n.history = Some(median_of(links, sig6, "no run measured its link"));
     }
     p.history = Some(header);
 }
 
-fn median_of(values: impl Iterator<Item = Option<f64>>, none: &str) -> Median {
+fn median_of(values: impl Iterator<Item = Option<f64>>, round: fn(f64) -> f64, none: &str) -> Median {
     let v: Vec<f64> = values.flatten().collect();
     let mut m = Median {
-        median: costs::median(&v).map(r3),
+        median: costs::median(&v).map(round),
         n: v.len() as u32,
         why_null: Why::new(),
     };
@@ -846,4 +879,18 @@ fn median_of(values: impl Iterator<Item = Option<f64>>, none: &str) -> Median {
         m.why_null.insert("median".into(), none.into());
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_of_a_few_bytes_a_second_keeps_its_value_and_reads_as_such() {
+        // 1 kB over 40 s: 25 B/s, 2.5e-5 MB/s; thousandths would make it 0.
+        assert_eq!(sig6(1000.0 / 40.0 / 1e6), 2.5e-5);
+        assert_eq!(sig6(7.4e9 / 2645.0 / 1e6), 2.79773);
+        assert_eq!(rate(2.5e-5), "25 B/s");
+        assert_eq!(rate(2.79773), "2.8 MB/s");
+    }
 }
