@@ -146,24 +146,24 @@ pub fn costs_file(p: &PlacementView) -> (String, Vec<String>) {
             ));
             continue;
         }
-        let (build, cache) = match &t.history {
+        let (build, weighed) = match &t.history {
             Some(h) => (h.build_s.median, h.cache_bytes.median.map(|b| b.round() as u64)),
-            None => (t.build_s, t.cache_bytes.filter(|_| p.mode == Some(Mode::Warm))),
+            None => (t.build_s, t.cache_bytes),
         };
         match build {
             Some(b) => text.push_str(&format!("build {} {}\n", t.name, seconds(b))),
             None => left.push(format!("build {}: {}", t.name, why(t, "build_s"))),
         }
-        match cache {
-            Some(b) => text.push_str(&format!("cache {} {b}\n", t.name)),
-            None if t.cache_bytes.is_some() && t.history.is_none() => left.push(format!(
+        // Only a warm run's export is what the balancer prices, with or without history.
+        match (weighed, p.mode) {
+            (Some(b), Some(Mode::Warm)) => text.push_str(&format!("cache {} {b}\n", t.name)),
+            (Some(_), mode) => left.push(format!(
                 "cache {}: measured in a {} run, whose export is not what the balancer prices (a warm run's is)",
                 t.name,
-                p.mode
-                    .map(|m| format!("{m:?}").to_lowercase())
+                mode.map(|m| format!("{m:?}").to_lowercase())
                     .unwrap_or_else(|| "run of unknown kind".into())
             )),
-            None => left.push(format!("cache {}: {}", t.name, why(t, "cache_bytes"))),
+            (None, _) => left.push(format!("cache {}: {}", t.name, why(t, "cache_bytes"))),
         }
     }
     (text, left)

@@ -252,6 +252,20 @@ fn a_cold_runs_costs_file_leaves_its_export_bytes_out_and_says_why() {
         stderr.contains("cache triton-wheel: measured in a cold run, whose export is not what the balancer prices"),
         "{stderr}"
     );
+    // Medians over cold runs are cold figures too: still left out.
+    let root = tempfile::tempdir().unwrap();
+    let copy = root.path().join(COLD);
+    std::fs::create_dir(&copy).unwrap();
+    super::copy_run(&sample(COLD), &copy);
+    let args = [
+        "--history",
+        root.path().to_str().unwrap(),
+        "--costs-out",
+        costs.to_str().unwrap(),
+    ];
+    placement(&sample(COLD), &args);
+    let parsed = parse_target_costs(&std::fs::read_to_string(&costs).unwrap()).unwrap();
+    assert!(parsed.keys().all(|(kind, _)| kind == "build"), "{parsed:?}");
     // placement.json still gives the figure, with the kind of run it came from.
     let p = placement_json(&sample(COLD));
     let t = named(&p["targets"], "name", "triton-wheel");
