@@ -630,7 +630,38 @@
     }));
     document.getElementById("warnings").innerHTML = (data.warnings || []).length ?
       "<p>Warnings:</p><ul>" + data.warnings.map(function (w) { return "<li>" + esc(w) + "</li>"; }).join("") + "</ul>" : "<p>No warnings: every present input was read whole.</p>";
+    drawPlacement();
     drawProvenance();
+  }
+
+  // The balancer's costs as measured and its rule replayed on them (data.placement).
+  function mbps(x) { return cell(x === null || x === undefined ? "—" : fmtBytes(x * 1e6) + "/s", x); }
+  function list(title, items) {
+    return items.length ? "<p>" + esc(title) + "</p><ul>" + items.map(function (i) { return "<li>" + esc(i) + "</li>"; }).join("") + "</ul>" : "";
+  }
+  function drawPlacement() {
+    var p = data.placement, host = document.getElementById("placement");
+    if (!p) { host.innerHTML = "<p>Not in this data.json (made by an older perfreport).</p>"; return; }
+    var r = p.replay, html;
+    if (r.why) html = "<p>No replay: " + esc(r.why) + ".</p>";
+    else html = "<p>Packed by the balancer's rule on this run's measured costs, the targets would take <b>" + fmtDur(r.packed_wall_s) +
+      "</b>; priced the same way, the placement as it ran takes " + fmtDur(r.placed_wall_s) + ", so the packing would save <b>" + fmtDur(r.saved_s) +
+      "</b> (the actual wall clock was " + fmtDur(r.actual_wall_s) + ").</p><p class=\"muted\">" + esc(r.estimate) + ". It ignores " + esc(r.ignores.join("; ")) + ".</p>" +
+      (r.moves.length ? "" : "<p>The balancer's rule keeps every target where it ran.</p>");
+    host.innerHTML = html + "<div id=\"table-moves\"></div>" +
+      list("Left out of the replay:", r.left_out.map(function (l) { return l.target + ": " + l.why; })) +
+      "<div id=\"table-links\"></div>" + list("Placement input that could not be used as it is:", p.problems);
+    if (!r.why && r.moves.length) {
+      table("table-moves", [{ name: "target" }, { name: "from" }, { name: "to" }, { name: "saves", num: 1 }, { name: "its time there", num: 1 }, { name: "here", num: 1 }, { name: "why" }],
+        r.moves.map(function (m) { return [txt(m.target), txt(m.from), txt(m.to), dur(m.saves_s), dur(m.cost_from_s), dur(m.cost_to_s), txt(m.says)]; }));
+    }
+    table("table-links", [{ name: "node" }, { name: "link declared", num: 1 }, { name: "the balancer's", num: 1 }, { name: "measured", num: 1 }, { name: "over uploads", num: 1 }, { name: "finding" }],
+      p.nodes.map(function (n) {
+        var why = n.why_null.link_mbps_measured;
+        return [txt(n.name), mbps(n.link_mbps_declared), mbps(n.link_mbps_balancer),
+          n.link_mbps_measured === null ? cell("<span title=\"" + esc(why || "") + "\">—</span>", null) : mbps(n.link_mbps_measured),
+          txt(n.link_n), cell(n.far ? "⚠ far: " + esc(n.says.join("; ")) : "", n.far ? 1 : 0)];
+      }));
   }
 
   function drawProvenance() {

@@ -15,6 +15,7 @@ pub mod input;
 pub mod live;
 pub mod model;
 pub mod output;
+pub mod placement;
 pub mod publish;
 pub mod render;
 pub mod runs;

@@ -150,6 +150,24 @@ enum Command {
         )]
         allow_host: Vec<String>,
     },
+    /// The balancer's costs as measured: per target, per node's link, and its rule replayed on them.
+    Placement {
+        run_dir: Option<PathBuf>,
+        /// placement.json on standard output instead of the text.
+        #[arg(long)]
+        json: bool,
+        /// Write the measured costs in the balancer's target-costs form (`build <target> <s>`, `cache <target> <bytes>`).
+        #[arg(long, value_name = "FILE")]
+        costs_out: Option<PathBuf>,
+        /// Write the nodes' measured `link_mbps` as a fleet manifest (JSON).
+        #[arg(long, value_name = "FILE")]
+        fleet_out: Option<PathBuf>,
+        /// A root of runs: medians over those at this run's mode, arch and job width, with n.
+        #[arg(long, value_name = "ROOT")]
+        history: Option<PathBuf>,
+        #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
+        root: PathBuf,
+    },
     /// The figures bench.sh scrapes from a BuildKit plain-progress build log, as JSON.
     Buildlog {
         log: PathBuf,
@@ -429,6 +447,24 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             eprintln!("perfreport: stopped");
             Ok(0)
         }
+        Command::Placement {
+            run_dir,
+            json,
+            costs_out,
+            fleet_out,
+            history,
+            root,
+        } => {
+            let run_dir = run_or_newest(run_dir, &root)?;
+            let p = perfreport::placement::placement(&run_dir, history.as_deref())?;
+            if json {
+                println!("{}", perfreport::term::json(&serde_json::to_string_pretty(&p)?));
+            } else {
+                print!("{}", quote_lines(&perfreport::render::placement::markdown(&p)?));
+            }
+            write_placement_files(&p, costs_out.as_deref(), fleet_out.as_deref())?;
+            Ok(0)
+        }
         Command::Buildlog { log, target } => {
             let bytes = std::fs::read(&log).with_context(|| format!("cannot read {}", shown(&log)))?;
             let figures = perfreport::bench::buildlog::analyse(&String::from_utf8_lossy(&bytes), &target);
@@ -436,6 +472,28 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             Ok(0)
         }
     }
+}
+
+/// `placement --costs-out` and `--fleet-out`: each file, and what it leaves out.
+fn write_placement_files(
+    p: &perfreport::view::placement::PlacementView,
+    costs: Option<&Path>,
+    fleet: Option<&Path>,
+) -> anyhow::Result<()> {
+    use perfreport::render::placement::{costs_file, fleet_file};
+    if let Some(path) = costs {
+        let (text, left_out) = costs_file(p);
+        perfreport::output::write_atomic(path, text.as_bytes())?;
+        eprintln!("perfreport: wrote {}", shown(path));
+        for l in left_out {
+            eprintln!("perfreport: not in {}: {}", shown(path), quote(&l));
+        }
+    }
+    if let Some(path) = fleet {
+        perfreport::output::write_atomic(path, fleet_file(p).as_bytes())?;
+        eprintln!("perfreport: wrote {}", shown(path));
+    }
+    Ok(())
 }
 
 /// A path for a terminal: its control characters quoted.

@@ -11,6 +11,7 @@ use crate::timefmt::{self, Micros, MICROS_PER_SEC};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
+pub mod placement;
 mod why;
 
 pub const SCHEMA: u32 = 1;
@@ -43,6 +44,8 @@ pub struct View {
     pub sccache: SccacheView,
     pub zot: ZotView,
     pub artifacts: Vec<Artifact>,
+    /// The balancer's costs as measured, and its rule replayed on them.
+    pub placement: placement::PlacementView,
     /// What is needed to decide later whether a figure still holds.
     pub provenance: Provenance,
     /// Why a field above is `null`, keyed by field name.
@@ -947,6 +950,7 @@ pub fn build(run: &Run) -> View {
         sccache,
         zot: zot_view,
         artifacts: run.artifacts.clone(),
+        placement: Default::default(),
         provenance,
         why_null: BTreeMap::new(),
     };
@@ -959,6 +963,7 @@ pub fn build(run: &Run) -> View {
         }
     }
     why::explain(&mut view, run);
+    view.placement = placement::build(&view, run);
     view.summary = crate::render::summary::sentences(&view);
     view
 }

@@ -34,7 +34,9 @@ pub fn engine(name: &str, template: &str) -> Result<tera::Tera> {
 
 impl Export for Markdown {
     fn render(&self, view: &View) -> Result<Vec<OutFile>> {
-        let t = markdown_engine(FILE, TEMPLATE)?;
+        let mut t = markdown_engine(FILE, TEMPLATE)?;
+        super::placement::add_section(&mut t)?;
+        t.autoescape_on(vec![FILE, super::placement::SECTION]);
         let ctx = tera::Context::from_serialize(view).map_err(|e| Error::Template {
             name: FILE.into(),
             message: e.to_string(),
@@ -48,7 +50,7 @@ impl Export for Markdown {
 }
 
 /// Collapses runs of blank lines the template's control tags leave behind.
-fn tidy(text: &str) -> String {
+pub(crate) fn tidy(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut blank = 0;
     for line in text.lines() {

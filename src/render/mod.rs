@@ -9,6 +9,7 @@ pub mod json;
 pub mod markdown;
 pub mod metrics;
 pub mod perfetto;
+pub mod placement;
 pub mod ratios;
 pub mod summary;
 

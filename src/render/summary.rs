@@ -97,6 +97,8 @@ pub fn sentences(v: &View) -> Vec<String> {
         ));
     }
 
+    out.extend(super::placement::summary(&v.placement));
+
     let s = &v.sccache;
     if let (Some(h), Some(m)) = (s.hits, s.misses) {
         let ratio = s

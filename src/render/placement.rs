@@ -1,0 +1,256 @@
+//! The placement's outputs: its report section (report.md's and the
+//! `placement` command's, from `templates/placement.md.tera`), the summary
+//! line, and the balancer's own input forms: a `target-costs` file and a
+//! fleet manifest of measured links. They read the placement view only.
+
+use super::markdown::markdown_engine;
+use crate::analysis::costs::WORTH_SAYING_S;
+use crate::error::{Error, Result};
+use crate::input::run_json::Mode;
+use crate::timefmt::human_duration as dur;
+use crate::view::placement::PlacementView;
+use serde::Serialize;
+
+/// The section's template name, as report.md includes it.
+pub const SECTION: &str = "placement.md";
+const TEMPLATE: &str = include_str!("../../templates/placement.md.tera");
+
+/// A link in MB/s as a rate people read (`2.8 MB/s`, `25 B/s`); null as a dash.
+fn rate_filter(v: &tera::Value, _: &std::collections::HashMap<String, tera::Value>) -> tera::Result<tera::Value> {
+    Ok(tera::Value::String(match v.as_f64() {
+        Some(x) => crate::view::placement::rate(x),
+        None => super::filters::DASH.into(),
+    }))
+}
+
+/// Makes the section includable from another markdown template of `t`.
+pub fn add_section(t: &mut tera::Tera) -> Result<()> {
+    t.register_filter("rate", rate_filter);
+    t.add_raw_template(SECTION, TEMPLATE).map_err(|e| Error::Template {
+        name: SECTION.into(),
+        message: format!("{e:?}"),
+    })
+}
+
+/// The section on its own, with every target's costs and their sources
+/// (what `perfreport placement` prints).
+pub fn markdown(p: &PlacementView) -> Result<String> {
+    let mut t = markdown_engine(SECTION, "")?;
+    add_section(&mut t)?;
+    let mut ctx = tera::Context::new();
+    ctx.insert("placement", p);
+    ctx.insert("full", &true);
+    ctx.insert("sources", &source_lines(p));
+    let text = t.render(SECTION, &ctx).map_err(|e| Error::Template {
+        name: SECTION.into(),
+        message: format!("{e:?}"),
+    })?;
+    Ok(super::markdown::tidy(&format!(
+        "# Run {}\n\n{text}",
+        super::escape::md_text(&p.stamp)
+    )))
+}
+
+/// Every figure's source and n, said once for all the targets (or nodes)
+/// it holds for: "`build_s` of every target: its trace (...), n = 1 each".
+fn source_lines(p: &PlacementView) -> Vec<String> {
+    use std::collections::BTreeMap;
+    // Keyed by (order, kind, field, source, n): targets, then nodes, then the replay.
+    let mut groups: BTreeMap<(u8, &str, &str, &str, u32), Vec<&str>> = BTreeMap::new();
+    for t in &p.targets {
+        for (field, s) in &t.sources {
+            groups
+                .entry((0, "target", field, &s.from, s.n))
+                .or_default()
+                .push(&t.name);
+        }
+    }
+    for n in &p.nodes {
+        for (field, s) in &n.sources {
+            groups
+                .entry((1, "node", field, &s.from, s.n))
+                .or_default()
+                .push(&n.name);
+        }
+    }
+    for (field, s) in &p.replay.sources {
+        groups.entry((2, "replay", field, &s.from, s.n)).or_default();
+    }
+    groups
+        .into_iter()
+        .map(|((_, kind, field, from, n), names)| {
+            let all = match kind {
+                "target" => p.targets.len(),
+                _ => p.nodes.len(),
+            };
+            let of = match (kind, names.len()) {
+                ("replay", _) => "of the replay".to_string(),
+                (_, k) if k == all && k > 1 => format!("of every {kind}"),
+                _ => format!("of {}", names.join(", ")),
+            };
+            let each = if names.len() > 1 { " each" } else { "" };
+            format!("`{field}` {of}: {from} (n = {n}{each})")
+        })
+        .collect()
+}
+
+/// The summary's line: the biggest move, when it saves more than a few
+/// minutes, and what the packing would save in all.
+pub fn summary(p: &PlacementView) -> Option<String> {
+    let r = &p.replay;
+    let m = r.moves.first().filter(|m| m.saves_s > WORTH_SAYING_S)?;
+    let whole = match r.saved_s {
+        Some(s) if s > 0.0 => format!(
+            "packed on measured costs, the run would have ended about {} sooner",
+            dur(s)
+        ),
+        _ => "packed on measured costs, the run would not have ended sooner".into(),
+    };
+    Some(format!(
+        "Placement: moving {} from {} to {} saves it {}: {}; {whole} (an estimate: see Placement).",
+        m.target,
+        m.from,
+        m.to,
+        dur(m.saves_s),
+        m.says
+    ))
+}
+
+/// A target name the `target-costs` form can carry: one word, nothing a
+/// line-oriented reader would split or stop at.
+fn writable(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with('#') && !name.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// Seconds as the balancer writes them: whole, or to a tenth.
+fn seconds(s: f64) -> String {
+    let tenths = (s * 10.0).round() / 10.0;
+    if tenths.fract() == 0.0 {
+        format!("{tenths:.0}")
+    } else {
+        format!("{tenths:.1}")
+    }
+}
+
+/// The measured costs in the balancer's `target-costs` form (`build
+/// <target> <seconds>`, `cache <target> <bytes>`), with the history's
+/// medians where there is one; and what was left out, each with why.
+pub fn costs_file(p: &PlacementView) -> (String, Vec<String>) {
+    let mut text = String::new();
+    let mut left = vec![];
+    for t in &p.targets {
+        if !writable(&t.name) {
+            left.push(format!(
+                "{}: the name cannot be written in the target-costs form (empty, a space, a control character or a leading #)",
+                t.name
+            ));
+            continue;
+        }
+        let (build, weighed) = match &t.history {
+            Some(h) => (h.build_s.median, h.cache_bytes.median.map(|b| b.round() as u64)),
+            None => (t.build_s, t.cache_bytes),
+        };
+        match build {
+            Some(b) => text.push_str(&format!("build {} {}\n", t.name, seconds(b))),
+            None => left.push(format!("build {}: {}", t.name, why(t, "build_s"))),
+        }
+        // Only a warm run's export is what the balancer prices, with or without history.
+        match (weighed, p.mode) {
+            (Some(b), Some(Mode::Warm)) => text.push_str(&format!("cache {} {b}\n", t.name)),
+            (Some(_), mode) => left.push(format!(
+                "cache {}: measured in a {} run, whose export is not what the balancer prices (a warm run's is)",
+                t.name,
+                mode.map(|m| format!("{m:?}").to_lowercase())
+                    .unwrap_or_else(|| "run of unknown kind".into())
+            )),
+            (None, _) => left.push(format!("cache {}: {}", t.name, why(t, "cache_bytes"))),
+        }
+    }
+    (text, left)
+}
+
+fn why(t: &crate::view::placement::TargetCost, field: &str) -> String {
+    match &t.history {
+        Some(h) => {
+            let m = if field == "build_s" { &h.build_s } else { &h.cache_bytes };
+            m.why_null.get("median").cloned().unwrap_or_default()
+        }
+        None => t.why_null.get(field).cloned().unwrap_or_default(),
+    }
+}
+
+#[derive(Serialize)]
+struct FleetNode<'a> {
+    name: &'a str,
+    link_mbps: f64,
+    n: u32,
+    from: String,
+}
+
+#[derive(Serialize)]
+struct Fleet<'a> {
+    schema: u32,
+    stamp: &'a str,
+    nodes: Vec<FleetNode<'a>>,
+    /// Nodes whose link was not measured, with why.
+    not_measured: std::collections::BTreeMap<&'a str, String>,
+}
+
+/// The nodes' measured `link_mbps` as a fleet manifest (the history's
+/// medians where there is one); nodes not measured are listed apart, never
+/// written as a link.
+pub fn fleet_file(p: &PlacementView) -> String {
+    let mut fleet = Fleet {
+        schema: 1,
+        stamp: &p.stamp,
+        nodes: vec![],
+        not_measured: Default::default(),
+    };
+    for n in &p.nodes {
+        let measured = match &n.history {
+            Some(h) => h.median.map(|m| (m, h.n, format!("median over {} runs", h.n))),
+            None => n.link_mbps_measured.map(|m| {
+                let from = n.sources.get("link_mbps_measured").map(|s| s.from.clone());
+                (m, n.link_n, from.unwrap_or_default())
+            }),
+        };
+        match measured {
+            Some((link_mbps, count, from)) => fleet.nodes.push(FleetNode {
+                name: &n.name,
+                link_mbps,
+                n: count,
+                from,
+            }),
+            None => {
+                let why = match &n.history {
+                    Some(h) => h.why_null.get("median").cloned(),
+                    None => n.why_null.get("link_mbps_measured").cloned(),
+                };
+                fleet.not_measured.insert(&n.name, why.unwrap_or_default());
+            }
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&fleet).unwrap_or_else(|_| "{}".into());
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_whole_or_to_a_tenth() {
+        assert_eq!(seconds(948.0), "948");
+        assert_eq!(seconds(949.711), "949.7");
+        assert_eq!(seconds(0.04), "0");
+    }
+
+    #[test]
+    fn a_name_the_costs_form_would_split_is_not_written() {
+        assert!(writable("triton-wheel"));
+        for bad in ["", "two words", "new\nline", "#comment", "tab\tbed"] {
+            assert!(!writable(bad), "{bad:?}");
+        }
+    }
+}

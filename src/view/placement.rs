@@ -1,0 +1,896 @@
+//! What `placement.json` serialises (and data.json's `placement`): the
+//! balancer's costs as this run measured them, each node's link, and the
+//! balancer's rule replayed on them. Built from the rest of the view (the
+//! per-target figures and upload bytes are already there) and placement.txt;
+//! the rules live in `analysis::costs` and `analysis::replay`.
+
+use super::{human_bytes, r3, TargetView, View};
+use crate::analysis::costs::{self, Upload};
+use crate::analysis::replay::{self, Job, Machine, Refusal};
+use crate::input::placement::Placement;
+use crate::input::run_json::Mode;
+use crate::model::{self, Run};
+use crate::timefmt::human_duration as dur;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const SCHEMA: u32 = 1;
+
+type Why = BTreeMap<String, String>;
+
+/// Where a figure comes from, and how many measurements it rests on.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Source {
+    pub from: String,
+    pub n: u32,
+}
+
+fn source(from: impl Into<String>, n: u32) -> Source {
+    Source { from: from.into(), n }
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct PlacementView {
+    pub schema: u32,
+    pub stamp: String,
+    pub mode: Option<Mode>,
+    /// What the export figures are in a run of this kind.
+    pub run_kind: String,
+    pub targets: Vec<TargetCost>,
+    pub nodes: Vec<NodeLink>,
+    pub replay: ReplayView,
+    /// Medians over runs at the same coordinates (`placement --history`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistoryView>,
+    /// Bad input, each named: what could not be used, and what was done instead.
+    pub problems: Vec<String>,
+    pub why_null: Why,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct TargetCost {
+    pub name: String,
+    pub node: Option<String>,
+    /// The targets it waits for (placement.txt `after=`).
+    pub after: Vec<String>,
+    /// Its own steps, from its trace.
+    pub build_s: Option<f64>,
+    /// What its export weighs: its upload bytes, where the run kind lets them say so.
+    pub cache_bytes: Option<u64>,
+    /// The kind of run `cache_bytes` came from.
+    pub cache_bytes_run: Option<Mode>,
+    /// What it uploaded in this run, which the replay prices.
+    pub uploaded_bytes: Option<u64>,
+    /// The balancer's estimate and its inputs (placement.txt).
+    pub est_s: Option<f64>,
+    pub balancer_build_s: Option<f64>,
+    pub balancer_cache_bytes: Option<u64>,
+    /// What it took: its whole record.
+    pub took_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<TargetHistory>,
+    pub sources: BTreeMap<String, Source>,
+    pub why_null: Why,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct NodeLink {
+    pub name: String,
+    /// The fleet's declaration (run.json), else the balancer's (placement.txt).
+    pub link_mbps_declared: Option<f64>,
+    /// What the balancer priced uploads at on this node (placement.txt).
+    pub link_mbps_balancer: Option<f64>,
+    /// Bytes over upload time of its targets' uploads.
+    pub link_mbps_measured: Option<f64>,
+    pub link_n: u32,
+    /// The link the replay prices uploads at: measured, else declared.
+    pub link_mbps_priced: Option<f64>,
+    /// Measured far from a declaration.
+    pub far: bool,
+    pub says: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Median>,
+    pub sources: BTreeMap<String, Source>,
+    pub why_null: Why,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct ReplayView {
+    /// Why the replay could not run (then its figures are null).
+    pub why: Option<String>,
+    pub estimate: String,
+    pub ignores: Vec<String>,
+    pub actual_wall_s: Option<f64>,
+    /// The placement as it ran, priced on the measured costs.
+    pub placed_wall_s: Option<f64>,
+    /// The balancer's rule on the measured costs.
+    pub packed_wall_s: Option<f64>,
+    /// placed − packed: what the packing saves on the same prices.
+    pub saved_s: Option<f64>,
+    pub moves: Vec<MoveView>,
+    pub packed: Vec<SlotView>,
+    pub left_out: Vec<LeftOut>,
+    pub sources: BTreeMap<String, Source>,
+    pub why_null: Why,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MoveView {
+    pub target: String,
+    pub from: String,
+    pub to: String,
+    /// Its price there minus its price here.
+    pub saves_s: f64,
+    pub cost_from_s: f64,
+    pub cost_to_s: f64,
+    pub bytes: u64,
+    /// The move in words.
+    pub says: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SlotView {
+    pub target: String,
+    pub node: String,
+    pub start_s: f64,
+    pub end_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LeftOut {
+    pub target: String,
+    pub why: String,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct HistoryView {
+    pub root: String,
+    pub mode: Option<Mode>,
+    pub arch: Option<String>,
+    pub max_jobs: Option<u32>,
+    /// The runs the medians are over, this one included.
+    pub runs: Vec<String>,
+    /// Runs under the root left out, each with why.
+    pub left_out: Vec<String>,
+    pub why_null: Why,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct TargetHistory {
+    pub build_s: Median,
+    pub cache_bytes: Median,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Median {
+    pub median: Option<f64>,
+    pub n: u32,
+    pub why_null: Why,
+}
+
+const ESTIMATE: &str = "An estimate, not a measurement: the balancer's rule (longest target first, each on the node where build + export bytes ÷ link ends soonest, after the targets it waits for) replayed on this run's measured costs, beside the placement as it ran priced the same way";
+
+const IGNORES: [&str; 4] = [
+    "contention (targets sharing a node, uploads sharing the store)",
+    "the layer and compiler cache a moved target loses on a new node",
+    "node speed (build seconds are those measured on the node each target ran on)",
+    "setup and the export's time other than uploading",
+];
+
+/// placement.txt's lines indexed once, the last line winning (as in the
+/// report): thousands of lines must cost a lookup per question, not a scan.
+struct Lines<'a> {
+    by_target: BTreeMap<&'a str, &'a Placement>,
+    /// The link the balancer priced each node at: the last line giving one.
+    link_by_node: BTreeMap<&'a str, f64>,
+}
+
+impl<'a> Lines<'a> {
+    fn of(run: &'a Run) -> Self {
+        let mut link_by_node = BTreeMap::new();
+        for p in &run.placements {
+            if let Some(l) = p.link_mbps {
+                link_by_node.insert(p.node.as_str(), l);
+            }
+        }
+        Lines {
+            by_target: run.placements.iter().map(|p| (p.target.as_str(), p)).collect(),
+            link_by_node,
+        }
+    }
+
+    fn get(&self, target: &str) -> Option<&'a Placement> {
+        self.by_target.get(target).copied()
+    }
+
+    fn link_of(&self, node: &str) -> Option<f64> {
+        self.link_by_node.get(node).copied()
+    }
+}
+
+/// The placement view of a built view (everything but `history`).
+pub fn build(view: &View, run: &Run) -> PlacementView {
+    let lines = Lines::of(run);
+    let mut problems = lines_without_costs(run);
+    let mut targets: Vec<TargetCost> = view
+        .targets
+        .iter()
+        .map(|t| target_cost(t, view.mode, lines.get(&t.name)))
+        .collect();
+    targets.sort_by(|a, b| a.name.cmp(&b.name));
+    let nodes = node_links(view, run, &lines, &mut problems);
+    let replay = replay_view(view, run, &targets, &nodes, &mut problems);
+    let mut why = Why::new();
+    if view.mode.is_none() {
+        why.insert("mode".into(), mode_unknown(run));
+    }
+    PlacementView {
+        schema: SCHEMA,
+        stamp: view.stamp.clone(),
+        mode: view.mode,
+        run_kind: run_kind(view.mode),
+        targets,
+        nodes,
+        replay,
+        history: None,
+        problems,
+        why_null: why,
+    }
+}
+
+fn mode_unknown(run: &Run) -> String {
+    if run.info.is_some() {
+        "run.json has no `mode`".into()
+    } else {
+        "no run.json in this run".into()
+    }
+}
+
+fn run_kind(mode: Option<Mode>) -> String {
+    match mode {
+        Some(Mode::Warm) => "warm run: each export's bytes are what the balancer prices".into(),
+        Some(Mode::Cold) => "cold run: the harness clears the export, so an export's bytes here are what was left of it (a warm run's are what the balancer prices)".into(),
+        None => "run kind unknown (no run.json mode): whether an export's bytes are what the balancer prices is not known".into(),
+    }
+}
+
+/// Placement lines that do not carry the balancer's costs, each named.
+fn lines_without_costs(run: &Run) -> Vec<String> {
+    run.placements
+        .iter()
+        .filter_map(|p| {
+            let missing: Vec<&str> = [
+                ("build_s", p.build_s.is_none()),
+                ("cache_bytes", p.cache_bytes.is_none()),
+                ("link_mbps", p.link_mbps.is_none()),
+                ("est_s", p.est_s.is_none()),
+            ]
+            .iter()
+            .filter(|(_, m)| *m)
+            .map(|(k, _)| *k)
+            .collect();
+            (!missing.is_empty()).then(|| {
+                format!(
+                    "{}: the line for {} has no {}: the balancer's cost cannot be set beside the measured one",
+                    model::PLACEMENT,
+                    p.target,
+                    missing.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+/// Why a figure of a target's record is not final: its record has not ended.
+fn not_ended(t: &TargetView) -> Option<String> {
+    // No figures at all is no trace, not a record still open.
+    if t.end.is_some() || t.steps_total.is_none() {
+        return None;
+    }
+    let why = t.why_null.get("end").or(t.why_null.get("total_s"));
+    Some(match why {
+        Some(w) => format!("its record has not ended ({w}): what it measured so far is not its cost"),
+        None => "its record has not ended: what it measured so far is not its cost".into(),
+    })
+}
+
+fn why_of(t: &TargetView, field: &str) -> String {
+    t.why_null
+        .get(field)
+        .cloned()
+        .unwrap_or_else(|| format!("{field} was not measured"))
+}
+
+fn upload_source(t: &TargetView) -> String {
+    // Said of the target, not naming it: the same source reads the same for every target.
+    match t.upload_bytes_source {
+        Some("trace") => "its trace: sizes on its upload spans".into(),
+        Some("registry") => format!("{}: 2xx writes from its node's address during its record", model::ZOT),
+        _ => "its upload".into(),
+    }
+}
+
+fn target_cost(t: &TargetView, mode: Option<Mode>, line: Option<&Placement>) -> TargetCost {
+    let mut c = TargetCost {
+        name: t.name.clone(),
+        node: t.node.clone(),
+        after: line.map(after_of).unwrap_or_default(),
+        ..Default::default()
+    };
+    measured_costs(&mut c, t, mode);
+    balancer_costs(&mut c, line);
+    c
+}
+
+fn measured_costs(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
+    let ended = not_ended(t);
+    let trace = "its trace (`trace-<target>.json`)";
+    match (&ended, t.build_s) {
+        (None, Some(b)) => {
+            c.build_s = Some(b);
+            let from = format!("{trace}: first step's start to last step's end");
+            c.sources.insert("build_s".into(), source(from, 1));
+        }
+        (Some(w), _) => {
+            c.why_null.insert("build_s".into(), w.clone());
+        }
+        (None, None) => {
+            c.why_null.insert("build_s".into(), why_of(t, "build_s"));
+        }
+    }
+    match (&ended, t.total_s) {
+        (None, Some(s)) => {
+            c.took_s = Some(s);
+            c.sources
+                .insert("took_s".into(), source(format!("{trace}: its root span"), 1));
+        }
+        (Some(w), _) => {
+            c.why_null.insert("took_s".into(), w.clone());
+        }
+        (None, None) => {
+            c.why_null.insert("took_s".into(), why_of(t, "total_s"));
+        }
+    }
+    match ended {
+        None => measured_export(c, t, mode),
+        Some(w) => {
+            for k in ["uploaded_bytes", "cache_bytes", "cache_bytes_run"] {
+                c.why_null.insert(k.into(), w.clone());
+            }
+        }
+    }
+}
+
+/// What an ended record uploaded, and what that says of its export's weight.
+fn measured_export(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
+    // A trace without a single upload span measured an upload of nothing,
+    // whether or not any input could size uploads.
+    let uploaded = match (t.upload_bytes, t.upload_s) {
+        (Some(b), _) => Some((b, upload_source(t))),
+        (None, Some(0.0)) => Some((0, "its trace: no upload span".to_string())),
+        _ => None,
+    };
+    let Some((bytes, from)) = uploaded else {
+        let w = why_of(t, "upload_bytes");
+        for k in ["uploaded_bytes", "cache_bytes", "cache_bytes_run"] {
+            c.why_null.insert(k.into(), w.clone());
+        }
+        return;
+    };
+    c.uploaded_bytes = Some(bytes);
+    c.sources.insert("uploaded_bytes".into(), source(from.clone(), 1));
+    match costs::export_bytes(mode, bytes) {
+        Ok(b) => {
+            c.cache_bytes = Some(b);
+            c.cache_bytes_run = mode;
+            c.sources.insert("cache_bytes".into(), source(from, 1));
+            if mode.is_none() {
+                c.why_null
+                    .insert("cache_bytes_run".into(), "run.json gives no mode".into());
+            }
+        }
+        Err(w) => {
+            c.why_null.insert("cache_bytes".into(), w.into());
+            c.why_null.insert("cache_bytes_run".into(), w.into());
+        }
+    }
+}
+
+fn balancer_costs(c: &mut TargetCost, line: Option<&Placement>) {
+    let Some(p) = line else {
+        let w = format!("{} has no line for {}", model::PLACEMENT, c.name);
+        for k in ["node", "est_s", "balancer_build_s", "balancer_cache_bytes"] {
+            c.why_null.insert(k.into(), w.clone());
+        }
+        return;
+    };
+    let mut put = |field: &str, key: &str, known: bool| {
+        if known {
+            c.sources
+                .insert(field.into(), source(format!("{}: `{key}=`", model::PLACEMENT), 1));
+        } else {
+            c.why_null.insert(
+                field.into(),
+                format!("{}'s line for {} has no `{key}=`", model::PLACEMENT, c.name),
+            );
+        }
+    };
+    put("est_s", "est_s", p.est_s.is_some());
+    put("balancer_build_s", "build_s", p.build_s.is_some());
+    put("balancer_cache_bytes", "cache_bytes", p.cache_bytes.is_some());
+    c.est_s = p.est_s;
+    c.balancer_build_s = p.build_s;
+    c.balancer_cache_bytes = p.cache_bytes;
+}
+
+/// `after=`: the target a line waits for, one name as the spec writes it
+/// (a name may hold a comma: it is not a list).
+fn after_of(p: &Placement) -> Vec<String> {
+    p.after.iter().filter(|a| !a.is_empty()).cloned().collect()
+}
+
+/// The fleet the balancer packs: run.json's nodes and placement.txt's.
+fn fleet_names(run: &Run) -> Vec<String> {
+    let mut names: BTreeSet<String> = run.placements.iter().map(|p| p.node.clone()).collect();
+    if let Some(i) = &run.info {
+        names.extend(i.nodes.iter().map(|n| n.name.clone()));
+    }
+    names.into_iter().collect()
+}
+
+fn node_links(view: &View, run: &Run, lines: &Lines, problems: &mut Vec<String>) -> Vec<NodeLink> {
+    // run.json's first entry for a node, as the report reads it.
+    let mut declared_by_node: BTreeMap<&str, Option<f64>> = BTreeMap::new();
+    for n in run.info.iter().flat_map(|i| i.nodes.iter()) {
+        declared_by_node.entry(n.name.as_str()).or_insert(n.link_mbps);
+    }
+    let declared = |name: &str| declared_by_node.get(name).copied().flatten();
+    let mut by_node: BTreeMap<&str, Vec<&TargetView>> = BTreeMap::new();
+    for t in &view.targets {
+        if let Some(n) = &t.node {
+            by_node.entry(n.as_str()).or_default().push(t);
+        }
+    }
+    fleet_names(run)
+        .into_iter()
+        .map(|name| {
+            let mine = by_node.get(name.as_str()).map(Vec::as_slice).unwrap_or_default();
+            let link = node_link(name, mine, &declared, lines);
+            if link.link_mbps_declared.is_none() {
+                problems.push(format!(
+                    "node {}: no link declared (no `link_mbps` in run.json or placement.txt){}",
+                    link.name,
+                    if link.link_mbps_measured.is_some() {
+                        "; the replay prices it at the measured link"
+                    } else {
+                        "; the replay puts there only targets that upload nothing"
+                    }
+                ));
+            }
+            link
+        })
+        .collect()
+}
+
+fn node_link(name: String, mine: &[&TargetView], declared: &impl Fn(&str) -> Option<f64>, lines: &Lines) -> NodeLink {
+    let mut n = NodeLink {
+        link_mbps_balancer: lines.link_of(&name),
+        ..Default::default()
+    };
+    match (declared(&name), n.link_mbps_balancer) {
+        (Some(d), _) => {
+            n.link_mbps_declared = Some(d);
+            n.sources
+                .insert("link_mbps_declared".into(), source("run.json: `link_mbps`", 1));
+        }
+        (None, Some(b)) => {
+            n.link_mbps_declared = Some(b);
+            n.sources.insert(
+                "link_mbps_declared".into(),
+                source("placement.txt: `link_mbps=` (run.json declares none)", 1),
+            );
+        }
+        (None, None) => {
+            n.why_null.insert(
+                "link_mbps_declared".into(),
+                "neither run.json nor placement.txt gives its `link_mbps`".into(),
+            );
+        }
+    }
+    if n.link_mbps_balancer.is_some() {
+        n.sources
+            .insert("link_mbps_balancer".into(), source("placement.txt: `link_mbps=`", 1));
+    } else {
+        n.why_null.insert(
+            "link_mbps_balancer".into(),
+            format!("no placement.txt line on {name} gives `link_mbps=`"),
+        );
+    }
+    measure_link(&mut n, &name, mine);
+    n.name = name;
+    judge_link(&mut n);
+    n
+}
+
+fn measure_link(n: &mut NodeLink, name: &str, mine: &[&TargetView]) {
+    let ended: Vec<&&TargetView> = mine.iter().filter(|t| t.end.is_some()).collect();
+    let uploads: Vec<Upload> = ended
+        .iter()
+        .filter_map(|t| {
+            Some(Upload {
+                bytes: t.upload_bytes?,
+                secs: t.upload_s?,
+            })
+        })
+        .collect();
+    let Some(rate) = costs::link_rate(&uploads) else {
+        let why = if mine.is_empty() {
+            format!("no target ran on {name}")
+        } else if ended.is_empty() {
+            format!("no record on {name} has ended yet")
+        } else {
+            format!("no ended record on {name} uploaded a known number of bytes for a measurable time")
+        };
+        n.why_null.insert("link_mbps_measured".into(), why);
+        return;
+    };
+    let used: Vec<&str> = ended
+        .iter()
+        .filter(|t| t.upload_bytes.is_some_and(|b| b > 0) && t.upload_s.is_some_and(|s| s > 0.0))
+        .map(|t| t.name.as_str())
+        .collect();
+    n.link_mbps_measured = Some(sig6(rate.mbps));
+    n.link_n = rate.n;
+    n.sources.insert(
+        "link_mbps_measured".into(),
+        source(
+            format!("uploads of {}: bytes over upload time", used.join(", ")),
+            rate.n,
+        ),
+    );
+}
+
+/// The link the replay prices at, and whether the measurement is far from a declaration.
+fn judge_link(n: &mut NodeLink) {
+    n.link_mbps_priced = n.link_mbps_measured.or(n.link_mbps_declared);
+    let (priced_from, count) = if n.link_mbps_measured.is_some() {
+        ("measured", n.link_n)
+    } else {
+        ("declared", 1)
+    };
+    if n.link_mbps_priced.is_some() {
+        n.sources.insert("link_mbps_priced".into(), source(priced_from, count));
+    } else {
+        n.why_null.insert(
+            "link_mbps_priced".into(),
+            "no link measured or declared: only targets that upload nothing can be priced here".into(),
+        );
+    }
+    let Some(m) = n.link_mbps_measured else { return };
+    let mut claims = vec![];
+    if let Some(d) = n.link_mbps_declared {
+        claims.push(("declared", d));
+    }
+    if let Some(b) = n.link_mbps_balancer.filter(|b| Some(*b) != n.link_mbps_declared) {
+        claims.push(("the balancer's", b));
+    }
+    for (whose, d) in claims {
+        if let Some(ratio) = costs::link_far(d, m) {
+            n.far = true;
+            n.says.push(format!(
+                "measured {} over {} upload{} is {ratio:.2}× {whose} {}",
+                rate(m),
+                n.link_n,
+                if n.link_n == 1 { "" } else { "s" },
+                rate(d)
+            ));
+        }
+    }
+}
+
+fn replay_view(
+    view: &View,
+    run: &Run,
+    targets: &[TargetCost],
+    nodes: &[NodeLink],
+    problems: &mut Vec<String>,
+) -> ReplayView {
+    let mut r = ReplayView {
+        estimate: ESTIMATE.into(),
+        ignores: IGNORES.iter().map(|s| s.to_string()).collect(),
+        actual_wall_s: view.fleet.wall_s,
+        ..Default::default()
+    };
+    match view.fleet.wall_s {
+        Some(_) => {
+            r.sources
+                .insert("actual_wall_s".into(), source("the run's window (see Fleet)", 1));
+        }
+        None => {
+            r.why_null
+                .insert("actual_wall_s".into(), "the run's time window is unknown".into());
+        }
+    }
+    let names: BTreeSet<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+    if let Some(why) = cannot_replay(run, targets, &names, problems) {
+        r.why = Some(why);
+        return r;
+    }
+    let (jobs, left_out) = jobs_of(view, targets, nodes, &names, problems);
+    r.left_out = left_out;
+    if jobs.is_empty() {
+        r.why = Some("no target has both a node and a measured cost".into());
+        return r;
+    }
+    let machines: Vec<Machine> = nodes
+        .iter()
+        .map(|n| Machine {
+            name: n.name.clone(),
+            link_mbps: n.link_mbps_priced,
+        })
+        .collect();
+    match replay::replay(&jobs, &machines) {
+        Ok(out) => fill_replay(&mut r, &out, &jobs, nodes),
+        Err(refusal) => r.why = Some(refused(&refusal)),
+    }
+    r
+}
+
+/// Why the whole replay cannot run: a run in flight, an `after=` cycle.
+fn cannot_replay(
+    run: &Run,
+    targets: &[TargetCost],
+    names: &BTreeSet<&str>,
+    problems: &mut Vec<String>,
+) -> Option<String> {
+    if run.in_flight() {
+        return Some(
+            "the run is in flight: a target still building has no final cost yet, so the replay waits for the run's end"
+                .into(),
+        );
+    }
+    for t in targets {
+        for a in t.after.iter().filter(|a| !names.contains(a.as_str())) {
+            problems.push(format!(
+                "{}: {} waits for {a} (`after=`), which is not a target of this run: the wait is ignored",
+                model::PLACEMENT,
+                t.name
+            ));
+        }
+    }
+    let edges: Vec<(String, Vec<String>)> = targets.iter().map(|t| (t.name.clone(), t.after.clone())).collect();
+    let cycle = replay::find_cycle(&edges)?;
+    let why = refused(&Refusal::Cycle(cycle));
+    problems.push(format!("{}: {why}", model::PLACEMENT));
+    Some(why)
+}
+
+fn refused(r: &Refusal) -> String {
+    match r {
+        Refusal::Cycle(c) => format!(
+            "`after=` goes round ({} → {}): no order satisfies it, so the replay cannot run",
+            c.join(" → "),
+            c.first().map(String::as_str).unwrap_or_default()
+        ),
+        Refusal::TooLarge { jobs, machines } => format!(
+            "{jobs} targets on {machines} nodes: more pairs than the replay weighs (at most {})",
+            replay::MAX_PAIRS
+        ),
+        Refusal::Unpriced { job, node } => {
+            format!("{job}'s upload cannot be priced on {node}, where it ran: its link is unknown")
+        }
+    }
+}
+
+/// The targets the replay can price, and the others with why.
+fn jobs_of(
+    view: &View,
+    targets: &[TargetCost],
+    nodes: &[NodeLink],
+    names: &BTreeSet<&str>,
+    problems: &mut Vec<String>,
+) -> (Vec<Job>, Vec<LeftOut>) {
+    let started: BTreeMap<&str, Option<f64>> = view.targets.iter().map(|t| (t.name.as_str(), t.start_s)).collect();
+    let priced: BTreeMap<&str, Option<f64>> = nodes.iter().map(|n| (n.name.as_str(), n.link_mbps_priced)).collect();
+    let unpriced = |node: &str, bytes: u64| bytes > 0 && priced.get(node).copied().flatten().is_none();
+    let mut jobs = vec![];
+    let mut left_out = vec![];
+    for t in targets {
+        let why = |f: &str| t.why_null.get(f).cloned().unwrap_or_default();
+        match (&t.node, t.build_s, t.uploaded_bytes) {
+            (Some(node), Some(_), Some(bytes)) if unpriced(node, bytes) => left_out.push(LeftOut {
+                target: t.name.clone(),
+                why: format!(
+                    "its {} export cannot be priced on {node}, where it ran: no link measured or declared there",
+                    human_bytes(bytes as f64)
+                ),
+            }),
+            (Some(node), Some(build_s), Some(bytes)) => jobs.push(Job {
+                name: t.name.clone(),
+                build_s,
+                bytes,
+                after: t.after.iter().filter(|a| names.contains(a.as_str())).cloned().collect(),
+                node: node.clone(),
+                started_s: started.get(t.name.as_str()).copied().flatten(),
+            }),
+            (None, _, _) => left_out.push(LeftOut {
+                target: t.name.clone(),
+                why: format!("where it ran is not known: {}", why("node")),
+            }),
+            (_, None, _) => left_out.push(LeftOut {
+                target: t.name.clone(),
+                why: format!("its build is not measured: {}", why("build_s")),
+            }),
+            (_, _, None) => left_out.push(LeftOut {
+                target: t.name.clone(),
+                why: format!("its upload is not measured: {}", why("uploaded_bytes")),
+            }),
+        }
+    }
+    let kept: BTreeSet<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+    for t in targets.iter().filter(|t| kept.contains(t.name.as_str())) {
+        for a in t
+            .after
+            .iter()
+            .filter(|a| names.contains(a.as_str()) && !kept.contains(a.as_str()))
+        {
+            problems.push(format!(
+                "{} waits for {a} (`after=`), which the replay leaves out: the wait is ignored",
+                t.name
+            ));
+        }
+    }
+    (jobs, left_out)
+}
+
+fn fill_replay(r: &mut ReplayView, out: &replay::Replay, jobs: &[Job], nodes: &[NodeLink]) {
+    let (placed, packed) = (out.placed.makespan(), out.packed.makespan());
+    r.placed_wall_s = Some(r3(placed));
+    r.packed_wall_s = Some(r3(packed));
+    r.saved_s = Some(r3(placed - packed));
+    let n = jobs.len() as u32;
+    r.sources.insert(
+        "placed_wall_s".into(),
+        source("the placement as it ran, priced at measured build + bytes ÷ link", n),
+    );
+    r.sources.insert(
+        "packed_wall_s".into(),
+        source("the balancer's rule on measured build + bytes ÷ link", n),
+    );
+    r.sources
+        .insert("saved_s".into(), source("placed_wall_s − packed_wall_s", n));
+    r.packed = out
+        .packed
+        .slots
+        .iter()
+        .map(|s| SlotView {
+            target: s.job.clone(),
+            node: s.node.clone(),
+            start_s: r3(s.start_s),
+            end_s: r3(s.end_s),
+        })
+        .collect();
+    let by_node: BTreeMap<&str, &NodeLink> = nodes.iter().map(|n| (n.name.as_str(), n)).collect();
+    let link = |name: &str| by_node.get(name).copied();
+    let bytes_of: BTreeMap<&str, u64> = jobs.iter().map(|j| (j.name.as_str(), j.bytes)).collect();
+    r.moves = out
+        .moves
+        .iter()
+        .map(|m| {
+            let bytes = bytes_of.get(m.job.as_str()).copied().unwrap_or(0);
+            MoveView {
+                target: m.job.clone(),
+                from: m.from.clone(),
+                to: m.to.clone(),
+                saves_s: r3(m.saves_s()),
+                cost_from_s: r3(m.cost_from_s),
+                cost_to_s: r3(m.cost_to_s),
+                bytes,
+                says: move_says(m, bytes, link(&m.from), link(&m.to)),
+            }
+        })
+        .collect();
+}
+
+/// A link in MB/s as people read a rate: "2.8 MB/s", "25 B/s".
+pub fn rate(mbps: f64) -> String {
+    format!("{}/s", human_bytes(mbps * 1e6))
+}
+
+/// Six significant digits: a rate of a few bytes a second keeps its value
+/// (rounding to thousandths of a MB/s would make it 0, a measured zero).
+fn sig6(x: f64) -> f64 {
+    format!("{x:.5e}").parse().unwrap_or(x)
+}
+
+/// How a node's priced link reads: "think's measured 2.8 MB/s".
+fn link_words(n: Option<&NodeLink>, name: &str) -> String {
+    match n.and_then(|n| n.link_mbps_priced.map(|l| (l, n.link_mbps_measured.is_some()))) {
+        Some((l, true)) => format!("{name}'s measured {}", rate(l)),
+        Some((l, false)) => format!("{name}'s declared {}", rate(l)),
+        None => format!("{name}'s unknown link"),
+    }
+}
+
+fn move_says(m: &replay::Move, bytes: u64, from: Option<&NodeLink>, to: Option<&NodeLink>) -> String {
+    if bytes == 0 {
+        return format!(
+            "it uploads nothing: {} is free sooner, and its {} build is priced the same there",
+            m.to,
+            dur(m.cost_to_s)
+        );
+    }
+    let upload = |n: Option<&NodeLink>| {
+        n.and_then(|n| n.link_mbps_priced)
+            .map(|l| bytes as f64 / (l * 1e6))
+            .unwrap_or(f64::NAN)
+    };
+    format!(
+        "its {} export takes {} at {}; at {} about {}",
+        human_bytes(bytes as f64),
+        dur(upload(from)),
+        link_words(from, &m.from),
+        link_words(to, &m.to),
+        dur(upload(to))
+    )
+}
+
+/// Medians over several runs' placement views (this run's first), per
+/// target and per node, each with its n; a figure no run measured is null
+/// with why.
+pub fn apply_history(p: &mut PlacementView, runs: &[&PlacementView], header: HistoryView) {
+    let targets: Vec<BTreeMap<&str, &TargetCost>> = runs
+        .iter()
+        .map(|r| r.targets.iter().map(|t| (t.name.as_str(), t)).collect())
+        .collect();
+    let nodes: Vec<BTreeMap<&str, &NodeLink>> = runs
+        .iter()
+        .map(|r| r.nodes.iter().map(|n| (n.name.as_str(), n)).collect())
+        .collect();
+    for t in &mut p.targets {
+        let same: Vec<&TargetCost> = targets.iter().filter_map(|r| r.get(t.name.as_str()).copied()).collect();
+        t.history = Some(TargetHistory {
+            build_s: median_of(same.iter().map(|x| x.build_s), r3, "no run measured its build"),
+            cache_bytes: median_of(
+                same.iter().map(|x| x.cache_bytes.map(|b| b as f64)),
+                f64::round,
+                "no run weighed its export",
+            ),
+        });
+    }
+    for n in &mut p.nodes {
+        let links = nodes
+            .iter()
+            .filter_map(|r| r.get(n.name.as_str()))
+            .map(|x| x.link_mbps_measured);
+        n.history = Some(median_of(links, sig6, "no run measured its link"));
+    }
+    p.history = Some(header);
+}
+
+fn median_of(values: impl Iterator<Item = Option<f64>>, round: fn(f64) -> f64, none: &str) -> Median {
+    let v: Vec<f64> = values.flatten().collect();
+    let mut m = Median {
+        median: costs::median(&v).map(round),
+        n: v.len() as u32,
+        why_null: Why::new(),
+    };
+    if m.median.is_none() {
+        m.why_null.insert("median".into(), none.into());
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_of_a_few_bytes_a_second_keeps_its_value_and_reads_as_such() {
+        // 1 kB over 40 s: 25 B/s, 2.5e-5 MB/s; thousandths would make it 0.
+        assert_eq!(sig6(1000.0 / 40.0 / 1e6), 2.5e-5);
+        assert_eq!(sig6(7.4e9 / 2645.0 / 1e6), 2.79773);
+        assert_eq!(rate(2.5e-5), "25 B/s");
+        assert_eq!(rate(2.79773), "2.8 MB/s");
+    }
+}
