@@ -2,9 +2,11 @@
 //! unit-tested on small hand-made cases with numbers worked out by hand.
 
 pub mod comparable;
+pub mod contention;
 pub mod fleet;
 pub mod intervals;
 pub mod nodes;
+pub mod spread;
 pub mod steps;
 pub mod targets;
 pub mod window;
