@@ -6,6 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::output::{real_dir_inside, write_all_inside, write_atomic, OutFile};
+use crate::runs::fingerprint;
 use crate::{model, render, view};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -72,48 +73,24 @@ fn tool_id() -> String {
     format!("{} {}", env!("CARGO_PKG_VERSION"), env!("PERFREPORT_COMMIT"))
 }
 
-/// The run folders under `root`, found with walkdir: symlinks followed,
-/// loops reported and skipped, the site itself left out.
+/// The run folders under `root` (see [`crate::runs::walk`]), each with its
+/// folder name under `runs/`; what could not be read is said in `warnings`.
 pub fn discover(root: &Path, site: &Path, warnings: &mut Vec<String>) -> Vec<(String, PathBuf)> {
-    let site = site.canonicalize().ok();
+    discover_walked(crate::runs::walk(root, Some(site)), warnings)
+}
+
+fn discover_walked(walked: crate::runs::Walked, warnings: &mut Vec<String>) -> Vec<(String, PathBuf)> {
+    for (at, what) in &walked.unreadable {
+        warnings.push(format!("{what} at {}: skipped", at.display()));
+    }
     let mut found = vec![];
-    let mut walk = walkdir::WalkDir::new(root)
-        .follow_links(true)
-        .min_depth(1)
-        .max_depth(3)
-        .sort_by_file_name()
-        .into_iter();
-    while let Some(entry) = walk.next() {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                let what = if e.loop_ancestor().is_some() {
-                    "symlink loop"
-                } else {
-                    "unreadable"
-                };
-                let at = e.path().map(|p| p.display().to_string()).unwrap_or_default();
-                warnings.push(format!("{what} at {at}: skipped"));
-                continue;
-            }
-        };
-        if !entry.file_type().is_dir() {
-            continue;
-        }
-        if site.is_some() && entry.path().canonicalize().ok() == site {
-            walk.skip_current_dir();
-            continue;
-        }
-        if model::is_run_dir(entry.path()) {
-            let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
-            match folder_name(rel) {
-                Some(dir) => found.push((dir, entry.path().to_path_buf())),
-                None => warnings.push(format!(
-                    "{}: its folder name would be longer than {FOLDER_NAME_MAX} bytes: skipped",
-                    entry.path().display()
-                )),
-            }
-            walk.skip_current_dir();
+    for (rel, path) in walked.runs {
+        match folder_name(&rel) {
+            Some(dir) => found.push((dir, path)),
+            None => warnings.push(format!(
+                "{}: its folder name would be longer than {FOLDER_NAME_MAX} bytes: skipped",
+                path.display()
+            )),
         }
     }
     found
@@ -240,36 +217,6 @@ fn remove_run_folder(site: &Path, name: &str, warnings: &mut Vec<String>) {
         )),
         Err(_) => {}
     }
-}
-
-/// What identifies the state of a run folder: its input files' names, sizes
-/// and modification times (publish's manifest, serve's change detection).
-pub(crate) fn fingerprint(dir: &Path) -> Vec<(String, u64, i128)> {
-    let mut files: Vec<(String, u64, i128)> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.flatten()
-                .filter_map(|e| {
-                    let m = e.metadata().ok()?;
-                    if !m.is_file() {
-                        return None;
-                    }
-                    let ns = m
-                        .modified()
-                        .ok()?
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .ok()?
-                        .as_nanos() as i128;
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    // Our own outputs, when a report was written into the run folder, are not inputs.
-                    let output =
-                        ["report.md", "index.html", "data.json"].contains(&name.as_str()) || name.starts_with('.');
-                    (!output).then_some((name, m.len(), ns))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
 }
 
 fn entry_of(dir: &str, v: &view::View, broken: Option<String>) -> RunEntry {
