@@ -97,7 +97,7 @@ pub fn band(spread: &Result<f64, String>, n: usize) -> Band {
             spread_pct: *s,
             n,
         },
-        Err(why) => Band::NotGateable(format!("not gateable: {why} over {n} runs")),
+        Err(why) => Band::NotGateable(format!("not gateable over {n} runs: {why}")),
     }
 }
 
@@ -221,6 +221,10 @@ mod tests {
             panic!("no spread")
         };
         assert_eq!(why, "not gateable: no spread over 2 runs (5 needed)");
+        let Band::NotGateable(why) = band(&spread_pct(&[0.0; 6]), 6) else {
+            panic!("a zero median")
+        };
+        assert!(why.starts_with("not gateable over 6 runs: the median is 0"), "{why}");
         // Exactly at the limit still gates.
         assert!(matches!(band(&Ok(25.0), 5), Band::Gate { .. }));
     }
