@@ -40,6 +40,9 @@ struct ManifestRun {
     /// (file name, bytes, modification time in ns) of every file in the run folder.
     inputs: Vec<(String, u64, i128)>,
     entry: RunEntry,
+    /// What history keeps of the run, so the history page reads no run again.
+    #[serde(default)]
+    figures: Option<crate::history::RunFigures>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
@@ -254,7 +257,8 @@ fn entry_of(dir: &str, v: &view::View, broken: Option<String>) -> RunEntry {
 
 /// Reports one run into `site/runs/<dir>/`; a run that cannot be reported
 /// becomes a broken entry with the reason, never a failed publish.
-fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, Result<()>) {
+fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::history::RunFigures, Result<()>) {
+    let unreadable = |reason: String| crate::history::RunFigures::unreadable(dir, format!("broken: {reason}"));
     let broken_entry = |reason: String| RunEntry {
         dir: dir.to_string(),
         stamp: dir.to_string(),
@@ -276,22 +280,15 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, Result<()>) {
     });
     let report = match reported {
         Ok(r) => r,
-        Err(e) => return (broken_entry(e.to_string()), Ok(())),
+        Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(())),
     };
     // Every present input broke its contract: nothing in the report can be trusted.
-    let present: Vec<_> = report.view.inputs.values().filter(|i| i.present).collect();
-    let broken = (!present.is_empty() && present.iter().all(|i| i.contract_broken)).then(|| {
-        let first = present
-            .iter()
-            .map(|i| i.warnings.join("; "))
-            .find(|w| !w.is_empty())
-            .unwrap_or_default();
-        format!("no input could be read ({first})")
-    });
+    let broken = crate::history::broken_reason(&report.view);
     let entry = entry_of(dir, &report.view, broken);
+    let figures = crate::history::RunFigures::from_view(dir, &report.view);
     let files = match render::render_all_for(&report.view, Some("../../")) {
         Ok(f) => f,
-        Err(e) => return (broken_entry(e.to_string()), Ok(())),
+        Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(())),
     };
     let md = files
         .iter()
@@ -302,7 +299,7 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, Result<()>) {
     let mut files = files;
     files.push(OutFile::new("report.html", html));
     let written = write_all_inside(site, &Path::new("runs").join(dir), &files).map(|_| ());
-    (entry, written)
+    (entry, figures, written)
 }
 
 /// With `--compare-previous`: each run's report page gets a section on what
@@ -370,7 +367,7 @@ fn demote(md: &str) -> String {
 fn markdown_page(title: &str, md: &str) -> String {
     let body = render::html::markdown_html(md);
     let body = format!(
-        "<p><a href=\"index.html\">Interactive page</a> · <a href=\"../../index.html\">All runs</a></p>\n{body}"
+        "<p><a href=\"index.html\">Interactive page</a> · <a href=\"../../index.html\">All runs</a> · <a href=\"../../history.html\">History</a></p>\n{body}"
     );
     let render = || -> Result<String> {
         let mut t = render::markdown::engine("page", render::ratios::PAGE)?;
@@ -399,7 +396,13 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         path: opts.site.to_path_buf(),
         source,
     })?;
-    let found = discover(opts.root, opts.site, &mut out.warnings);
+    let walked = crate::runs::walk(opts.root, Some(opts.site));
+    let unreadable: Vec<(String, String)> = walked
+        .unreadable
+        .iter()
+        .map(|(at, what)| (at.display().to_string(), what.clone()))
+        .collect();
+    let found = discover_walked(walked, &mut out.warnings);
     let manifest_path = opts.site.join(MANIFEST);
     let mut old: Manifest = std::fs::read(&manifest_path)
         .ok()
@@ -425,7 +428,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
             let unchanged = old
                 .runs
                 .get(&dir)
-                .filter(|m| m.inputs == fp && pages_exist && !tool_changed && !opts.force);
+                .filter(|m| m.inputs == fp && m.figures.is_some() && pages_exist && !tool_changed && !opts.force);
             // The folder is the one derived now, never the entry's own `dir`.
             let keep = unchanged.map(|m| RunEntry {
                 dir: dir.clone(),
@@ -436,12 +439,12 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         })
         .collect();
     // The runs to rebuild, in parallel across runs.
-    let built: Vec<(String, RunEntry, Result<()>)> = plans
+    let built: Vec<(String, RunEntry, crate::history::RunFigures, Result<()>)> = plans
         .par_iter()
         .filter(|p| p.3.is_none())
         .map(|(dir, path, _, _)| {
-            let (entry, written) = build_run(dir, path, opts.site);
-            (dir.clone(), entry, written)
+            let (entry, figures, written) = build_run(dir, path, opts.site);
+            (dir.clone(), entry, figures, written)
         })
         .collect();
     let mut manifest = Manifest {
@@ -449,10 +452,10 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         runs: BTreeMap::new(),
     };
     for (dir, _path, fp, keep) in &plans {
-        let entry = match keep {
-            Some(e) => e.clone(),
+        let (entry, figures) = match keep {
+            Some(e) => (e.clone(), old.runs.get(dir).and_then(|m| m.figures.clone())),
             None => {
-                let Some((_, e, written)) = built.iter().find(|b| &b.0 == dir) else {
+                let Some((_, e, figures, written)) = built.iter().find(|b| &b.0 == dir) else {
                     continue;
                 };
                 written.as_ref().map_err(|e| Error::Write {
@@ -460,14 +463,17 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
                     source: std::io::Error::other(e.to_string()),
                 })?;
                 out.rebuilt.push(dir.clone());
-                e.clone()
+                (e.clone(), Some(figures.clone()))
             }
         };
+        // The folder is the one derived now, as for the entry.
+        let figures = figures.map(|f| crate::history::RunFigures { dir: dir.clone(), ..f });
         manifest.runs.insert(
             dir.clone(),
             ManifestRun {
                 inputs: fp.clone(),
                 entry: entry.clone(),
+                figures,
             },
         );
         out.runs.push(entry);
@@ -496,11 +502,14 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         render::html::script_safe(&serde_json::to_string(&runs_js).unwrap_or_else(|_| "[]".into()))
     );
     write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
+    let figures: Vec<crate::history::RunFigures> = manifest.runs.values().filter_map(|m| m.figures.clone()).collect();
+    let headlines = crate::history::site::write(opts.site, &opts.root.display().to_string(), &figures, &unreadable)?;
     let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
     t.autoescape_on(vec!["site.html"]);
     let mut ctx = tera::Context::new();
     ctx.insert("css", render::ratios::CSS);
     ctx.insert("runs", &out.runs);
+    ctx.insert("headlines", &headlines);
     ctx.insert("bench", &opts.bench.is_some());
     let index = t.render("site.html", &ctx).map_err(|e| Error::Template {
         name: "site.html".into(),
