@@ -2,6 +2,8 @@
 //! pytorch's build steps up by 15% from one night on, a metric spread 30%,
 //! a loaded node, and runs that must be left out with their reason.
 
+mod page;
+
 use super::{jaeger, perfreport, walk};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
