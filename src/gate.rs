@@ -37,6 +37,9 @@ pub struct Expectations {
     /// with its spread, n and the runs it came from.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub history_bands: BTreeMap<String, BTreeMap<String, MetricBand>>,
+    /// Where expectations made from history come from, in words (not written).
+    #[serde(skip)]
+    pub source: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -96,7 +99,9 @@ fn band(e: &Expectations, target: &str, m: &str) -> (Option<f64>, String) {
 
 /// What the expectations rest on, for the report's head.
 fn against(e: &Expectations) -> String {
-    if !e.history_bands.is_empty() {
+    if let Some(source) = &e.source {
+        source.clone()
+    } else if !e.history_bands.is_empty() {
         let n = e.history_bands.values().flat_map(|m| m.values()).map(|b| b.n).max().unwrap_or(0);
         format!("history: medians and bands ({}× spread) of up to {n} comparable runs", crate::analysis::spread::BAND_SPREADS)
     } else if !e.bands_pct.is_empty() {
@@ -107,10 +112,19 @@ fn against(e: &Expectations) -> String {
 }
 
 /// Expectations from history: each metric's median and band over the
-/// comparable runs before the gated one (`history::bands`).
-pub fn from_history(v: &View, bands: BTreeMap<String, BTreeMap<String, MetricBand>>) -> Expectations {
+/// `runs` comparable runs before the gated one (`history::bands`).
+pub fn from_history(v: &View, runs: usize, bands: BTreeMap<String, BTreeMap<String, MetricBand>>) -> Expectations {
+    let source = if runs == 0 {
+        "history: no comparable run before this one, nothing to gate against".to_string()
+    } else {
+        format!(
+            "history: each metric's median and {}× its spread over the {runs} comparable runs before this one",
+            crate::analysis::spread::BAND_SPREADS
+        )
+    };
     let mut e = Expectations {
         coordinates: Some(coordinates(v)),
+        source: Some(source),
         ..Default::default()
     };
     for (target, metrics) in &bands {

@@ -348,7 +348,10 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 Ok(perfreport::view::build(&perfreport::model::load(d)?))
             };
             let (a, b) = (view(&run_a)?, view(&run_b)?);
-            let earlier = history.map(|h| history_runs(&h)).unwrap_or_default();
+            let earlier = match history {
+                Some(h) => history_runs(&h)?,
+                None => vec![],
+            };
             let c = perfreport::compare::compare(&a, &b, &earlier);
             if json {
                 println!("{}", perfreport::term::json(&serde_json::to_string_pretty(&c)?));
@@ -367,20 +370,25 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         } => {
             let run_dir = run_or_newest(run_dir, &root)?;
             let v = perfreport::view::build(&perfreport::model::load(&run_dir)?);
-            let bands = history.map(|h| {
-                use perfreport::history::{bands, RunFigures};
-                let all = history_runs(&h);
-                let me = RunFigures::from_view("", &v);
-                // --update accepts this run: its bands rest on it too when it is under the root.
-                let runs = if update {
-                    bands::newest_comparable(&all, &me)
-                } else {
-                    bands::earlier(&all, &me)
-                };
-                bands::all_bands(&runs, &me)
-            });
+            let mut earlier_runs = 0;
+            let bands = match history {
+                None => None,
+                Some(h) => {
+                    use perfreport::history::{bands, RunFigures};
+                    let all = history_runs(&h)?;
+                    let me = RunFigures::from_view("", &v);
+                    // --update accepts this run: its bands rest on it too when it is under the root.
+                    let runs = if update {
+                        bands::newest_comparable(&all, &me)
+                    } else {
+                        bands::earlier(&all, &me)
+                    };
+                    earlier_runs = runs.len();
+                    Some(bands::all_bands(&runs, &me))
+                }
+            };
             let old: perfreport::gate::Expectations = match &expect {
-                None => perfreport::gate::from_history(&v, bands.clone().unwrap_or_default()),
+                None => perfreport::gate::from_history(&v, earlier_runs, bands.clone().unwrap_or_default()),
                 Some(expect) => match std::fs::read(expect) {
                     Ok(b) => serde_json::from_slice(&b)
                         .with_context(|| format!("{} is not an expectations file", shown(expect)))?,
@@ -498,13 +506,16 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
 
 /// The runs of a history root, each read once: its figures are cached in
 /// the root (`.history-cache.json`), so a nightly gate reads only new runs.
-fn history_runs(root: &Path) -> Vec<perfreport::history::RunFigures> {
+fn history_runs(root: &Path) -> anyhow::Result<Vec<perfreport::history::RunFigures>> {
+    if !root.is_dir() {
+        anyhow::bail!("{}: the history root is not a directory", shown(root));
+    }
     let cache = perfreport::history::collect::cache_in(root);
     let collected = perfreport::history::collect::collect(root, Some(&cache), None);
     for w in &collected.warnings {
         eprintln!("warning: {}", quote(w));
     }
-    collected.runs
+    Ok(collected.runs)
 }
 
 /// A path for a terminal: its control characters quoted.

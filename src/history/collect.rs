@@ -72,14 +72,15 @@ pub fn collect(root: &Path, cache_file: Option<&Path>, leave_out: Option<&Path>)
         .runs
         .par_iter()
         .map(|(rel, path)| {
-            let dir = rel.to_string_lossy().into_owned();
+            // Keyed by the path's exact bytes (Debug quotes what is not UTF-8), shown lossily.
+            let key = format!("{rel:?}");
             let inputs = crate::runs::fingerprint(path);
-            let cached = old.runs.get(&dir).filter(|c| c.inputs == inputs);
+            let cached = old.runs.get(&key).filter(|c| c.inputs == inputs);
             match cached {
-                Some(c) => (dir, c.clone(), false),
+                Some(c) => (key, c.clone(), false),
                 None => {
-                    let figures = read_run(&dir, path);
-                    (dir, CachedRun { inputs, figures }, true)
+                    let figures = read_run(&rel.to_string_lossy(), path);
+                    (key, CachedRun { inputs, figures }, true)
                 }
             }
         })
@@ -92,9 +93,9 @@ pub fn collect(root: &Path, cache_file: Option<&Path>, leave_out: Option<&Path>)
         tool: tool_id(),
         runs: BTreeMap::new(),
     };
-    for (dir, c, _) in read {
+    for (key, c, _) in read {
         out.runs.push(c.figures.clone());
-        cache.runs.insert(dir, c);
+        cache.runs.insert(key, c);
     }
     for (at, what) in walked.unreadable {
         let dir = at.strip_prefix(root).unwrap_or(&at).to_string_lossy().into_owned();

@@ -215,6 +215,14 @@ fn gate_history_flags_the_night_of_the_step_and_not_the_nights_before() {
         assert_eq!(check["verdict"], "ok", "night {night}: {check}");
         assert_eq!(code, Some(0), "night {night}");
     }
+    // The first night has nothing before it: it says so and gates nothing.
+    let first = root.path().join(stamp(0));
+    let o = perfreport(&["gate", first.to_str().unwrap(), "--history", root.path().to_str().unwrap()]);
+    let text = ok(&o);
+    assert!(text.contains("0 checks") && text.contains("no comparable run before this one"), "{text}");
+    // A history root that is not there is an error, not a pass.
+    let o = perfreport(&["gate", first.to_str().unwrap(), "--history", "/nonexistent/root"]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     let (code, check) = gate_build(root.path(), STEP_NIGHT);
     assert_eq!(code, Some(1));
     assert_eq!(check["verdict"], "REGRESSION", "{check}");
