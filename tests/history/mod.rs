@@ -410,3 +410,21 @@ fn publish_writes_history_linked_from_the_index_and_every_run_page_and_a_new_run
     let h = read_json(&site.path().join("history.json"));
     assert_eq!(warm_key(&h)["runs"].as_array().unwrap().len(), STEP_NIGHT as usize + 2);
 }
+
+/// The site's history page grows by a few bytes a run (one number per run,
+/// target and metric), never by markup per point, and the site's second
+/// publish reads no run again.
+#[test]
+fn history_page_grows_by_its_numbers_only_and_a_republish_reads_no_run() {
+    let size = |nights: u32| -> u64 {
+        let root = nightly_root(nights);
+        let site = tempfile::tempdir().unwrap();
+        publish(root.path(), site.path());
+        assert!(publish(root.path(), site.path()).contains("(0 rebuilt"));
+        std::fs::metadata(site.path().join("history.html")).unwrap().len()
+    };
+    let (small, large) = (size(10), size(30));
+    let per_run = (large - small) / 20;
+    // Two targets: 10 numbers of up to 7 bytes, a load flag each, the stamp and folder (~40 bytes).
+    assert!(per_run <= 2 * (5 * 8 + 1) + 48, "{per_run} bytes per run ({small} -> {large})");
+}
