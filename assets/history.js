@@ -63,7 +63,8 @@
     if (step !== undefined) {
       var sx = (x(step - 1) + x(step)) / 2;
       el("line", { x1: sx, y1: T, x2: sx, y2: H - B, "class": "step" }, svg);
-      text(svg, sx + 4, T + 10, "step from " + key.runs[step], "tick", "start");
+      var right = sx > W / 2;
+      text(svg, right ? sx - 4 : sx + 4, T + 10, "step from " + key.runs[step], "tick", right ? "end" : "start");
     }
     var d = "";
     pts.forEach(function (p, i) {

@@ -352,7 +352,10 @@ mod tests {
         // Median 100, MAD 10: spread 14.826%, band 3× that.
         let (band, from, n) = noise_band(&refs, "pytorch", "build_s");
         assert!((band - 44.478).abs() < 1e-9, "{band}");
-        assert_eq!((from.as_str(), n), ("3× spread 14.8% over 3 earlier runs, too few to gate", 3));
+        assert_eq!(
+            (from.as_str(), n),
+            ("3× spread 14.8% over 3 earlier runs, too few to gate", 3)
+        );
         let (band, from, n) = noise_band(&refs[..2], "pytorch", "build_s");
         assert_eq!((band, n), (DEFAULT_BAND_PCT, 0));
         assert!(from.starts_with("assumed: no history (2 earlier"), "{from}");

@@ -102,8 +102,17 @@ fn against(e: &Expectations) -> String {
     if let Some(source) = &e.source {
         source.clone()
     } else if !e.history_bands.is_empty() {
-        let n = e.history_bands.values().flat_map(|m| m.values()).map(|b| b.n).max().unwrap_or(0);
-        format!("history: medians and bands ({}× spread) of up to {n} comparable runs", crate::analysis::spread::BAND_SPREADS)
+        let n = e
+            .history_bands
+            .values()
+            .flat_map(|m| m.values())
+            .map(|b| b.n)
+            .max()
+            .unwrap_or(0);
+        format!(
+            "history: medians and bands ({}× spread) of up to {n} comparable runs",
+            crate::analysis::spread::BAND_SPREADS
+        )
     } else if !e.bands_pct.is_empty() {
         "expectations file, its own bands".into()
     } else {

@@ -482,7 +482,10 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             let files = perfreport::history::render::render_all(&view)?;
             perfreport::output::write_all(&out, &files)?;
             if json {
-                println!("{}", perfreport::term::json(&String::from_utf8_lossy(&perfreport::history::render::json(&view))));
+                println!(
+                    "{}",
+                    perfreport::term::json(&String::from_utf8_lossy(&perfreport::history::render::json(&view)))
+                );
             } else {
                 print!("{}", quote_lines(&perfreport::history::render::summary(&view)));
                 println!(

@@ -71,7 +71,8 @@ pub fn walk(root: &Path, leave_out: Option<&Path>) -> Walked {
                     (None, Some(io)) => format!("unreadable ({io})"),
                     (None, None) => "unreadable".to_string(),
                 };
-                out.unreadable.push((e.path().map(Path::to_path_buf).unwrap_or_default(), what));
+                out.unreadable
+                    .push((e.path().map(Path::to_path_buf).unwrap_or_default(), what));
                 continue;
             }
         };

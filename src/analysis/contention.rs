@@ -34,7 +34,11 @@ mod tests {
             judge("strix", Some(41.0), Some(32)),
             Load::Loaded("strix ended the run at load 41.0 on 32 cores".into())
         );
-        assert_eq!(judge("strix", Some(32.0), Some(32)), Load::Clear, "at its cores is not beyond");
+        assert_eq!(
+            judge("strix", Some(32.0), Some(32)),
+            Load::Clear,
+            "at its cores is not beyond"
+        );
         assert_eq!(judge("strix", Some(0.3), Some(32)), Load::Clear);
         assert_eq!(
             judge("strix", None, Some(32)),

@@ -34,11 +34,7 @@ impl MetricBand {
                 } else {
                     String::new()
                 };
-                format!(
-                    "{}× spread {s:.1}% over {} runs{loaded}",
-                    spread::BAND_SPREADS,
-                    self.n
-                )
+                format!("{}× spread {s:.1}% over {} runs{loaded}", spread::BAND_SPREADS, self.n)
             }
             (_, _, Some(why)) => why.clone(),
             _ => format!("no band over {} runs", self.n),
@@ -151,6 +147,8 @@ fn headline(before: &[&RunFigures], run: &RunFigures) -> Option<String> {
     } else {
         ""
     };
+    // A change that rounds to 0 is "+0%", never "-0%".
+    let pct = if pct.round() == 0.0 { 0.0 } else { pct };
     Some(format!("{target} {pct:+.0}% vs median of {}{loaded}", b.n))
 }
 
@@ -194,7 +192,11 @@ mod tests {
         flight.left_out = Some("in flight".into());
         all.push(flight);
         let before: Vec<&str> = earlier(&all, &all[5]).iter().map(|r| r.stamp.as_str()).collect();
-        assert_eq!(before, ["d0", "d1", "d2", "d3", "d4"], "not the cold run, not in flight, not itself");
+        assert_eq!(
+            before,
+            ["d0", "d1", "d2", "d3", "d4"],
+            "not the cold run, not in flight, not itself"
+        );
         // Builds 1000..1004: median 1002, deviations 2,1,0,1,2 -> MAD 1 -> 0.148%.
         let b = metric_band(&earlier(&all, &all[5]), "pytorch", "build_s");
         assert_eq!((b.median, b.n, b.loaded), (Some(1002.0), 5, 1));
@@ -212,12 +214,20 @@ mod tests {
 
     #[test]
     fn the_index_headline_is_the_critical_target_against_its_median() {
-        let mut all: Vec<RunFigures> = (0..4).map(|d| run(&format!("d{d}"), d, Some("warm"), 1000.0, false)).collect();
+        let mut all: Vec<RunFigures> = (0..4)
+            .map(|d| run(&format!("d{d}"), d, Some("warm"), 1000.0, false))
+            .collect();
         all.push(run("slow", 4, Some("warm"), 1220.0, false));
         let h = headlines(&all);
         // Totals 1100 before, 1320 now: +20%.
         assert_eq!(h["slow"], "pytorch +20% vs median of 4");
         assert_eq!(h["d0"], "pytorch: first run of its key");
         assert_eq!(h["d1"], "pytorch +0% vs median of 1");
+        all[3].targets.get_mut("pytorch").unwrap().total_s = Some(1099.0);
+        assert_eq!(
+            headlines(&all)["d3"],
+            "pytorch +0% vs median of 3",
+            "-0.09% is no \"-0%\""
+        );
     }
 }

@@ -107,8 +107,9 @@ pub fn collect(root: &Path, cache_file: Option<&Path>, leave_out: Option<&Path>)
             let mut bytes = serde_json::to_vec(&cache).unwrap_or_default();
             bytes.push(b'\n');
             if let Err(e) = write_atomic(f, &bytes) {
-                out.warnings
-                    .push(format!("the history cache cannot be written ({e}): the next history reads every run again"));
+                out.warnings.push(format!(
+                    "the history cache cannot be written ({e}): the next history reads every run again"
+                ));
             }
         }
     }

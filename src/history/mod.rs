@@ -105,7 +105,11 @@ impl RunFigures {
             max_jobs: v.provenance.run.job_width,
             left_out,
             critical_target: v.fleet.critical.as_ref().map(|c| c.last_target.clone()),
-            targets: v.targets.iter().map(|t| (t.name.clone(), target_figures(v, t))).collect(),
+            targets: v
+                .targets
+                .iter()
+                .map(|t| (t.name.clone(), target_figures(v, t)))
+                .collect(),
         }
     }
 

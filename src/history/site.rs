@@ -23,7 +23,10 @@ pub fn write(
             .map(|(at, what)| RunFigures::unreadable(at, format!("{what}: skipped"))),
     );
     let history = view::build(root, &runs);
-    write_atomic(&site.join(render::page::FILE), render::page::render(&history)?.as_bytes())?;
+    write_atomic(
+        &site.join(render::page::FILE),
+        render::page::render(&history)?.as_bytes(),
+    )?;
     write_atomic(&site.join(view::FILE), &render::json(&history.without_charts()))?;
     Ok(bands::headlines(figures))
 }

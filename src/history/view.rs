@@ -13,7 +13,8 @@ pub const FILE: &str = "history.json";
 /// How the spread is estimated, said in every output.
 pub const ESTIMATOR: &str = "spread_pct: the median absolute deviation × 1.4826 (σ for normal noise, barely moved by an outlier), in percent of the median; null below 3 points";
 /// What `loaded` means.
-pub const LOADED_RULE: &str = "loaded: the target's node ended the run (its last poll) at a 1-minute load above its cores";
+pub const LOADED_RULE: &str =
+    "loaded: the target's node ended the run (its last poll) at a 1-minute load above its cores";
 
 #[derive(Debug, Clone, Serialize)]
 pub struct HistoryView {
@@ -121,7 +122,9 @@ fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
             why_null.insert(f.to_string(), why.clone());
         }
     }
-    let spread_pct = spread::spread_pct(&values).map_err(|e| why_null.insert("spread_pct".into(), e)).ok();
+    let spread_pct = spread::spread_pct(&values)
+        .map_err(|e| why_null.insert("spread_pct".into(), e))
+        .ok();
     let vs = newest.zip(median).and_then(|(x, m)| spread::change_pct(x, m));
     if vs.is_none() && median.is_some() {
         why_null.insert("newest_vs_median_pct".into(), "the median is 0".into());
@@ -173,7 +176,9 @@ fn key_view(key: &Key, runs: &[&RunFigures]) -> KeyView {
             } else {
                 &mut load_unknown
             };
-            into.entry(r.stamp.clone()).or_default().insert(name.clone(), why.clone());
+            into.entry(r.stamp.clone())
+                .or_default()
+                .insert(name.clone(), why.clone());
         }
     }
     for (name, metrics) in targets.iter_mut() {
@@ -223,7 +228,13 @@ pub fn chart_name(key: &Key) -> String {
     };
     let clean: String = raw
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let slug = if clean == raw && raw.len() <= 80 {
         clean
@@ -319,7 +330,10 @@ mod tests {
         for name in [a, b, chart_name(&key(&"z".repeat(500)))] {
             let file = name.strip_prefix("charts/history-").unwrap();
             assert!(file.len() < 100, "{name}");
-            assert!(file.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)), "{name}");
+            assert!(
+                file.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+                "{name}"
+            );
         }
     }
 
@@ -328,7 +342,14 @@ mod tests {
         // Given newest first, to see them sorted.
         let mut runs: Vec<RunFigures> = (0..10)
             .rev()
-            .map(|d| run(&format!("n{d}"), d, Some("warm"), Some(if d >= 6 { 1150.0 } else { 1000.0 })))
+            .map(|d| {
+                run(
+                    &format!("n{d}"),
+                    d,
+                    Some("warm"),
+                    Some(if d >= 6 { 1150.0 } else { 1000.0 }),
+                )
+            })
             .collect();
         runs.push(run("cold", 3, Some("cold"), Some(3000.0)));
         runs.push(run("legacy", 4, None, Some(3000.0)));
@@ -350,7 +371,10 @@ mod tests {
         let step = b.step.as_ref().unwrap();
         assert_eq!((step.stamp.as_str(), step.change_pct), ("n6", 15.0));
         assert_eq!(b.loaded, 1);
-        assert_eq!(warm.loaded["n7"]["pytorch"], "strix ended the run at load 41.0 on 32 cores");
+        assert_eq!(
+            warm.loaded["n7"]["pytorch"],
+            "strix ended the run at load 41.0 on 32 cores"
+        );
         // An unmeasured metric is null with its reason, never 0.
         let total = &warm.targets["pytorch"]["total_s"];
         assert_eq!((total.n, total.median), (0, None));

@@ -164,7 +164,10 @@ fn history_shows_pytorchs_build_step_and_the_night_it_started() {
     assert_eq!(build["n"], 20);
     assert_eq!(build["step"]["stamp"], night.as_str());
     assert_eq!(build["step"]["change_pct"], 15.0);
-    assert!((build["newest"].as_f64().unwrap() - pytorch_build(19)).abs() < 0.01, "{build}");
+    assert!(
+        (build["newest"].as_f64().unwrap() - pytorch_build(19)).abs() < 0.01,
+        "{build}"
+    );
     assert!(build["spread_pct"].as_f64().unwrap() > 0.0);
     let points = build["points"].as_array().unwrap();
     assert_eq!(points.len(), 20);
@@ -187,16 +190,25 @@ fn history_shows_pytorchs_build_step_and_the_night_it_started() {
     let chart = key["chart"].as_str().unwrap();
     assert!(md.contains(&format!("]({chart})")));
     let svg = std::fs::read_to_string(out.path().join(chart)).unwrap();
-    assert!(svg.contains(&format!("build +15.0% from {night}")), "the panel names the step");
+    assert!(
+        svg.contains(&format!("build +15.0% from {night}")),
+        "the panel names the step"
+    );
     assert!(svg.contains("pytorch") && svg.contains("vllm"), "a panel per target");
 }
 
 /// The gate's verdict on pytorch's build of `night`, and its exit code.
 fn gate_build(root: &Path, night: u32) -> (Option<i32>, Value) {
     let run = root.join(stamp(night));
-    let o = perfreport(&["gate", run.to_str().unwrap(), "--history", root.to_str().unwrap(), "--json"]);
-    let r: Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&o.stderr)));
+    let o = perfreport(&[
+        "gate",
+        run.to_str().unwrap(),
+        "--history",
+        root.to_str().unwrap(),
+        "--json",
+    ]);
+    let r: Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&o.stderr)));
     let check = r["checks"]
         .as_array()
         .unwrap()
@@ -217,36 +229,71 @@ fn gate_history_flags_the_night_of_the_step_and_not_the_nights_before() {
     }
     // The first night has nothing before it: it says so and gates nothing.
     let first = root.path().join(stamp(0));
-    let o = perfreport(&["gate", first.to_str().unwrap(), "--history", root.path().to_str().unwrap()]);
+    let o = perfreport(&[
+        "gate",
+        first.to_str().unwrap(),
+        "--history",
+        root.path().to_str().unwrap(),
+    ]);
     let text = ok(&o);
-    assert!(text.contains("0 checks") && text.contains("no comparable run before this one"), "{text}");
+    assert!(
+        text.contains("0 checks") && text.contains("no comparable run before this one"),
+        "{text}"
+    );
     // A history root that is not there is an error, not a pass.
     let o = perfreport(&["gate", first.to_str().unwrap(), "--history", "/nonexistent/root"]);
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     let (code, check) = gate_build(root.path(), STEP_NIGHT);
     assert_eq!(code, Some(1));
     assert_eq!(check["verdict"], "REGRESSION", "{check}");
-    assert_eq!(check["expected"].as_f64(), Some(1000.5), "the median of the 12 nights before");
+    assert_eq!(
+        check["expected"].as_f64(),
+        Some(1000.5),
+        "the median of the 12 nights before"
+    );
     let from = check["band_from"].as_str().unwrap();
-    assert!(from.starts_with("3× spread") && from.ends_with("over 12 runs"), "{from}");
+    assert!(
+        from.starts_with("3× spread") && from.ends_with("over 12 runs"),
+        "{from}"
+    );
     assert!(check["band_pct"].as_f64().unwrap() < 5.0, "{check}");
     assert!(check["rests_on_loaded"].is_null());
     // The loaded night's regression says what it rests on, in JSON and in words.
     let (_, check) = gate_build(root.path(), LOADED_NIGHT);
     assert_eq!(check["verdict"], "REGRESSION");
-    assert!(check["rests_on_loaded"].as_str().unwrap().contains("load 41.0 on 32 cores"));
+    assert!(check["rests_on_loaded"]
+        .as_str()
+        .unwrap()
+        .contains("load 41.0 on 32 cores"));
     let run = root.path().join(stamp(LOADED_NIGHT));
-    let o = perfreport(&["gate", run.to_str().unwrap(), "--history", root.path().to_str().unwrap()]);
+    let o = perfreport(&[
+        "gate",
+        run.to_str().unwrap(),
+        "--history",
+        root.path().to_str().unwrap(),
+    ]);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("rests on a loaded run: strix ended the run at load 41.0"), "{text}");
-    assert!(text.contains("REGRESSION (3× spread"), "the band beside the verdict: {text}");
+    assert!(
+        text.contains("rests on a loaded run: strix ended the run at load 41.0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("REGRESSION (3× spread"),
+        "the band beside the verdict: {text}"
+    );
 }
 
 #[test]
 fn a_metric_with_a_30_percent_spread_is_reported_not_gateable() {
     let root = nightly_root(16);
     let run = root.path().join(stamp(15));
-    let o = perfreport(&["gate", run.to_str().unwrap(), "--history", root.path().to_str().unwrap(), "--json"]);
+    let o = perfreport(&[
+        "gate",
+        run.to_str().unwrap(),
+        "--history",
+        root.path().to_str().unwrap(),
+        "--json",
+    ]);
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     let upload = r["checks"]
         .as_array()
@@ -262,7 +309,10 @@ fn a_metric_with_a_30_percent_spread_is_reported_not_gateable() {
     assert!(upload["band_pct"].is_null());
     let out = tempfile::tempdir().unwrap();
     let stdout = ok(&history(root.path(), out.path()));
-    assert!(stdout.contains("vllm upload_s: not gateable: spread 29.7% over 16 runs"), "{stdout}");
+    assert!(
+        stdout.contains("vllm upload_s: not gateable: spread 29.7% over 16 runs"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -276,7 +326,10 @@ fn gate_update_with_history_records_bands_with_their_n_and_runs() {
     ok(&perfreport(&["gate", run, "--expect", exp, "--update"]));
     let o = perfreport(&["gate", run, "--expect", exp]);
     let text = ok(&o);
-    assert!(text.contains("(assumed: no history)"), "constant bands are said to be an assumption: {text}");
+    assert!(
+        text.contains("(assumed: no history)"),
+        "constant bands are said to be an assumption: {text}"
+    );
     ok(&perfreport(&["gate", run, "--expect", exp, "--update", "--history", r]));
     let e = read_json(&expect);
     let band = &e["history_bands"]["pytorch"]["build_s"];
@@ -320,7 +373,12 @@ fn history_lists_runs_left_out_with_the_reason_and_never_pools_an_unknown_key() 
         .as_array()
         .unwrap()
         .iter()
-        .map(|l| (l["run"].as_str().unwrap().to_string(), l["reason"].as_str().unwrap().to_string()))
+        .map(|l| {
+            (
+                l["run"].as_str().unwrap().to_string(),
+                l["reason"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     let reason = |run: &str| {
         left.iter()
@@ -331,17 +389,27 @@ fn history_lists_runs_left_out_with_the_reason_and_never_pools_an_unknown_key() 
     assert!(reason(&stamp(6)).starts_with("in flight"));
     assert!(reason("20261009T020000Z-broken").starts_with("broken: no input could be read"));
     assert!(reason("loop").starts_with("symlink loop"));
-    assert!(stdout.contains(&format!("left out: {}: in flight", stamp(6))), "{stdout}");
+    assert!(
+        stdout.contains(&format!("left out: {}: in flight", stamp(6))),
+        "{stdout}"
+    );
     // The run without mode is a key of its own: one run, no trend, no chart.
     let keys = h["keys"].as_array().unwrap();
-    assert_eq!(warm_key(&h)["runs"].as_array().unwrap().len(), 6, "neither in flight nor unknown pooled");
+    assert_eq!(
+        warm_key(&h)["runs"].as_array().unwrap().len(),
+        6,
+        "neither in flight nor unknown pooled"
+    );
     let unknown = keys.iter().find(|k| k["unknown"] == true).unwrap();
     assert_eq!(unknown["runs"], serde_json::json!([stamp(7)]));
     assert!(unknown["label"].as_str().unwrap().contains("run.json gives no mode"));
     assert!(unknown["note"].as_str().unwrap().contains("One run only"));
     assert!(unknown["chart"].is_null());
     assert_eq!(unknown["mode"], Value::Null);
-    assert!(unknown["why_null"]["mode"].as_str().unwrap().contains("run.json gives no mode"));
+    assert!(unknown["why_null"]["mode"]
+        .as_str()
+        .unwrap()
+        .contains("run.json gives no mode"));
     assert!(legacy.exists());
     let md = std::fs::read_to_string(out.path().join("history.md")).unwrap();
     assert!(md.contains("## Left out") && md.contains("symlink loop"), "{md}");
@@ -354,7 +422,11 @@ fn a_second_history_reads_no_run_again_and_a_changed_run_only_it() {
     assert!(ok(&history(root.path(), out.path())).contains("6 runs read, 0 from the cache"));
     let first = std::fs::read(out.path().join("history.json")).unwrap();
     assert!(ok(&history(root.path(), out.path())).contains("0 runs read, 6 from the cache"));
-    assert_eq!(std::fs::read(out.path().join("history.json")).unwrap(), first, "the same bytes");
+    assert_eq!(
+        std::fs::read(out.path().join("history.json")).unwrap(),
+        first,
+        "the same bytes"
+    );
     write_night(root.path(), &Night::plain(6));
     assert!(ok(&history(root.path(), out.path())).contains("1 runs read, 6 from the cache"));
 }
@@ -392,7 +464,10 @@ fn publish_writes_history_linked_from_the_index_and_every_run_page_and_a_new_run
         }
     }
     let html = std::fs::read_to_string(site.path().join("history.html")).unwrap();
-    assert!(html.contains("class=\"panels\" data-key="), "a slot for the key's panels");
+    assert!(
+        html.contains("class=\"panels\" data-key="),
+        "a slot for the key's panels"
+    );
     // A new night rewrites history and the index, no run page of an old night.
     let before = super::mtimes(site.path());
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -406,7 +481,10 @@ fn publish_writes_history_linked_from_the_index_and_every_run_page_and_a_new_run
             assert_eq!(after.get(path), Some(t), "{name} was rewritten");
         }
     }
-    assert_ne!(after[&site.path().join("history.html")], before[&site.path().join("history.html")]);
+    assert_ne!(
+        after[&site.path().join("history.html")],
+        before[&site.path().join("history.html")]
+    );
     let h = read_json(&site.path().join("history.json"));
     assert_eq!(warm_key(&h)["runs"].as_array().unwrap().len(), STEP_NIGHT as usize + 2);
 }
@@ -426,5 +504,8 @@ fn history_page_grows_by_its_numbers_only_and_a_republish_reads_no_run() {
     let (small, large) = (size(10), size(30));
     let per_run = (large - small) / 20;
     // Two targets: 10 numbers of up to 7 bytes, a load flag each, the stamp and folder (~40 bytes).
-    assert!(per_run <= 2 * (5 * 8 + 1) + 48, "{per_run} bytes per run ({small} -> {large})");
+    assert!(
+        per_run <= 2 * (5 * 8 + 1) + 48,
+        "{per_run} bytes per run ({small} -> {large})"
+    );
 }

@@ -13,7 +13,9 @@ fn linked_files(tab: &headless_chrome::browser::tab::Tab) -> Vec<Option<String>>
 }
 
 fn count(tab: &headless_chrome::browser::tab::Tab, selector: &str) -> u64 {
-    eval(tab, &format!("document.querySelectorAll('{selector}').length")).as_u64().unwrap()
+    eval(tab, &format!("document.querySelectorAll('{selector}').length"))
+        .as_u64()
+        .unwrap()
 }
 
 #[test]
@@ -44,18 +46,29 @@ fn history_page_opened_from_disk_links_every_point_to_its_run() {
     let browser = launch(path);
     let (tab, seen) = open(&browser, &page);
     for metric in ["total_s", "build_s"] {
-        eval(&tab, &format!("document.querySelector('[data-metric=\"{metric}\"]').click(), true"));
+        eval(
+            &tab,
+            &format!("document.querySelector('[data-metric=\"{metric}\"]').click(), true"),
+        );
         assert_eq!(
-            eval(&tab, &format!("document.querySelector('[data-metric=\"{metric}\"]').getAttribute('aria-pressed')")),
+            eval(
+                &tab,
+                &format!("document.querySelector('[data-metric=\"{metric}\"]').getAttribute('aria-pressed')")
+            ),
             "true"
         );
         let links = linked_files(&tab);
         assert_eq!(links.len(), points(metric), "{metric}: every point is drawn");
         let mut runs = std::collections::BTreeSet::new();
         for file in &links {
-            let file = file.as_deref().unwrap_or_else(|| panic!("{metric}: a point without a link"));
+            let file = file
+                .as_deref()
+                .unwrap_or_else(|| panic!("{metric}: a point without a link"));
             assert!(Path::new(file).exists(), "{metric}: a link to nothing: {file}");
-            let run = file.strip_suffix("/index.html").and_then(|f| f.rsplit('/').next()).unwrap();
+            let run = file
+                .strip_suffix("/index.html")
+                .and_then(|f| f.rsplit('/').next())
+                .unwrap();
             runs.insert(run.to_string());
         }
         let expected: std::collections::BTreeSet<String> = (0..STEP_NIGHT + 4).map(stamp).collect();
@@ -70,7 +83,10 @@ fn history_page_opened_from_disk_links_every_point_to_its_run() {
     );
     assert_eq!(loaded, Value::from(stamp(LOADED_NIGHT)));
     // The metric lives in the URL, so a link reproduces the view.
-    assert!(eval(&tab, "location.hash").as_str().unwrap().ends_with("metric=build_s"));
+    assert!(eval(&tab, "location.hash")
+        .as_str()
+        .unwrap()
+        .ends_with("metric=build_s"));
     let w = seen.lock().unwrap();
     assert!(w.errors.is_empty(), "console errors: {:?}", w.errors);
     let others: Vec<&String> = w.requests.iter().filter(|u| !u.starts_with(&page)).collect();

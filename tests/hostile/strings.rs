@@ -704,7 +704,8 @@ fn no_input_string_runs_script_or_injects_an_element_in_report_html_index_html_o
     history.assert_inert("the site's history.html");
     assert!(history.drawn, "history.html did not draw");
     assert_eq!(history.elements["script"], 2, "its data and its own script, no other");
-    off.visit(&site.join("history.html"), site).assert_inert("history.html without JS");
+    off.visit(&site.join("history.html"), site)
+        .assert_inert("history.html without JS");
 }
 
 /// history.md of the corpus's root: every string escaped as markdown text.
@@ -716,15 +717,26 @@ fn hostile_strings_make_no_link_or_html_in_history_md() {
     let o = perfreport(&["history", root.to_str().unwrap(), "--out", out.path().to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let md = read(&out.path().join("history.md"));
-    assert!(!md.chars().any(|c| c.is_control() && c != '\n'), "a control character reached history.md");
+    assert!(
+        !md.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reached history.md"
+    );
     let h: Value = serde_json::from_slice(&std::fs::read(out.path().join("history.json")).unwrap()).unwrap();
-    let charts = h["keys"].as_array().unwrap().iter().filter(|k| k["chart"].is_string()).count();
+    let charts = h["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["chart"].is_string())
+        .count();
     let (counts, images) = pulldown_structure(&md);
     assert_eq!(counts.get("Html"), None, "raw HTML\n{md}");
     assert_eq!(counts.get("Link"), None, "a link\n{md}");
     assert_eq!(images.len(), charts, "{images:?}");
     for image in &images {
-        assert!(image.starts_with("charts/history-") && out.path().join(image).exists(), "{image}");
+        assert!(
+            image.starts_with("charts/history-") && out.path().join(image).exists(),
+            "{image}"
+        );
     }
     if let Some(bin) = cmark_gfm() {
         let made = cmark_structure(&cmark_gfm_html(&bin, &md));

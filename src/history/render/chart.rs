@@ -93,7 +93,10 @@ fn panel(
         .margin(8)
         .x_label_area_size(28)
         .y_label_area_size(56)
-        .build_cartesian_2d(runs.start as f64 - 0.5..(runs.end.max(runs.start + 1) as f64 - 0.5), 0f64..ymax)?;
+        .build_cartesian_2d(
+            runs.start as f64 - 0.5..(runs.end.max(runs.start + 1) as f64 - 0.5),
+            0f64..ymax,
+        )?;
     chart
         .configure_mesh()
         .x_desc("run")
@@ -117,7 +120,11 @@ fn panel(
         let xy = |p: &crate::history::view::Point, v: f64| (p.run as f64, v.clamp(0.0, ymax));
         let line: Vec<(f64, f64)> = shown.iter().map(|(p, med)| xy(p, *med)).collect();
         chart.draw_series(LineSeries::new(line, colour.stroke_width(2)))?;
-        chart.draw_series(shown.iter().map(|(p, _)| Circle::new(xy(p, p.value), 3, colour.filled())))?;
+        chart.draw_series(
+            shown
+                .iter()
+                .map(|(p, _)| Circle::new(xy(p, p.value), 3, colour.filled())),
+        )?;
         let loaded = shown.iter().filter(|(p, _)| p.loaded == Some(true));
         chart.draw_series(loaded.map(|(p, _)| Circle::new(xy(p, p.value), 6, LOADED.stroke_width(2))))?;
         if let Some(s) = m.step.as_ref().filter(|s| runs.contains(&s.run)) {
@@ -162,7 +169,10 @@ mod tests {
             .collect();
         let view = crate::history::view::build("/root", &runs);
         let svg = draw(&view.keys[0]).unwrap();
-        assert!(svg.contains("the newest 365 of 400 runs"), "the title says what is left out");
+        assert!(
+            svg.contains("the newest 365 of 400 runs"),
+            "the title says what is left out"
+        );
         // Two series of 365 points; run 399 ringed on both (run 10 lies outside); three legend dots.
         assert_eq!(svg.matches("<circle").count(), 2 * CHART_RUNS + 2 + 3);
     }

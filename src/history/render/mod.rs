@@ -133,13 +133,21 @@ pub fn summary(view: &HistoryView) -> String {
                         step.change_pct, step.stamp, step.before, step.after
                     );
                 }
-                if let Some(sp) = v.spread_pct.filter(|sp| *sp > crate::analysis::spread::MAX_GATE_SPREAD_PCT) {
+                if let Some(sp) = v
+                    .spread_pct
+                    .filter(|sp| *sp > crate::analysis::spread::MAX_GATE_SPREAD_PCT)
+                {
                     let _ = writeln!(s, "    {target} {m}: not gateable: spread {sp:.1}% over {} runs", v.n);
                 }
             }
         }
         if !k.loaded.is_empty() {
-            let _ = writeln!(s, "    loaded: {} runs ({})", k.loaded.len(), k.loaded.keys().cloned().collect::<Vec<_>>().join(", "));
+            let _ = writeln!(
+                s,
+                "    loaded: {} runs ({})",
+                k.loaded.len(),
+                k.loaded.keys().cloned().collect::<Vec<_>>().join(", ")
+            );
         }
     }
     for l in &view.left_out {

@@ -134,7 +134,8 @@ mod tests {
 
     #[test]
     fn the_chart_paragraph_becomes_the_panels() {
-        let mut body = "<h2>k</h2>\n<p><img src=\"charts/history-a.svg\" alt=\"a &lt;b&gt;\" /></p>\n<table>".to_string();
+        let mut body =
+            "<h2>k</h2>\n<p><img src=\"charts/history-a.svg\" alt=\"a &lt;b&gt;\" /></p>\n<table>".to_string();
         replace_image(&mut body, "charts/history-a.svg", "<div></div>");
         assert_eq!(body, "<h2>k</h2>\n<div></div>\n<table>");
     }
