@@ -384,6 +384,39 @@ fn markdown_page(title: &str, md: &str) -> String {
     render().unwrap_or(body)
 }
 
+/// The site-wide pages: the run list the selectors read, the history from
+/// the manifest's figures, and the index with each run's history headline.
+fn write_site_pages(
+    opts: &PublishOptions,
+    runs: &[RunEntry],
+    figures: &[crate::history::RunFigures],
+    unreadable: &[(String, String)],
+) -> Result<()> {
+    let runs_js: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|r| serde_json::json!({"dir": r.dir, "stamp": r.stamp, "mode": r.mode, "status": r.status}))
+        .collect();
+    let js = format!(
+        "// The runs of this site, newest first: read by each run page's selector.\nwindow.PERF_RUNS = {};\n",
+        render::html::script_safe(&serde_json::to_string(&runs_js).unwrap_or_else(|_| "[]".into()))
+    );
+    write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
+    let headlines = crate::history::site::write(opts.site, &opts.root.display().to_string(), figures, unreadable)?;
+    let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
+    t.autoescape_on(vec!["site.html"]);
+    let mut ctx = tera::Context::new();
+    ctx.insert("css", render::ratios::CSS);
+    ctx.insert("runs", runs);
+    ctx.insert("headlines", &headlines);
+    ctx.insert("bench", &opts.bench.is_some());
+    let index = t.render("site.html", &ctx).map_err(|e| Error::Template {
+        name: "site.html".into(),
+        message: format!("{e:?}"),
+    })?;
+    write_atomic(&opts.site.join("index.html"), index.as_bytes())?;
+    Ok(())
+}
+
 pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     let mut out = PublishOutcome::default();
     if !opts.root.is_dir() {
@@ -492,30 +525,8 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     if opts.compare_previous {
         compare_neighbours(opts, &plans, &out.runs)?;
     }
-    let runs_js: Vec<serde_json::Value> = out
-        .runs
-        .iter()
-        .map(|r| serde_json::json!({"dir": r.dir, "stamp": r.stamp, "mode": r.mode, "status": r.status}))
-        .collect();
-    let js = format!(
-        "// The runs of this site, newest first: read by each run page's selector.\nwindow.PERF_RUNS = {};\n",
-        render::html::script_safe(&serde_json::to_string(&runs_js).unwrap_or_else(|_| "[]".into()))
-    );
-    write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
     let figures: Vec<crate::history::RunFigures> = manifest.runs.values().filter_map(|m| m.figures.clone()).collect();
-    let headlines = crate::history::site::write(opts.site, &opts.root.display().to_string(), &figures, &unreadable)?;
-    let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
-    t.autoescape_on(vec!["site.html"]);
-    let mut ctx = tera::Context::new();
-    ctx.insert("css", render::ratios::CSS);
-    ctx.insert("runs", &out.runs);
-    ctx.insert("headlines", &headlines);
-    ctx.insert("bench", &opts.bench.is_some());
-    let index = t.render("site.html", &ctx).map_err(|e| Error::Template {
-        name: "site.html".into(),
-        message: format!("{e:?}"),
-    })?;
-    write_atomic(&opts.site.join("index.html"), index.as_bytes())?;
+    write_site_pages(opts, &out.runs, &figures, &unreadable)?;
     let mut m = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
     m.push(b'\n');
     write_atomic(&manifest_path, &m)?;
