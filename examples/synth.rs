@@ -2,6 +2,7 @@
 //!
 //!   cargo run --release --example synth -- samples sample-runs
 //!   cargo run --release --example synth -- big /tmp/big --zot-mb 300 --sccache-mb 50
+//!   cargo run --release --example synth -- nightly /tmp/nightly --runs 1000
 
 use perfreport::synth;
 use std::path::PathBuf;
@@ -30,8 +31,22 @@ fn main() -> std::io::Result<()> {
             synth::write_run(&sc, &dir)?;
             println!("{}", dir.display());
         }
+        Some("nightly") => {
+            // A root of nightly runs for history at scale; pytorch steps up 15% halfway.
+            let root = PathBuf::from(args.get(1).map(String::as_str).unwrap_or("/tmp/perfreport-nightly"));
+            let runs = arg("--runs", 1000) as u32;
+            for night in 0..runs {
+                let day = jiff::Timestamp::from_second(1_790_820_000 + night as i64 * 86_400)
+                    .map(|t| t.strftime("%Y%m%dT%H%M%SZ").to_string())
+                    .unwrap_or_else(|_| format!("night-{night:05}"));
+                // A run's stamp is &'static: this short-lived generator leaks one string per run.
+                let stamp: &'static str = Box::leak(day.into_boxed_str());
+                synth::write_run(&synth::nightly(night, runs / 2, stamp), &root.join(stamp))?;
+            }
+            println!("{} ({runs} runs)", root.display());
+        }
         _ => {
-            eprintln!("usage: synth samples [DIR] | synth big [DIR] [--zot-mb N] [--sccache-mb N]");
+            eprintln!("usage: synth samples [DIR] | synth big [DIR] [--zot-mb N] [--sccache-mb N] | synth nightly [ROOT] [--runs N]");
             std::process::exit(2);
         }
     }

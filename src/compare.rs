@@ -4,6 +4,7 @@
 //! target that moved nodes says so, since it lost that node's local cache.
 
 use crate::analysis::comparable::{comparable, Comparability};
+use crate::history::RunFigures;
 use crate::render::escape::md_text as md;
 use crate::view::View;
 use serde::Serialize;
@@ -22,6 +23,8 @@ pub struct Change {
     /// The noise band used, in percent of A, and where it came from.
     pub band_pct: f64,
     pub band_from: String,
+    /// How many runs the band rests on; 0: the default, assumed.
+    pub band_runs: usize,
     /// faster / slower / within noise / more cached / fewer cached / unchanged / not measured.
     pub verdict: String,
 }
@@ -52,17 +55,6 @@ pub struct CompareView {
     pub provenance_b: crate::view::Provenance,
 }
 
-/// Observed spread of a metric over repeated runs: (max - min) / median, percent.
-pub fn spread_pct(values: &[f64]) -> Option<f64> {
-    if values.len() < 3 {
-        return None;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(|a, b| a.total_cmp(b));
-    let median = v[v.len() / 2];
-    (median > 0.0).then(|| 100.0 * (v[v.len() - 1] - v[0]) / median)
-}
-
 /// A time-like metric: lower is better. `steps_cached`: higher is better.
 fn verdict(metric: &str, a: f64, b: f64, band_pct: f64) -> String {
     let delta = b - a;
@@ -81,8 +73,8 @@ fn verdict(metric: &str, a: f64, b: f64, band_pct: f64) -> String {
     }
 }
 
-fn change(metric: &'static str, a: Option<f64>, b: Option<f64>, band: (f64, String)) -> Change {
-    let (band_pct, band_from) = band;
+fn change(metric: &'static str, a: Option<f64>, b: Option<f64>, band: (f64, String, usize)) -> Change {
+    let (band_pct, band_from, band_runs) = band;
     let (delta, delta_pct, v) = match (a, b) {
         (Some(a), Some(b)) => {
             let d = b - a;
@@ -106,12 +98,48 @@ fn change(metric: &'static str, a: Option<f64>, b: Option<f64>, band: (f64, Stri
         delta_pct,
         band_pct,
         band_from,
+        band_runs,
         verdict: v,
     }
 }
 
-/// Compares B against A. `history`: earlier comparable runs, for noise bands.
-pub fn compare(a: &View, b: &View, history: &[View]) -> CompareView {
+/// The noise band of a target's metric: the gate's band (3× the spread of
+/// the newest comparable runs, `history::bands`), with how many runs it rests
+/// on; without enough history the default, said as an assumption.
+fn noise_band(comparable: &[&RunFigures], target: &str, metric: &str) -> (f64, String, usize) {
+    let b = crate::history::bands::metric_band(comparable, target, metric);
+    match (b.spread_pct, b.band_pct) {
+        (Some(s), band) => {
+            let wide = match band {
+                Some(_) => "",
+                None if s > crate::analysis::spread::MAX_GATE_SPREAD_PCT => ", too wide to gate",
+                None => ", too few to gate",
+            };
+            (
+                crate::analysis::spread::BAND_SPREADS * s,
+                format!(
+                    "{}× spread {s:.1}% over {} earlier runs{wide}",
+                    crate::analysis::spread::BAND_SPREADS,
+                    b.n
+                ),
+                b.n,
+            )
+        }
+        (None, _) => (
+            DEFAULT_BAND_PCT,
+            format!(
+                "assumed: no history ({} earlier comparable runs measured it, {} needed for a spread)",
+                b.n,
+                crate::analysis::spread::MIN_SPREAD_N
+            ),
+            0,
+        ),
+    }
+}
+
+/// Compares B against A. `history`: the runs of a history root; those
+/// comparable with A (same mode, arch and job width) set the noise bands.
+pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
     let mut out = CompareView {
         a: a.stamp.clone(),
         b: b.stamp.clone(),
@@ -132,27 +160,7 @@ pub fn compare(a: &View, b: &View, history: &[View]) -> CompareView {
         }
         Comparability::Yes { warnings } => out.warnings = warnings,
     }
-    let history: Vec<&View> = history
-        .iter()
-        .filter(|h| matches!(comparable(&a.provenance, &h.provenance), Comparability::Yes { .. }))
-        .collect();
-    let band = |target: &str, metric: &str, get: &dyn Fn(&crate::view::TargetView) -> Option<f64>| -> (f64, String) {
-        let values: Vec<f64> = history
-            .iter()
-            .filter_map(|h| h.targets.iter().find(|t| t.name == target))
-            .filter_map(get)
-            .collect();
-        match spread_pct(&values) {
-            Some(s) => (
-                s.max(1.0) / 2.0,
-                format!("half the spread of {} earlier runs", values.len()),
-            ),
-            None => (
-                DEFAULT_BAND_PCT,
-                format!("default ({} repeated runs of {metric} needed for a measured band)", 3),
-            ),
-        }
-    };
+    let history = crate::history::bands::newest_comparable(history, &RunFigures::from_view("", a));
     type Get = fn(&crate::view::TargetView) -> Option<f64>;
     let metrics: [(&'static str, Get); 5] = [
         ("total_s", |t| t.total_s),
@@ -172,7 +180,7 @@ pub fn compare(a: &View, b: &View, history: &[View]) -> CompareView {
         };
         let changes = metrics
             .iter()
-            .map(|(m, get)| change(m, get(ta), get(tb), band(&ta.name, m, get)))
+            .map(|(m, get)| change(m, get(ta), get(tb), noise_band(&history, &ta.name, m)))
             .collect();
         out.targets.push(TargetChange {
             target: ta.name.clone(),
@@ -186,7 +194,7 @@ pub fn compare(a: &View, b: &View, history: &[View]) -> CompareView {
         let Some(nb) = b.nodes.iter().find(|n| n.name == na.name) else {
             continue;
         };
-        let d = || (DEFAULT_BAND_PCT, "default".to_string());
+        let d = || (DEFAULT_BAND_PCT, "default".to_string(), 0);
         let changes = vec![
             change("busy_s", na.busy_s, nb.busy_s, d()),
             change("idle_s", na.idle_s, nb.idle_s, d()),
@@ -260,19 +268,26 @@ pub fn render_markdown(c: &CompareView) -> String {
     for w in &c.warnings {
         s.push_str(&format!("- ⚠ {}\n", md(w)));
     }
-    s.push_str(
-        "\n## Targets\n\n| target | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n",
-    );
+    s.push_str(&format!(
+        "\n## Targets\n\nA change inside its band is noise. A band is {}× the metric's robust spread over the newest {} earlier comparable runs of the history root (how many, beside it); with fewer than {} it is ±{DEFAULT_BAND_PCT}%, assumed.\n\n| target | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n",
+        crate::analysis::spread::BAND_SPREADS,
+        crate::analysis::spread::WINDOW,
+        crate::analysis::spread::MIN_SPREAD_N,
+    ));
     for t in &c.targets {
         for (i, ch) in t.changes.iter().enumerate() {
             let name = if i == 0 { md(&t.target) } else { String::new() };
             let pct = ch.delta_pct.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "—".into());
             s.push_str(&format!(
-                "| {name} | {} | {} | {} | {pct} | ±{:.1}% | {} |\n",
+                "| {name} | {} | {} | {} | {pct} | ±{:.1}% ({}) | {} |\n",
                 ch.metric,
                 num(ch.a),
                 num(ch.b),
                 ch.band_pct,
+                match ch.band_runs {
+                    0 => "assumed".to_string(),
+                    n => format!("{n} runs"),
+                },
                 ch.verdict
             ));
         }
@@ -316,8 +331,33 @@ mod tests {
     }
 
     #[test]
-    fn the_band_is_the_spread_repeated_runs_show() {
-        assert_eq!(spread_pct(&[100.0, 110.0]), None, "two runs say nothing of the spread");
-        assert_eq!(spread_pct(&[90.0, 100.0, 110.0]), Some(20.0));
+    fn the_noise_band_is_the_gates_band_and_says_its_n() {
+        let run = |build: f64| {
+            let mut r = RunFigures {
+                mode: Some("warm".into()),
+                arch: Some("gfx1201".into()),
+                ..Default::default()
+            };
+            r.targets.insert(
+                "pytorch".into(),
+                crate::history::TargetFigures {
+                    build_s: Some(build),
+                    ..Default::default()
+                },
+            );
+            r
+        };
+        let runs = [run(90.0), run(100.0), run(110.0)];
+        let refs: Vec<&RunFigures> = runs.iter().collect();
+        // Median 100, MAD 10: spread 14.826%, band 3× that.
+        let (band, from, n) = noise_band(&refs, "pytorch", "build_s");
+        assert!((band - 44.478).abs() < 1e-9, "{band}");
+        assert_eq!(
+            (from.as_str(), n),
+            ("3× spread 14.8% over 3 earlier runs, too few to gate", 3)
+        );
+        let (band, from, n) = noise_band(&refs[..2], "pytorch", "build_s");
+        assert_eq!((band, n), (DEFAULT_BAND_PCT, 0));
+        assert!(from.starts_with("assumed: no history (2 earlier"), "{from}");
     }
 }

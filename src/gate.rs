@@ -1,15 +1,18 @@
 //! `perfreport gate`: the nightly lane's check against checked-in
-//! expectations. A figure outside its band in the worse direction is a
-//! regression; a metric the fleet cannot resolve is reported, not gated.
+//! expectations, or against the history of comparable runs. A figure outside
+//! its band in the worse direction is a regression; a metric the fleet cannot
+//! resolve is reported, not gated. Bands come from the spread history shows
+//! (`history::bands`); the constants below are only the stated fallback.
 
 use crate::analysis::comparable::{comparable, Comparability};
+use crate::history::bands::MetricBand;
 use crate::view::{TargetView, View};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Default bands, percent of the expected value, from the spread each metric
-/// shows on the fleet: a target's own steps repeat within a few percent,
-/// setup/export and upload vary with the registry and the links.
+/// Fallback bands, percent of the expected value, used only without history
+/// and said so ("assumed: no history"): guesses that a target's own steps
+/// repeat within a few percent, setup/export and upload vary more.
 pub const DEFAULT_BANDS: [(&str, f64); 5] = [
     ("total_s", 10.0),
     ("build_s", 10.0),
@@ -30,6 +33,13 @@ pub struct Expectations {
     /// The coordinates the expectations were measured at (written by --update).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coordinates: Option<serde_json::Value>,
+    /// Bands from history (`--update --history`): target -> metric -> band,
+    /// with its spread, n and the runs it came from.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub history_bands: BTreeMap<String, BTreeMap<String, MetricBand>>,
+    /// Where expectations made from history come from, in words (not written).
+    #[serde(skip)]
+    pub source: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -39,9 +49,14 @@ pub struct Check {
     pub measured: Option<f64>,
     pub expected: f64,
     pub drift_pct: Option<f64>,
-    pub band_pct: f64,
-    /// ok / REGRESSION / improved / ungateable: <why>
+    /// `None`: the metric carries no gate (see `band_from`).
+    pub band_pct: Option<f64>,
+    /// Where the band comes from: "3× spread 1.2% over 14 runs", "assumed: no history", ...
+    pub band_from: String,
+    /// ok / REGRESSION / improved / ungateable: <why> / not gateable: <why>
     pub verdict: String,
+    /// Set when a regression rests on a run whose node ended it loaded.
+    pub rests_on_loaded: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -51,6 +66,8 @@ pub struct GateReport {
     pub tool: crate::view::Tool,
     pub provenance: crate::view::Provenance,
     pub refused: Option<String>,
+    /// What the expected values and bands are: history, the file, or the fallback.
+    pub against: String,
     pub checks: Vec<Check>,
     pub regressions: usize,
 }
@@ -67,12 +84,74 @@ fn metric(t: &TargetView, m: &str) -> Option<f64> {
     }
 }
 
-fn band(e: &Expectations, m: &str) -> f64 {
-    e.bands_pct
-        .get(m)
-        .copied()
-        .or_else(|| DEFAULT_BANDS.iter().find(|(k, _)| *k == m).map(|(_, b)| *b))
-        .unwrap_or(10.0)
+/// The band of a target's metric and where it comes from: history first,
+/// then a band set in the file, then the fallback, said as an assumption.
+fn band(e: &Expectations, target: &str, m: &str) -> (Option<f64>, String) {
+    if let Some(b) = e.history_bands.get(target).and_then(|t| t.get(m)) {
+        return (b.band_pct, b.describe());
+    }
+    if let Some(b) = e.bands_pct.get(m) {
+        return (Some(*b), "set in the expectations file".into());
+    }
+    let fallback = DEFAULT_BANDS.iter().find(|(k, _)| *k == m).map_or(10.0, |(_, b)| *b);
+    (Some(fallback), "assumed: no history".into())
+}
+
+/// What the expectations rest on, for the report's head.
+fn against(e: &Expectations) -> String {
+    if let Some(source) = &e.source {
+        source.clone()
+    } else if !e.history_bands.is_empty() {
+        let n = e
+            .history_bands
+            .values()
+            .flat_map(|m| m.values())
+            .map(|b| b.n)
+            .max()
+            .unwrap_or(0);
+        format!(
+            "history: medians and bands ({}× spread) of up to {n} comparable runs",
+            crate::analysis::spread::BAND_SPREADS
+        )
+    } else if !e.bands_pct.is_empty() {
+        "expectations file, its own bands".into()
+    } else {
+        "expectations file, constant bands (assumed: no history)".into()
+    }
+}
+
+/// Expectations from history: each metric's median and band over the
+/// `runs` comparable runs before the gated one (`history::bands`).
+pub fn from_history(v: &View, runs: usize, bands: BTreeMap<String, BTreeMap<String, MetricBand>>) -> Expectations {
+    let source = if runs == 0 {
+        "history: no comparable run before this one, nothing to gate against".to_string()
+    } else {
+        format!(
+            "history: each metric's median and {}× its spread over the {runs} comparable runs before this one",
+            crate::analysis::spread::BAND_SPREADS
+        )
+    };
+    let mut e = Expectations {
+        coordinates: Some(coordinates(v)),
+        source: Some(source),
+        ..Default::default()
+    };
+    for (target, metrics) in &bands {
+        let expected: BTreeMap<String, f64> = metrics
+            .iter()
+            .filter_map(|(m, b)| Some((m.clone(), b.median?)))
+            .collect();
+        if !expected.is_empty() {
+            e.targets.insert(target.clone(), expected);
+        }
+    }
+    e.history_bands = bands;
+    e
+}
+
+fn coordinates(v: &View) -> serde_json::Value {
+    let r = &v.provenance.run;
+    serde_json::json!({"mode": r.mode, "arch": r.arch, "job_width": r.job_width})
 }
 
 pub fn gate(v: &View, e: &Expectations) -> GateReport {
@@ -81,9 +160,11 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
         tool: crate::view::Tool::this(),
         provenance: v.provenance.clone(),
         refused: None,
+        against: against(e),
         checks: vec![],
         regressions: 0,
     };
+    let figures = crate::history::RunFigures::from_view("", v);
     if let Some(c) = &e.coordinates {
         let expected: crate::view::Provenance = {
             let mut p = v.provenance.clone();
@@ -101,7 +182,7 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
     for (target, metrics) in &e.targets {
         let t = v.targets.iter().find(|t| &t.name == target);
         for (m, expected) in metrics {
-            let band_pct = band(e, m);
+            let (band_pct, band_from) = band(e, target, m);
             let measured = t.and_then(|t| metric(t, m));
             let why_null = t.and_then(|t| t.why_null.get(m).cloned());
             let time = m.ends_with("_s");
@@ -121,7 +202,9 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
                     None,
                     format!("ungateable: {expected} s is below the fleet's {RESOLUTION_S} s resolution"),
                 ),
+                Some(_) if band_pct.is_none() => (None, band_from.clone()),
                 Some(x) => {
+                    let band_pct = band_pct.unwrap_or(0.0);
                     let drift = if *expected != 0.0 {
                         100.0 * (x - expected) / expected
                     } else if x == 0.0 {
@@ -145,8 +228,13 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
                     (shown, v.to_string())
                 }
             };
+            let mut rests_on_loaded = None;
             if verdict == "REGRESSION" {
                 r.regressions += 1;
+                let tf = figures.targets.get(target);
+                if tf.and_then(|t| t.loaded) == Some(true) {
+                    rests_on_loaded = tf.and_then(|t| t.load.clone());
+                }
             }
             r.checks.push(Check {
                 target: target.clone(),
@@ -155,17 +243,25 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
                 expected: *expected,
                 drift_pct: drift,
                 band_pct,
+                band_from,
                 verdict,
+                rests_on_loaded,
             });
         }
     }
     r
 }
 
-/// The current figures as new expectations, keeping the bands.
-pub fn update(v: &View, old: &Expectations) -> Expectations {
+/// The current figures as new expectations, keeping the bands; with
+/// `history_bands` (`--history`), those are recorded with their n and runs.
+pub fn update(
+    v: &View,
+    old: &Expectations,
+    history_bands: Option<BTreeMap<String, BTreeMap<String, MetricBand>>>,
+) -> Expectations {
     let mut e = Expectations {
         bands_pct: old.bands_pct.clone(),
+        history_bands: history_bands.unwrap_or_else(|| old.history_bands.clone()),
         ..Default::default()
     };
     for t in &v.targets {
@@ -179,8 +275,7 @@ pub fn update(v: &View, old: &Expectations) -> Expectations {
             e.targets.insert(t.name.clone(), m);
         }
     }
-    let r = &v.provenance.run;
-    e.coordinates = Some(serde_json::json!({"mode": r.mode, "arch": r.arch, "job_width": r.job_width}));
+    e.coordinates = Some(coordinates(v));
     e
 }
 
@@ -192,12 +287,13 @@ pub fn render_text(r: &GateReport) -> String {
         );
     }
     let mut s = format!(
-        "perfreport {} (commit {}) gate {}: {} checks, {} regressions\n  {:<16} {:<13} {:>10} {:>10} {:>8} {:>6}  verdict\n",
+        "perfreport {} (commit {}) gate {}: {} checks, {} regressions; against {}\n  {:<16} {:<13} {:>10} {:>10} {:>8} {:>7}  verdict (band from)\n",
         r.tool.version,
         r.tool.commit,
         r.run,
         r.checks.len(),
         r.regressions,
+        r.against,
         "target",
         "metric",
         "measured",
@@ -208,10 +304,20 @@ pub fn render_text(r: &GateReport) -> String {
     for c in &r.checks {
         let measured = c.measured.map(|x| format!("{x:.1}")).unwrap_or_else(|| "—".into());
         let drift = c.drift_pct.map(|d| format!("{d:+.1}%")).unwrap_or_else(|| "—".into());
+        let band = c.band_pct.map(|b| format!("±{b:.1}%")).unwrap_or_else(|| "—".into());
+        // A band beside a verdict it decided; "not gateable" and "ungateable" say why themselves.
+        let from = if c.verdict.contains("gateable") {
+            String::new()
+        } else {
+            format!(" ({})", c.band_from)
+        };
         s.push_str(&format!(
-            "  {:<16} {:<13} {:>10} {:>10.1} {:>8} {:>5.0}%  {}\n",
-            c.target, c.metric, measured, c.expected, drift, c.band_pct, c.verdict
+            "  {:<16} {:<13} {:>10} {:>10.1} {:>8} {:>7}  {}{from}\n",
+            c.target, c.metric, measured, c.expected, drift, band, c.verdict
         ));
+        if let Some(why) = &c.rests_on_loaded {
+            s.push_str(&format!("    ⚠ this regression rests on a loaded run: {why}\n"));
+        }
     }
     s
 }

@@ -11,6 +11,7 @@ pub mod check;
 pub mod compare;
 pub mod error;
 pub mod gate;
+pub mod history;
 pub mod input;
 pub mod live;
 pub mod model;

@@ -106,13 +106,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Gate a run on checked-in expectations: exit 1 on a regression.
+    /// Gate a run on the history of comparable runs, or on checked-in expectations: exit 1 on a regression.
     Gate {
         run_dir: Option<PathBuf>,
+        /// Expected figures (and bands) checked in; without --history, its bands or the stated fallback.
+        #[arg(long, required_unless_present = "history")]
+        expect: Option<PathBuf>,
+        /// A root of runs: each metric's band is 3× its spread over the comparable runs before this one
+        /// (and, without --expect, its median the expected value).
         #[arg(long)]
-        expect: PathBuf,
-        /// Write the current figures as the new expectations (bands kept).
-        #[arg(long)]
+        history: Option<PathBuf>,
+        /// Write the current figures as the new expectations (bands kept; with --history, recorded from it).
+        #[arg(long, requires = "expect")]
         update: bool,
         #[arg(long)]
         json: bool,
@@ -167,6 +172,17 @@ enum Command {
         history: Option<PathBuf>,
         #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
         root: PathBuf,
+    },
+    /// How each target's cost moved across the runs under ROOT: history.json, history.md, charts.
+    History {
+        /// The runs root; default: $PERF_ROOT (/var/tmp/rocm-perf).
+        root: Option<PathBuf>,
+        /// Where to write; default: the root.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print history.json instead of the summary.
+        #[arg(long)]
+        json: bool,
     },
     /// The figures bench.sh scrapes from a BuildKit plain-progress build log, as JSON.
     Buildlog {
@@ -350,14 +366,10 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 Ok(perfreport::view::build(&perfreport::model::load(d)?))
             };
             let (a, b) = (view(&run_a)?, view(&run_b)?);
-            let mut earlier = vec![];
-            if let Some(h) = history {
-                for d in perfreport::runs::list(&h) {
-                    if let Ok(v) = view(&d) {
-                        earlier.push(v);
-                    }
-                }
-            }
+            let earlier = match history {
+                Some(h) => history_runs(&h)?,
+                None => vec![],
+            };
             let c = perfreport::compare::compare(&a, &b, &earlier);
             if json {
                 println!("{}", perfreport::term::json(&serde_json::to_string_pretty(&c)?));
@@ -369,25 +381,51 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Gate {
             run_dir,
             expect,
+            history,
             update,
             json,
             root,
         } => {
             let run_dir = run_or_newest(run_dir, &root)?;
             let v = perfreport::view::build(&perfreport::model::load(&run_dir)?);
-            let old: perfreport::gate::Expectations = match std::fs::read(&expect) {
-                Ok(b) => serde_json::from_slice(&b)
-                    .with_context(|| format!("{} is not an expectations file", shown(&expect)))?,
-                Err(_) if update => Default::default(),
-                Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", shown(&expect))),
+            let mut earlier_runs = 0;
+            let bands = match history {
+                None => None,
+                Some(h) => {
+                    use perfreport::history::{bands, RunFigures};
+                    let all = history_runs(&h)?;
+                    let me = RunFigures::from_view("", &v);
+                    // --update accepts this run: its bands rest on it too when it is under the root.
+                    let runs = if update {
+                        bands::newest_comparable(&all, &me)
+                    } else {
+                        bands::earlier(&all, &me)
+                    };
+                    earlier_runs = runs.len();
+                    Some(bands::all_bands(&runs, &me))
+                }
             };
-            if update {
-                let new = perfreport::gate::update(&v, &old);
+            let old: perfreport::gate::Expectations = match &expect {
+                None => perfreport::gate::from_history(&v, earlier_runs, bands.clone().unwrap_or_default()),
+                Some(expect) => match std::fs::read(expect) {
+                    Ok(b) => serde_json::from_slice(&b)
+                        .with_context(|| format!("{} is not an expectations file", shown(expect)))?,
+                    Err(_) if update => Default::default(),
+                    Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", shown(expect))),
+                },
+            };
+            if let (Some(expect), true) = (&expect, update) {
+                let new = perfreport::gate::update(&v, &old, bands);
                 let mut text = serde_json::to_vec_pretty(&new)?;
                 text.push(b'\n');
-                perfreport::output::write_atomic(&expect, &text)?;
-                eprintln!("perfreport: wrote {} from run {}", shown(&expect), quote(&v.stamp));
+                perfreport::output::write_atomic(expect, &text)?;
+                eprintln!("perfreport: wrote {} from run {}", shown(expect), quote(&v.stamp));
                 return Ok(0);
+            }
+            let mut old = old;
+            if let (Some(bands), Some(_)) = (bands, &expect) {
+                // The file's expected figures, the bands of today's history.
+                old.history_bands = bands;
             }
             let r = perfreport::gate::gate(&v, &old);
             if json {
@@ -465,6 +503,37 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             write_placement_files(&p, costs_out.as_deref(), fleet_out.as_deref())?;
             Ok(0)
         }
+        Command::History { root, out, json } => {
+            let root = root.unwrap_or_else(perfreport::runs::default_root);
+            if !root.is_dir() {
+                anyhow::bail!("{}: the runs root is not a directory", shown(&root));
+            }
+            let out = out.unwrap_or_else(|| root.clone());
+            let cache = perfreport::history::collect::cache_in(&out);
+            let collected = perfreport::history::collect::collect(&root, Some(&cache), Some(&out));
+            for w in &collected.warnings {
+                eprintln!("warning: {}", quote(w));
+            }
+            let view = perfreport::history::view::build(&root.display().to_string(), &collected.runs);
+            let files = perfreport::history::render::render_all(&view)?;
+            perfreport::output::write_all(&out, &files)?;
+            if json {
+                println!(
+                    "{}",
+                    perfreport::term::json(&String::from_utf8_lossy(&perfreport::history::render::json(&view)))
+                );
+            } else {
+                print!("{}", quote_lines(&perfreport::history::render::summary(&view)));
+                println!(
+                    "{} runs read, {} from the cache; wrote {} files in {}",
+                    collected.parsed,
+                    collected.runs.len().saturating_sub(collected.parsed),
+                    files.len(),
+                    shown(&out)
+                );
+            }
+            Ok(0)
+        }
         Command::Buildlog { log, target } => {
             let bytes = std::fs::read(&log).with_context(|| format!("cannot read {}", shown(&log)))?;
             let figures = perfreport::bench::buildlog::analyse(&String::from_utf8_lossy(&bytes), &target);
@@ -494,6 +563,20 @@ fn write_placement_files(
         eprintln!("perfreport: wrote {}", shown(path));
     }
     Ok(())
+}
+
+/// The runs of a history root, each read once: its figures are cached in
+/// the root (`.history-cache.json`), so a nightly gate reads only new runs.
+fn history_runs(root: &Path) -> anyhow::Result<Vec<perfreport::history::RunFigures>> {
+    if !root.is_dir() {
+        anyhow::bail!("{}: the history root is not a directory", shown(root));
+    }
+    let cache = perfreport::history::collect::cache_in(root);
+    let collected = perfreport::history::collect::collect(root, Some(&cache), None);
+    for w in &collected.warnings {
+        eprintln!("warning: {}", quote(w));
+    }
+    Ok(collected.runs)
 }
 
 /// A path for a terminal: its control characters quoted.

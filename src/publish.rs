@@ -6,6 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::output::{real_dir_inside, write_all_inside, write_atomic, OutFile};
+use crate::runs::fingerprint;
 use crate::{model, render, view};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -39,6 +40,9 @@ struct ManifestRun {
     /// (file name, bytes, modification time in ns) of every file in the run folder.
     inputs: Vec<(String, u64, i128)>,
     entry: RunEntry,
+    /// What history keeps of the run, so the history page reads no run again.
+    #[serde(default)]
+    figures: Option<crate::history::RunFigures>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
@@ -72,48 +76,24 @@ fn tool_id() -> String {
     format!("{} {}", env!("CARGO_PKG_VERSION"), env!("PERFREPORT_COMMIT"))
 }
 
-/// The run folders under `root`, found with walkdir: symlinks followed,
-/// loops reported and skipped, the site itself left out.
+/// The run folders under `root` (see [`crate::runs::walk`]), each with its
+/// folder name under `runs/`; what could not be read is said in `warnings`.
 pub fn discover(root: &Path, site: &Path, warnings: &mut Vec<String>) -> Vec<(String, PathBuf)> {
-    let site = site.canonicalize().ok();
+    discover_walked(crate::runs::walk(root, Some(site)), warnings)
+}
+
+fn discover_walked(walked: crate::runs::Walked, warnings: &mut Vec<String>) -> Vec<(String, PathBuf)> {
+    for (at, what) in &walked.unreadable {
+        warnings.push(format!("{what} at {}: skipped", at.display()));
+    }
     let mut found = vec![];
-    let mut walk = walkdir::WalkDir::new(root)
-        .follow_links(true)
-        .min_depth(1)
-        .max_depth(3)
-        .sort_by_file_name()
-        .into_iter();
-    while let Some(entry) = walk.next() {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                let what = if e.loop_ancestor().is_some() {
-                    "symlink loop"
-                } else {
-                    "unreadable"
-                };
-                let at = e.path().map(|p| p.display().to_string()).unwrap_or_default();
-                warnings.push(format!("{what} at {at}: skipped"));
-                continue;
-            }
-        };
-        if !entry.file_type().is_dir() {
-            continue;
-        }
-        if site.is_some() && entry.path().canonicalize().ok() == site {
-            walk.skip_current_dir();
-            continue;
-        }
-        if model::is_run_dir(entry.path()) {
-            let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
-            match folder_name(rel) {
-                Some(dir) => found.push((dir, entry.path().to_path_buf())),
-                None => warnings.push(format!(
-                    "{}: its folder name would be longer than {FOLDER_NAME_MAX} bytes: skipped",
-                    entry.path().display()
-                )),
-            }
-            walk.skip_current_dir();
+    for (rel, path) in walked.runs {
+        match folder_name(&rel) {
+            Some(dir) => found.push((dir, path)),
+            None => warnings.push(format!(
+                "{}: its folder name would be longer than {FOLDER_NAME_MAX} bytes: skipped",
+                path.display()
+            )),
         }
     }
     found
@@ -242,36 +222,6 @@ fn remove_run_folder(site: &Path, name: &str, warnings: &mut Vec<String>) {
     }
 }
 
-/// What identifies the state of a run folder: its input files' names, sizes
-/// and modification times (publish's manifest, serve's change detection).
-pub(crate) fn fingerprint(dir: &Path) -> Vec<(String, u64, i128)> {
-    let mut files: Vec<(String, u64, i128)> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.flatten()
-                .filter_map(|e| {
-                    let m = e.metadata().ok()?;
-                    if !m.is_file() {
-                        return None;
-                    }
-                    let ns = m
-                        .modified()
-                        .ok()?
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .ok()?
-                        .as_nanos() as i128;
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    // Our own outputs, when a report was written into the run folder, are not inputs.
-                    let output =
-                        ["report.md", "index.html", "data.json"].contains(&name.as_str()) || name.starts_with('.');
-                    (!output).then_some((name, m.len(), ns))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
 fn entry_of(dir: &str, v: &view::View, broken: Option<String>) -> RunEntry {
     let status = match (&broken, v.in_flight) {
         (Some(_), _) => "broken",
@@ -307,7 +257,8 @@ fn entry_of(dir: &str, v: &view::View, broken: Option<String>) -> RunEntry {
 
 /// Reports one run into `site/runs/<dir>/`; a run that cannot be reported
 /// becomes a broken entry with the reason, never a failed publish.
-fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, Result<()>) {
+fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::history::RunFigures, Result<()>) {
+    let unreadable = |reason: String| crate::history::RunFigures::unreadable(dir, format!("broken: {reason}"));
     let broken_entry = |reason: String| RunEntry {
         dir: dir.to_string(),
         stamp: dir.to_string(),
@@ -329,22 +280,15 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, Result<()>) {
     });
     let report = match reported {
         Ok(r) => r,
-        Err(e) => return (broken_entry(e.to_string()), Ok(())),
+        Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(())),
     };
     // Every present input broke its contract: nothing in the report can be trusted.
-    let present: Vec<_> = report.view.inputs.values().filter(|i| i.present).collect();
-    let broken = (!present.is_empty() && present.iter().all(|i| i.contract_broken)).then(|| {
-        let first = present
-            .iter()
-            .map(|i| i.warnings.join("; "))
-            .find(|w| !w.is_empty())
-            .unwrap_or_default();
-        format!("no input could be read ({first})")
-    });
+    let broken = crate::history::broken_reason(&report.view);
     let entry = entry_of(dir, &report.view, broken);
+    let figures = crate::history::RunFigures::from_view(dir, &report.view);
     let files = match render::render_all_for(&report.view, Some("../../")) {
         Ok(f) => f,
-        Err(e) => return (broken_entry(e.to_string()), Ok(())),
+        Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(())),
     };
     let md = files
         .iter()
@@ -355,7 +299,7 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, Result<()>) {
     let mut files = files;
     files.push(OutFile::new("report.html", html));
     let written = write_all_inside(site, &Path::new("runs").join(dir), &files).map(|_| ());
-    (entry, written)
+    (entry, figures, written)
 }
 
 /// With `--compare-previous`: each run's report page gets a section on what
@@ -423,7 +367,7 @@ fn demote(md: &str) -> String {
 fn markdown_page(title: &str, md: &str) -> String {
     let body = render::html::markdown_html(md);
     let body = format!(
-        "<p><a href=\"index.html\">Interactive page</a> · <a href=\"../../index.html\">All runs</a></p>\n{body}"
+        "<p><a href=\"index.html\">Interactive page</a> · <a href=\"../../index.html\">All runs</a> · <a href=\"../../history.html\">History</a></p>\n{body}"
     );
     let render = || -> Result<String> {
         let mut t = render::markdown::engine("page", render::ratios::PAGE)?;
@@ -440,6 +384,39 @@ fn markdown_page(title: &str, md: &str) -> String {
     render().unwrap_or(body)
 }
 
+/// The site-wide pages: the run list the selectors read, the history from
+/// the manifest's figures, and the index with each run's history headline.
+fn write_site_pages(
+    opts: &PublishOptions,
+    runs: &[RunEntry],
+    figures: &[crate::history::RunFigures],
+    unreadable: &[(String, String)],
+) -> Result<()> {
+    let runs_js: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|r| serde_json::json!({"dir": r.dir, "stamp": r.stamp, "mode": r.mode, "status": r.status}))
+        .collect();
+    let js = format!(
+        "// The runs of this site, newest first: read by each run page's selector.\nwindow.PERF_RUNS = {};\n",
+        render::html::script_safe(&serde_json::to_string(&runs_js).unwrap_or_else(|_| "[]".into()))
+    );
+    write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
+    let headlines = crate::history::site::write(opts.site, &opts.root.display().to_string(), figures, unreadable)?;
+    let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
+    t.autoescape_on(vec!["site.html"]);
+    let mut ctx = tera::Context::new();
+    ctx.insert("css", render::ratios::CSS);
+    ctx.insert("runs", runs);
+    ctx.insert("headlines", &headlines);
+    ctx.insert("bench", &opts.bench.is_some());
+    let index = t.render("site.html", &ctx).map_err(|e| Error::Template {
+        name: "site.html".into(),
+        message: format!("{e:?}"),
+    })?;
+    write_atomic(&opts.site.join("index.html"), index.as_bytes())?;
+    Ok(())
+}
+
 pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     let mut out = PublishOutcome::default();
     if !opts.root.is_dir() {
@@ -452,7 +429,13 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         path: opts.site.to_path_buf(),
         source,
     })?;
-    let found = discover(opts.root, opts.site, &mut out.warnings);
+    let walked = crate::runs::walk(opts.root, Some(opts.site));
+    let unreadable: Vec<(String, String)> = walked
+        .unreadable
+        .iter()
+        .map(|(at, what)| (at.display().to_string(), what.clone()))
+        .collect();
+    let found = discover_walked(walked, &mut out.warnings);
     let manifest_path = opts.site.join(MANIFEST);
     let mut old: Manifest = std::fs::read(&manifest_path)
         .ok()
@@ -478,7 +461,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
             let unchanged = old
                 .runs
                 .get(&dir)
-                .filter(|m| m.inputs == fp && pages_exist && !tool_changed && !opts.force);
+                .filter(|m| m.inputs == fp && m.figures.is_some() && pages_exist && !tool_changed && !opts.force);
             // The folder is the one derived now, never the entry's own `dir`.
             let keep = unchanged.map(|m| RunEntry {
                 dir: dir.clone(),
@@ -489,12 +472,12 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         })
         .collect();
     // The runs to rebuild, in parallel across runs.
-    let built: Vec<(String, RunEntry, Result<()>)> = plans
+    let built: Vec<(String, RunEntry, crate::history::RunFigures, Result<()>)> = plans
         .par_iter()
         .filter(|p| p.3.is_none())
         .map(|(dir, path, _, _)| {
-            let (entry, written) = build_run(dir, path, opts.site);
-            (dir.clone(), entry, written)
+            let (entry, figures, written) = build_run(dir, path, opts.site);
+            (dir.clone(), entry, figures, written)
         })
         .collect();
     let mut manifest = Manifest {
@@ -502,10 +485,10 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         runs: BTreeMap::new(),
     };
     for (dir, _path, fp, keep) in &plans {
-        let entry = match keep {
-            Some(e) => e.clone(),
+        let (entry, figures) = match keep {
+            Some(e) => (e.clone(), old.runs.get(dir).and_then(|m| m.figures.clone())),
             None => {
-                let Some((_, e, written)) = built.iter().find(|b| &b.0 == dir) else {
+                let Some((_, e, figures, written)) = built.iter().find(|b| &b.0 == dir) else {
                     continue;
                 };
                 written.as_ref().map_err(|e| Error::Write {
@@ -513,14 +496,17 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
                     source: std::io::Error::other(e.to_string()),
                 })?;
                 out.rebuilt.push(dir.clone());
-                e.clone()
+                (e.clone(), Some(figures.clone()))
             }
         };
+        // The folder is the one derived now, as for the entry.
+        let figures = figures.map(|f| crate::history::RunFigures { dir: dir.clone(), ..f });
         manifest.runs.insert(
             dir.clone(),
             ManifestRun {
                 inputs: fp.clone(),
                 entry: entry.clone(),
+                figures,
             },
         );
         out.runs.push(entry);
@@ -539,27 +525,8 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     if opts.compare_previous {
         compare_neighbours(opts, &plans, &out.runs)?;
     }
-    let runs_js: Vec<serde_json::Value> = out
-        .runs
-        .iter()
-        .map(|r| serde_json::json!({"dir": r.dir, "stamp": r.stamp, "mode": r.mode, "status": r.status}))
-        .collect();
-    let js = format!(
-        "// The runs of this site, newest first: read by each run page's selector.\nwindow.PERF_RUNS = {};\n",
-        render::html::script_safe(&serde_json::to_string(&runs_js).unwrap_or_else(|_| "[]".into()))
-    );
-    write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
-    let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
-    t.autoescape_on(vec!["site.html"]);
-    let mut ctx = tera::Context::new();
-    ctx.insert("css", render::ratios::CSS);
-    ctx.insert("runs", &out.runs);
-    ctx.insert("bench", &opts.bench.is_some());
-    let index = t.render("site.html", &ctx).map_err(|e| Error::Template {
-        name: "site.html".into(),
-        message: format!("{e:?}"),
-    })?;
-    write_atomic(&opts.site.join("index.html"), index.as_bytes())?;
+    let figures: Vec<crate::history::RunFigures> = manifest.runs.values().filter_map(|m| m.figures.clone()).collect();
+    write_site_pages(opts, &out.runs, &figures, &unreadable)?;
     let mut m = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
     m.push(b'\n');
     write_atomic(&manifest_path, &m)?;

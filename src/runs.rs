@@ -41,6 +41,88 @@ pub fn newest(root: &Path) -> Option<PathBuf> {
     list(root).pop()
 }
 
+/// What a walk of a root found: each run folder as (its path under the
+/// root, its path), and what could not be read as (path, what went wrong).
+#[derive(Debug, Default)]
+pub struct Walked {
+    pub runs: Vec<(PathBuf, PathBuf)>,
+    pub unreadable: Vec<(PathBuf, String)>,
+}
+
+/// The run folders under `root`, up to three levels down, in name order,
+/// found with walkdir: symlinks followed, loops and unreadable folders
+/// reported and skipped, `leave_out` (a site written under the root) too.
+/// Publish and history see the same runs.
+pub fn walk(root: &Path, leave_out: Option<&Path>) -> Walked {
+    let leave_out = leave_out.and_then(|p| p.canonicalize().ok());
+    let mut out = Walked::default();
+    let mut walk = walkdir::WalkDir::new(root)
+        .follow_links(true)
+        .min_depth(1)
+        .max_depth(3)
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(entry) = walk.next() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let what = match (e.loop_ancestor(), e.io_error()) {
+                    (Some(_), _) => "symlink loop".to_string(),
+                    (None, Some(io)) => format!("unreadable ({io})"),
+                    (None, None) => "unreadable".to_string(),
+                };
+                out.unreadable
+                    .push((e.path().map(Path::to_path_buf).unwrap_or_default(), what));
+                continue;
+            }
+        };
+        if !entry.file_type().is_dir() {
+            continue;
+        }
+        if leave_out.is_some() && entry.path().canonicalize().ok() == leave_out {
+            walk.skip_current_dir();
+            continue;
+        }
+        if model::is_run_dir(entry.path()) {
+            let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
+            out.runs.push((rel.to_path_buf(), entry.path().to_path_buf()));
+            walk.skip_current_dir();
+        }
+    }
+    out
+}
+
+/// What identifies the state of a run folder: its input files' names, sizes
+/// and modification times (publish's manifest, history's cache, serve's
+/// change detection).
+pub fn fingerprint(dir: &Path) -> Vec<(String, u64, i128)> {
+    let mut files: Vec<(String, u64, i128)> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| {
+                    let m = e.metadata().ok()?;
+                    if !m.is_file() {
+                        return None;
+                    }
+                    let ns = m
+                        .modified()
+                        .ok()?
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .ok()?
+                        .as_nanos() as i128;
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    // Our own outputs, when a report was written into the run folder, are not inputs.
+                    let output =
+                        ["report.md", "index.html", "data.json"].contains(&name.as_str()) || name.starts_with('.');
+                    (!output).then_some((name, m.len(), ns))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

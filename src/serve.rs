@@ -609,12 +609,12 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
     let (stop_serving, stopped) = tokio::sync::watch::channel(false);
     let server = runtime.spawn(accept_loop(listener, site, limits, stopped));
     ready(addr);
-    let mut seen = crate::publish::fingerprint(&opts.run_dir);
+    let mut seen = crate::runs::fingerprint(&opts.run_dir);
     let mut last_full = Instant::now();
     let mut pending_full = false;
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(POLL);
-        let now = crate::publish::fingerprint(&opts.run_dir);
+        let now = crate::runs::fingerprint(&opts.run_dir);
         let changed = now != seen;
         if changed || (pending_full && last_full.elapsed() >= FULL_RENDER) {
             let full = last_full.elapsed() >= FULL_RENDER || !in_flight;

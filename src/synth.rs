@@ -280,6 +280,28 @@ pub fn big(zot_bytes: u64, sccache_bytes: u64) -> Scenario {
     s
 }
 
+/// Night `night` of a nightly lane (warm, complete, 30 s polls) for history
+/// at scale: pytorch's build steps up 15% from `step_night` on, every
+/// target's build jitters ±1% by the night's seed. `stamp` is the caller's
+/// (a run's stamp is a `&'static str`).
+pub fn nightly(night: u32, step_night: u32, stamp: &'static str) -> Scenario {
+    let mut s = warm_in_flight_sample();
+    s.stamp = stamp;
+    s.seed = 20261001 + night as u64;
+    s.in_flight_at = None;
+    s.poll_s = 30.0;
+    let first = timefmt::parse_rfc3339("2026-10-01T02:00:00Z").unwrap_or(0);
+    s.started_at = first + night as Micros * 86_400 * S;
+    let mut rng = Rng::new(s.seed);
+    for t in &mut s.targets {
+        t.build_s *= rng.range(0.99, 1.01);
+        if t.name == "pytorch" && night >= step_night {
+            t.build_s *= 1.15;
+        }
+    }
+    s
+}
+
 /// One target's simulated record.
 #[derive(Debug, Clone)]
 struct Sim {

@@ -199,6 +199,8 @@ pub struct NodeView {
     pub cpu_pct_mean: Option<f64>,
     pub mem_pct_max: Option<f64>,
     pub load1_max: Option<f64>,
+    /// The node's load at its last poll (history marks a node past its cores as loaded).
+    pub load1_end: Option<f64>,
     pub counter_resets: u64,
     pub gaps: u64,
     pub cpu: Series,
@@ -817,6 +819,7 @@ pub fn build(run: &Run) -> View {
             cpu_pct_mean: ns.cpu_pct_mean.map(r1),
             mem_pct_max: ns.mem_pct_max.map(r1),
             load1_max: ns.load1_max,
+            load1_end: ns.load1_end,
             counter_resets: ns.counter_resets,
             gaps: ns.gaps,
             cpu,

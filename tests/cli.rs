@@ -35,6 +35,9 @@ mod trust;
 #[path = "placement/mod.rs"]
 mod placement;
 
+#[path = "history/mod.rs"]
+mod history;
+
 /// An outside tool a test needs, or `None` with a notice on a developer
 /// machine without it. In CI a missing tool fails the test: `.ci/run`
 /// installs it.
@@ -984,7 +987,8 @@ fn a_second_publish_rewrites_nothing_and_a_new_run_rebuilds_only_it_and_the_inde
     let after = mtimes(site.path());
     for (path, t) in &first {
         let name = path.strip_prefix(site.path()).unwrap().to_string_lossy().into_owned();
-        if ["index.html", "runs.js", "manifest.json"].contains(&name.as_str()) {
+        // The site-wide pages: the index and the history a new run joins.
+        if ["index.html", "runs.js", "manifest.json", "history.html", "history.json"].contains(&name.as_str()) {
             continue;
         }
         assert_eq!(after.get(path), Some(t), "{name} was rewritten");

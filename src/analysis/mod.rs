@@ -2,11 +2,13 @@
 //! unit-tested on small hand-made cases with numbers worked out by hand.
 
 pub mod comparable;
+pub mod contention;
 pub mod costs;
 pub mod fleet;
 pub mod intervals;
 pub mod nodes;
 pub mod replay;
+pub mod spread;
 pub mod steps;
 pub mod targets;
 pub mod window;

@@ -23,6 +23,8 @@ pub struct NodeSeries {
     /// Gaps longer than three median poll intervals.
     pub gaps: u64,
     pub load1_max: Option<f64>,
+    /// The last poll's load: whether the node ended the run loaded beyond its cores.
+    pub load1_end: Option<f64>,
     pub net_tx_bytes: Option<f64>,
 }
 
@@ -56,6 +58,7 @@ pub fn analyse(samples: &[Sample]) -> NodeSeries {
         }
         if let Some(l) = s.load1 {
             out.load1_max = Some(out.load1_max.map_or(l, |m: f64| m.max(l)));
+            out.load1_end = Some(l);
         }
         let Some(prev) = i.checked_sub(1).map(|j| &samples[j]) else {
             continue;
@@ -123,6 +126,15 @@ mod tests {
             net_tx: None,
             load1: Some(1.0),
         }
+    }
+
+    #[test]
+    fn the_end_load_is_the_last_polls_not_the_highest() {
+        let mut s = [sample(0, 0.0, 0.0), sample(10, 40.0, 0.0), sample(20, 80.0, 0.0)];
+        s[1].load1 = Some(40.0);
+        s[2].load1 = Some(3.0);
+        let n = analyse(&s);
+        assert_eq!((n.load1_max, n.load1_end), (Some(40.0), Some(3.0)));
     }
 
     #[test]

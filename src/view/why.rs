@@ -229,6 +229,7 @@ fn node(n: &mut NodeView, run: &Run) {
         ("cpu_pct_mean", n.cpu_pct_mean.is_none(), "CPU"),
         ("mem_pct_max", n.mem_pct_max.is_none(), "memory"),
         ("load1_max", n.load1_max.is_none(), "load"),
+        ("load1_end", n.load1_end.is_none(), "load"),
     ] {
         if !null {
             continue;

@@ -760,7 +760,7 @@ fn page_uploads_are_hatched_and_bar_names_read_on_their_bars() {
 const AXE: &str = include_str!("../vendor/axe-core/axe.min.js");
 
 /// axe-core's violations on the page as it stands, one line each.
-fn axe_violations(tab: &Tab) -> Vec<String> {
+pub(crate) fn axe_violations(tab: &Tab) -> Vec<String> {
     if eval(tab, "typeof axe") != "object" {
         tab.evaluate(AXE, false).expect("axe-core loads");
     }

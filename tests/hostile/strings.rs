@@ -679,11 +679,11 @@ fn no_input_string_runs_script_or_injects_an_element_in_report_html_index_html_o
                 "index.html without JS of {who}: elements differ from the benign run"
             );
         }
-        // report.html: two links of its own, the three charts, no script.
+        // report.html: three links of its own, the three charts, no script.
         let report = on.visit(&dir.join("report.html"), site);
         report.assert_inert(&format!("report.html of {who}"));
         for (kind, n) in [
-            ("a", 2),
+            ("a", 3),
             ("img", 3),
             ("script", 0),
             ("iframe", 0),
@@ -694,11 +694,54 @@ fn no_input_string_runs_script_or_injects_an_element_in_report_html_index_html_o
             assert_eq!(report.elements[kind], n, "report.html of {who}: {kind} elements");
         }
     }
-    // The site's index lists every run.
+    // The site's index lists every run, and links the history.
     let index = on.visit(&site.join("index.html"), site);
     index.assert_inert("the site's index");
-    assert_eq!(index.elements["a"], 2 * cases.len() as u64);
+    assert_eq!(index.elements["a"], 2 * cases.len() as u64 + 1);
     assert_eq!(index.elements["script"], 0);
+    // The history page draws every run's points from the same strings, inert.
+    let history = on.visit(&site.join("history.html"), site);
+    history.assert_inert("the site's history.html");
+    assert!(history.drawn, "history.html did not draw");
+    assert_eq!(history.elements["script"], 2, "its data and its own script, no other");
+    off.visit(&site.join("history.html"), site)
+        .assert_inert("history.html without JS");
+}
+
+/// history.md of the corpus's root: every string escaped as markdown text.
+#[test]
+fn hostile_strings_make_no_link_or_html_in_history_md() {
+    let corpus = corpus();
+    let out = tempfile::tempdir().unwrap();
+    let root = corpus._tmp.path().join("root");
+    let o = perfreport(&["history", root.to_str().unwrap(), "--out", out.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = read(&out.path().join("history.md"));
+    assert!(
+        !md.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reached history.md"
+    );
+    let h: Value = serde_json::from_slice(&std::fs::read(out.path().join("history.json")).unwrap()).unwrap();
+    let charts = h["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["chart"].is_string())
+        .count();
+    let (counts, images) = pulldown_structure(&md);
+    assert_eq!(counts.get("Html"), None, "raw HTML\n{md}");
+    assert_eq!(counts.get("Link"), None, "a link\n{md}");
+    assert_eq!(images.len(), charts, "{images:?}");
+    for image in &images {
+        assert!(
+            image.starts_with("charts/history-") && out.path().join(image).exists(),
+            "{image}"
+        );
+    }
+    if let Some(bin) = cmark_gfm() {
+        let made = cmark_structure(&cmark_gfm_html(&bin, &md));
+        assert_eq!((made["<a "], made["raw HTML omitted"], made["<img "]), (0, 0, charts));
+    }
 }
 
 /// bench.jsonl fields that reach ratios.md and ratios.html.

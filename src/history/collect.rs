@@ -1,0 +1,122 @@
+//! The figures of every run under a root, each read once: a cache beside the
+//! outputs keeps each run's figures with the fingerprint of its files (names,
+//! sizes, modification times, as publish's manifest does), so a run whose
+//! files did not change is not parsed again.
+
+use super::RunFigures;
+use crate::output::write_atomic;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The cache's file name: a dotfile, so a root holding it lists no new run.
+pub const CACHE: &str = ".history-cache.json";
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Cache {
+    /// Another tool may compute other figures: its cache is not used.
+    tool: String,
+    runs: BTreeMap<String, CachedRun>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct CachedRun {
+    inputs: Vec<(String, u64, i128)>,
+    figures: RunFigures,
+}
+
+/// Every run found, oldest first, those left out included (with the reason).
+#[derive(Debug, Default)]
+pub struct Collected {
+    pub runs: Vec<RunFigures>,
+    /// Runs read from their files this time; the rest came from the cache.
+    pub parsed: usize,
+    pub warnings: Vec<String>,
+}
+
+fn tool_id() -> String {
+    format!("{} {}", env!("CARGO_PKG_VERSION"), env!("PERFREPORT_COMMIT"))
+}
+
+/// The figures of one run folder, read from its files. A run that cannot be
+/// read, or on which perfreport fails, is left out with the reason.
+pub fn read_run(dir: &str, path: &Path) -> RunFigures {
+    let run = std::panic::catch_unwind(|| crate::model::load(path).map(|r| crate::view::build(&r)));
+    match run {
+        Ok(Ok(v)) => RunFigures::from_view(dir, &v),
+        Ok(Err(e)) => RunFigures::unreadable(dir, format!("cannot be read: {e}")),
+        Err(_) => RunFigures::unreadable(dir, "perfreport panicked on this run (a bug: please report it)".into()),
+    }
+}
+
+fn load_cache(file: Option<&Path>) -> Cache {
+    let cache: Cache = file
+        .and_then(|f| std::fs::read(f).ok())
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    if cache.tool == tool_id() {
+        cache
+    } else {
+        Cache::default()
+    }
+}
+
+/// The runs under `root` (as publish finds them, `leave_out` skipped), each
+/// from `cache_file` when its files did not change, else read. The cache is
+/// rewritten when it can be; when not, a warning says so.
+pub fn collect(root: &Path, cache_file: Option<&Path>, leave_out: Option<&Path>) -> Collected {
+    let walked = crate::runs::walk(root, leave_out);
+    let old = load_cache(cache_file);
+    let read: Vec<(String, CachedRun, bool)> = walked
+        .runs
+        .par_iter()
+        .map(|(rel, path)| {
+            // Keyed by the path's exact bytes (Debug quotes what is not UTF-8), shown lossily.
+            let key = format!("{rel:?}");
+            let inputs = crate::runs::fingerprint(path);
+            let cached = old.runs.get(&key).filter(|c| c.inputs == inputs);
+            match cached {
+                Some(c) => (key, c.clone(), false),
+                None => {
+                    let figures = read_run(&rel.to_string_lossy(), path);
+                    (key, CachedRun { inputs, figures }, true)
+                }
+            }
+        })
+        .collect();
+    let mut out = Collected {
+        parsed: read.iter().filter(|r| r.2).count(),
+        ..Default::default()
+    };
+    let mut cache = Cache {
+        tool: tool_id(),
+        runs: BTreeMap::new(),
+    };
+    for (key, c, _) in read {
+        out.runs.push(c.figures.clone());
+        cache.runs.insert(key, c);
+    }
+    for (at, what) in walked.unreadable {
+        let dir = at.strip_prefix(root).unwrap_or(&at).to_string_lossy().into_owned();
+        out.runs.push(RunFigures::unreadable(&dir, format!("{what}: skipped")));
+    }
+    out.runs.sort_by(|a, b| a.order().cmp(&b.order()));
+    if let Some(f) = cache_file {
+        if out.parsed > 0 || old.runs.len() != cache.runs.len() {
+            let mut bytes = serde_json::to_vec(&cache).unwrap_or_default();
+            bytes.push(b'\n');
+            if let Err(e) = write_atomic(f, &bytes) {
+                out.warnings.push(format!(
+                    "the history cache cannot be written ({e}): the next history reads every run again"
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The cache file of a history written into `out`.
+pub fn cache_in(out: &Path) -> PathBuf {
+    out.join(CACHE)
+}

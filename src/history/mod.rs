@@ -1,0 +1,191 @@
+//! History: how each target's cost moved across the runs under a root.
+//!
+//! Per run only a few figures are kept ([`RunFigures`]: each target's total,
+//! build, gap, upload, steps cached, and whether its node ended the run
+//! loaded beyond its cores). They are what publish's manifest and history's
+//! own cache store, so a history of a thousand runs reads no run's logs
+//! twice. Runs are pooled only at the same coordinates ([`Key`]: mode, arch,
+//! job width); the analysis is `analysis::spread`, the view `view`, the
+//! outputs `render`.
+
+pub mod bands;
+pub mod collect;
+pub mod render;
+pub mod site;
+pub mod view;
+
+use crate::analysis::contention::{self, Load};
+use crate::view::View;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The metrics kept per target, in the order tables show them.
+pub const METRICS: [&str; 5] = ["total_s", "build_s", "gap_s", "upload_s", "steps_cached"];
+
+/// What history keeps of one target of one run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TargetFigures {
+    pub total_s: Option<f64>,
+    pub build_s: Option<f64>,
+    pub gap_s: Option<f64>,
+    pub upload_s: Option<f64>,
+    pub steps_cached: Option<f64>,
+    /// Its node ended the run loaded beyond its cores; `None`: not known.
+    pub loaded: Option<bool>,
+    /// Why `loaded` is true (the load and cores) or unknown.
+    pub load: Option<String>,
+}
+
+impl TargetFigures {
+    pub fn metric(&self, metric: &str) -> Option<f64> {
+        match metric {
+            "total_s" => self.total_s,
+            "build_s" => self.build_s,
+            "gap_s" => self.gap_s,
+            "upload_s" => self.upload_s,
+            "steps_cached" => self.steps_cached,
+            _ => None,
+        }
+    }
+}
+
+/// What history keeps of one run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunFigures {
+    pub stamp: String,
+    /// Where the run is: its path under the root, or its folder on a site.
+    pub dir: String,
+    /// run.json's `started_at` in µs since the epoch: orders the runs.
+    pub started_us: Option<i64>,
+    pub mode: Option<String>,
+    pub arch: Option<String>,
+    pub max_jobs: Option<u32>,
+    /// Why the run is left out of history (in flight, broken, unreadable).
+    pub left_out: Option<String>,
+    /// The last target of the critical node: the run's own headline.
+    pub critical_target: Option<String>,
+    pub targets: BTreeMap<String, TargetFigures>,
+}
+
+/// The coordinates runs must share to be pooled. A run without mode or arch
+/// is a key of its own (`lone` is its folder): it is never pooled.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Key {
+    /// Unknown keys sort after the known ones.
+    pub lone: Option<String>,
+    pub mode: Option<String>,
+    pub arch: Option<String>,
+    pub max_jobs: Option<u32>,
+}
+
+impl RunFigures {
+    /// A run that could not be read at all.
+    pub fn unreadable(dir: &str, reason: String) -> RunFigures {
+        RunFigures {
+            stamp: dir.to_string(),
+            dir: dir.to_string(),
+            left_out: Some(reason),
+            ..Default::default()
+        }
+    }
+
+    /// What history keeps of a reported run.
+    pub fn from_view(dir: &str, v: &View) -> RunFigures {
+        let left_out = if v.in_flight {
+            Some("in flight: its figures are not final".to_string())
+        } else {
+            broken_reason(v).map(|r| format!("broken: {r}"))
+        };
+        RunFigures {
+            stamp: v.stamp.clone(),
+            dir: dir.to_string(),
+            started_us: v.started_at.as_deref().and_then(crate::timefmt::parse_rfc3339),
+            mode: v.mode.map(|m| format!("{m:?}").to_lowercase()),
+            arch: v.arch.clone(),
+            max_jobs: v.provenance.run.job_width,
+            left_out,
+            critical_target: v.fleet.critical.as_ref().map(|c| c.last_target.clone()),
+            targets: v
+                .targets
+                .iter()
+                .map(|t| (t.name.clone(), target_figures(v, t)))
+                .collect(),
+        }
+    }
+
+    pub fn key(&self) -> Key {
+        let known = self.mode.is_some() && self.arch.is_some();
+        Key {
+            lone: (!known).then(|| self.dir.clone()),
+            mode: self.mode.clone(),
+            arch: self.arch.clone(),
+            max_jobs: self.max_jobs,
+        }
+    }
+
+    /// Oldest first: by run.json's start, then stamp, then folder; runs
+    /// without a start sort before dated ones, as `runs::list` has them.
+    pub fn order(&self) -> (Option<i64>, &str, &str) {
+        (self.started_us, &self.stamp, &self.dir)
+    }
+}
+
+/// Why no figure of the run can be trusted: every present input broke its
+/// contract. Publish marks such a run broken; history leaves it out.
+pub fn broken_reason(v: &View) -> Option<String> {
+    let present: Vec<_> = v.inputs.values().filter(|i| i.present).collect();
+    (!present.is_empty() && present.iter().all(|i| i.contract_broken)).then(|| {
+        let first = present
+            .iter()
+            .map(|i| i.warnings.join("; "))
+            .find(|w| !w.is_empty())
+            .unwrap_or_default();
+        format!("no input could be read ({first})")
+    })
+}
+
+fn target_figures(v: &View, t: &crate::view::TargetView) -> TargetFigures {
+    let node = t.node.as_deref().and_then(|n| v.nodes.iter().find(|x| x.name == n));
+    let load = match (&t.node, node) {
+        (None, _) => Load::Unknown(format!("no placement ties {} to a node", t.name)),
+        (Some(n), None) => Load::Unknown(format!("node {n} is not described by the run")),
+        (Some(_), Some(n)) => contention::judge(&n.name, n.load1_end, n.cores),
+    };
+    let (loaded, load) = match load {
+        Load::Loaded(why) => (Some(true), Some(why)),
+        Load::Clear => (Some(false), None),
+        Load::Unknown(why) => (None, Some(why)),
+    };
+    TargetFigures {
+        total_s: t.total_s,
+        build_s: t.build_s,
+        gap_s: t.gap_s,
+        upload_s: t.upload_s,
+        steps_cached: t.steps_cached.map(|x| x as f64),
+        loaded,
+        load,
+    }
+}
+
+/// The key in words, for headings and the terminal.
+pub fn key_label(k: &Key) -> String {
+    let jobs = k
+        .max_jobs
+        .map(|j| format!("max_jobs {j}"))
+        .unwrap_or_else(|| "max_jobs not recorded".into());
+    match &k.lone {
+        None => format!(
+            "{} · {} · {jobs}",
+            k.mode.as_deref().unwrap_or("?"),
+            k.arch.as_deref().unwrap_or("?")
+        ),
+        Some(dir) => {
+            let lacks: Vec<&str> = [("mode", &k.mode), ("arch", &k.arch)]
+                .iter()
+                .filter(|(_, v)| v.is_none())
+                .map(|(n, _)| *n)
+                .collect();
+            format!("unknown: {dir} (run.json gives no {})", lacks.join(" or "))
+        }
+    }
+}

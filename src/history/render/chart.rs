@@ -1,0 +1,179 @@
+//! One SVG per key: small multiples, a panel per target with total and build
+//! per run (both seconds, so one y axis per panel, never two), each with its
+//! running median; a loaded point ringed in red, a step marked where it starts.
+
+use crate::analysis::spread;
+use crate::error::Result;
+use crate::history::view::{KeyView, MetricView};
+use crate::render::charts::{rgb, svg, DrawResult, Legend, LegendEntry, Swatch, FONT, WIDTH};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// The two metrics drawn, with their colour index.
+const SERIES: [(&str, &str, usize); 2] = [("total_s", "total", 0), ("build_s", "build", 1)];
+const COLUMNS: usize = 2;
+const PANEL_HEIGHT: u32 = 210;
+/// The ring around a loaded point: red, apart from both series' colours.
+const LOADED: RGBColor = RGBColor(214, 39, 40);
+const LEFT: i32 = 12;
+/// A chart draws the newest this many runs of its key (a year of nights):
+/// two points a pixel say nothing more and cost a megabyte; history.json
+/// and history.html keep every point.
+pub const CHART_RUNS: usize = 365;
+
+/// The chart of `key` (which must have a `chart` name).
+pub fn draw(key: &KeyView) -> Result<String> {
+    let name = key.chart.clone().unwrap_or_default();
+    let entries = vec![
+        LegendEntry::new("total per run", Swatch::Dot(rgb(0))),
+        LegendEntry::new("build per run", Swatch::Dot(rgb(1))),
+        LegendEntry::new(
+            format!("running median of {} runs", spread::RUNNING),
+            Swatch::Line(RGBColor(110, 110, 110)),
+        ),
+        LegendEntry::new("loaded: node past its cores at the end", Swatch::Dot(LOADED)),
+        LegendEntry::new("step: a change of level starts", Swatch::Dashed(RGBColor(0, 0, 0))),
+    ];
+    let legend = Legend::new(entries, WIDTH - LEFT as u32 - 12);
+    let rows = key.targets.len().div_ceil(COLUMNS).max(1) as u32;
+    let first = key.runs.len().saturating_sub(CHART_RUNS);
+    let title = if first > 0 {
+        format!(
+            "{}: seconds per run, the newest {CHART_RUNS} of {} runs",
+            key.label,
+            key.runs.len()
+        )
+    } else {
+        format!("{}: seconds per run, oldest to newest", key.label)
+    };
+    svg(&name, (WIDTH, 40 + legend.height + rows * PANEL_HEIGHT), |root| {
+        root.fill(&WHITE)?;
+        let below = root.margin(8, 0, 0, 0).titled(&title, (FONT, 16))?;
+        let plots = legend.draw(&below, LEFT)?;
+        let panels = plots.split_evenly((rows as usize, COLUMNS));
+        for ((target, metrics), area) in key.targets.iter().zip(panels.iter()) {
+            panel(area, target, metrics, first..key.runs.len())?;
+        }
+        root.present()?;
+        Ok(())
+    })
+}
+
+fn panel(
+    area: &DrawingArea<SVGBackend, Shift>,
+    target: &str,
+    metrics: &std::collections::BTreeMap<String, MetricView>,
+    runs: std::ops::Range<usize>,
+) -> DrawResult {
+    let series: Vec<(&MetricView, &str, usize)> = SERIES
+        .iter()
+        .filter_map(|(m, label, c)| Some((metrics.get(*m)?, *label, *c)))
+        .collect();
+    let ymax = series
+        .iter()
+        .flat_map(|(m, _, _)| m.points.iter().filter(|p| runs.contains(&p.run)).map(|p| p.value))
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max)
+        .max(1.0)
+        * 1.1;
+    let steps: Vec<String> = series
+        .iter()
+        .filter_map(|(m, label, _)| {
+            let s = m.step.as_ref().filter(|s| runs.contains(&s.run))?;
+            Some(format!("{label} {:+.1}% from {}", s.change_pct, s.stamp))
+        })
+        .collect();
+    let caption = if steps.is_empty() {
+        target.to_string()
+    } else {
+        format!("{target}: {}", steps.join(", "))
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 14))
+        .margin(8)
+        .x_label_area_size(28)
+        .y_label_area_size(56)
+        .build_cartesian_2d(
+            runs.start as f64 - 0.5..(runs.end.max(runs.start + 1) as f64 - 0.5),
+            0f64..ymax,
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("run")
+        .y_desc("seconds")
+        .x_labels(6)
+        .y_labels(5)
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    for (m, _, c) in &series {
+        let colour = rgb(*c);
+        // The running median is of every point, so the window's first ones have their past.
+        let medians = spread::running_median(&m.points.iter().map(|p| p.value).collect::<Vec<_>>());
+        let shown: Vec<(&crate::history::view::Point, f64)> = m
+            .points
+            .iter()
+            .zip(medians)
+            .filter(|(p, _)| runs.contains(&p.run))
+            .collect();
+        let xy = |p: &crate::history::view::Point, v: f64| (p.run as f64, v.clamp(0.0, ymax));
+        let line: Vec<(f64, f64)> = shown.iter().map(|(p, med)| xy(p, *med)).collect();
+        chart.draw_series(LineSeries::new(line, colour.stroke_width(2)))?;
+        chart.draw_series(
+            shown
+                .iter()
+                .map(|(p, _)| Circle::new(xy(p, p.value), 3, colour.filled())),
+        )?;
+        let loaded = shown.iter().filter(|(p, _)| p.loaded == Some(true));
+        chart.draw_series(loaded.map(|(p, _)| Circle::new(xy(p, p.value), 6, LOADED.stroke_width(2))))?;
+        if let Some(s) = m.step.as_ref().filter(|s| runs.contains(&s.run)) {
+            let x = s.run as f64 - 0.5;
+            chart.draw_series(DashedLineSeries::new(
+                vec![(x, 0.0), (x, ymax)],
+                5,
+                4,
+                BLACK.stroke_width(1),
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{RunFigures, TargetFigures};
+
+    #[test]
+    fn a_chart_draws_the_newest_year_of_runs_and_says_so() {
+        let runs: Vec<RunFigures> = (0..400)
+            .map(|i| {
+                let mut r = RunFigures {
+                    stamp: format!("n{i:03}"),
+                    dir: format!("n{i:03}"),
+                    started_us: Some(i),
+                    mode: Some("warm".into()),
+                    arch: Some("gfx1201".into()),
+                    ..Default::default()
+                };
+                let t = TargetFigures {
+                    total_s: Some(1100.0),
+                    build_s: Some(1000.0),
+                    loaded: Some(i == 10 || i == 399),
+                    ..Default::default()
+                };
+                r.targets.insert("pytorch".into(), t);
+                r
+            })
+            .collect();
+        let view = crate::history::view::build("/root", &runs);
+        let svg = draw(&view.keys[0]).unwrap();
+        assert!(
+            svg.contains("the newest 365 of 400 runs"),
+            "the title says what is left out"
+        );
+        // Two series of 365 points; run 399 ringed on both (run 10 lies outside); three legend dots.
+        assert_eq!(svg.matches("<circle").count(), 2 * CHART_RUNS + 2 + 3);
+    }
+}

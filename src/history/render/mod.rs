@@ -1,0 +1,157 @@
+//! History's outputs, from the history view only: `history.json`,
+//! `history.md` (tera, escaped as report.md is) with one chart per key under
+//! `charts/`, and the site's `history.html`.
+
+pub mod chart;
+pub mod page;
+
+use super::view::{HistoryView, KeyView};
+use crate::error::{Error, Result};
+use crate::output::OutFile;
+use std::collections::HashMap;
+use tera::Value;
+
+pub const MARKDOWN: &str = "history.md";
+const TEMPLATE: &str = include_str!("../../../templates/history.md.tera");
+
+/// A figure built by perfreport from a number: no escaping needed.
+struct Safe(fn(&Value, &HashMap<String, Value>) -> tera::Result<Value>);
+
+impl tera::Filter for Safe {
+    fn filter(&self, v: &Value, args: &HashMap<String, Value>) -> tera::Result<Value> {
+        (self.0)(v, args)
+    }
+    fn is_safe(&self) -> bool {
+        true
+    }
+}
+
+/// A metric's value: seconds with a unit, a count as an integer; null as a dash.
+fn value(v: &Value, args: &HashMap<String, Value>) -> tera::Result<Value> {
+    let count = args.get("metric").and_then(Value::as_str) == Some("steps_cached");
+    Ok(Value::String(match v.as_f64() {
+        Some(x) if count => format!("{x:.0}"),
+        Some(x) => format!("{x:.1} s"),
+        None => crate::render::filters::DASH.into(),
+    }))
+}
+
+/// A change in percent with its sign; null as a dash.
+fn signed(v: &Value, _: &HashMap<String, Value>) -> tera::Result<Value> {
+    Ok(Value::String(
+        v.as_f64()
+            .map(|p| format!("{p:+.1}%"))
+            .unwrap_or_else(|| crate::render::filters::DASH.into()),
+    ))
+}
+
+fn template_error(name: &str) -> impl Fn(tera::Error) -> Error + '_ {
+    move |e| Error::Template {
+        name: name.into(),
+        message: format!("{e:?}"),
+    }
+}
+
+/// history.md: every input string escaped as markdown text.
+pub fn markdown(view: &HistoryView) -> Result<String> {
+    let mut t = crate::render::markdown::markdown_engine(MARKDOWN, TEMPLATE)?;
+    t.register_filter("value", Safe(value));
+    t.register_filter("signed", Safe(signed));
+    let mut ctx = tera::Context::from_serialize(view).map_err(|e| Error::Template {
+        name: MARKDOWN.into(),
+        message: e.to_string(),
+    })?;
+    ctx.insert("metrics", &super::METRICS);
+    ctx.insert("pooled", &view.keys.iter().map(|k| k.runs.len()).sum::<usize>());
+    let text = t.render(MARKDOWN, &ctx).map_err(template_error(MARKDOWN))?;
+    Ok(tidy(&text))
+}
+
+/// Collapses the blank lines the template's loops leave behind.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = 0;
+    for line in text.lines().map(str::trim_end) {
+        blank = if line.is_empty() { blank + 1 } else { 0 };
+        if blank < 2 {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+pub fn json(view: &HistoryView) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(view).unwrap_or_else(|_| b"{}".to_vec());
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The `history` command's files: history.json, history.md, a chart per key.
+pub fn render_all(view: &HistoryView) -> Result<Vec<OutFile>> {
+    use rayon::prelude::*;
+    let charts: Vec<OutFile> = view
+        .keys
+        .par_iter()
+        .filter_map(|k: &KeyView| Some((k.chart.clone()?, k)))
+        .map(|(name, k)| Ok(OutFile::new(name, chart::draw(k)?)))
+        .collect::<Result<_>>()?;
+    let mut files = vec![
+        OutFile::new(super::view::FILE, json(view)),
+        OutFile::new(MARKDOWN, markdown(view)?),
+    ];
+    files.extend(charts);
+    Ok(files)
+}
+
+/// What a person at a terminal wants first: per key its runs, each step with
+/// the run it starts at, each metric too wide to gate; then what was left out.
+pub fn summary(view: &HistoryView) -> String {
+    use std::fmt::Write;
+    let pooled: usize = view.keys.iter().map(|k| k.runs.len()).sum();
+    let mut s = format!(
+        "perfreport history {}: {pooled} run{} in {} key{}, {} left out\n",
+        view.root,
+        if pooled == 1 { "" } else { "s" },
+        view.keys.len(),
+        if view.keys.len() == 1 { "" } else { "s" },
+        view.left_out.len()
+    );
+    for k in &view.keys {
+        let span = match (k.runs.first(), k.runs.last()) {
+            (Some(a), Some(b)) if k.runs.len() > 1 => format!("{a} to {b}"),
+            _ => k.note.clone().unwrap_or_default(),
+        };
+        let _ = writeln!(s, "  {}: {} runs, {span}", k.label, k.runs.len());
+        for (target, metrics) in &k.targets {
+            for m in super::METRICS {
+                let Some(v) = metrics.get(m) else { continue };
+                if let Some(step) = &v.step {
+                    let _ = writeln!(
+                        s,
+                        "    {target} {m}: step {:+.1}% from {} ({:.1} → {:.1})",
+                        step.change_pct, step.stamp, step.before, step.after
+                    );
+                }
+                if let Some(sp) = v
+                    .spread_pct
+                    .filter(|sp| *sp > crate::analysis::spread::MAX_GATE_SPREAD_PCT)
+                {
+                    let _ = writeln!(s, "    {target} {m}: not gateable: spread {sp:.1}% over {} runs", v.n);
+                }
+            }
+        }
+        if !k.loaded.is_empty() {
+            let _ = writeln!(
+                s,
+                "    loaded: {} runs ({})",
+                k.loaded.len(),
+                k.loaded.keys().cloned().collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
+    for l in &view.left_out {
+        let _ = writeln!(s, "  left out: {}: {}", l.run, l.reason);
+    }
+    s
+}

@@ -1,0 +1,388 @@
+//! The history view model: what `history.json` serialises (its field names
+//! are the spec's contract, "Across runs: history") and every history
+//! output renders.
+
+use super::{key_label, Key, RunFigures, METRICS};
+use crate::analysis::spread;
+use crate::view::Tool;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const FILE: &str = "history.json";
+
+/// How the spread is estimated, said in every output.
+pub const ESTIMATOR: &str = "spread_pct: the median absolute deviation × 1.4826 (σ for normal noise, barely moved by an outlier), in percent of the median; null below 3 points";
+/// What `loaded` means.
+pub const LOADED_RULE: &str =
+    "loaded: the target's node ended the run (its last poll) at a 1-minute load above its cores";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryView {
+    pub schema: u32,
+    pub root: String,
+    pub estimator: &'static str,
+    pub loaded_rule: &'static str,
+    pub keys: Vec<KeyView>,
+    /// Runs left out (in flight, broken, unreadable), with the reason.
+    pub left_out: Vec<LeftOut>,
+    pub tool: Tool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LeftOut {
+    pub run: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KeyView {
+    pub mode: Option<String>,
+    pub arch: Option<String>,
+    pub max_jobs: Option<u32>,
+    /// The key in words; an unknown key names its run and what run.json lacks.
+    pub label: String,
+    pub unknown: bool,
+    /// Stamps, oldest first.
+    pub runs: Vec<String>,
+    /// Each run's folder (under the root, or under a site's `runs/`), as `runs`.
+    pub run_dirs: Vec<String>,
+    /// Said instead of a trend, e.g. for a key of one run.
+    pub note: Option<String>,
+    /// Its chart under `charts/`, when it has one.
+    pub chart: Option<String>,
+    pub targets: BTreeMap<String, BTreeMap<String, MetricView>>,
+    /// Per run stamp and target: the points whose node ended the run loaded, and how.
+    pub loaded: BTreeMap<String, BTreeMap<String, String>>,
+    /// Per run stamp and target: why the load of a point's node is not known.
+    pub load_unknown: BTreeMap<String, BTreeMap<String, String>>,
+    /// Why a field above is `null`.
+    pub why_null: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricView {
+    pub n: usize,
+    pub median: Option<f64>,
+    pub spread_pct: Option<f64>,
+    pub newest: Option<f64>,
+    /// The newest point against the median of all points.
+    pub newest_vs_median_pct: Option<f64>,
+    pub step: Option<StepView>,
+    /// Points whose node ended the run loaded.
+    pub loaded: usize,
+    pub points: Vec<Point>,
+    pub why_null: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Point {
+    pub stamp: String,
+    pub value: f64,
+    /// `null`: not known (the key's `load_unknown` says why).
+    pub loaded: Option<bool>,
+    /// Index into the key's `runs`.
+    pub run: usize,
+}
+
+/// A change of level: from run `stamp` on, the metric sits at `after`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepView {
+    pub stamp: String,
+    pub run: usize,
+    pub before: f64,
+    pub after: f64,
+    pub change_pct: f64,
+}
+
+fn r1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
+    let points: Vec<Point> = runs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let t = r.targets.get(target)?;
+            Some(Point {
+                stamp: r.stamp.clone(),
+                value: t.metric(metric)?,
+                loaded: t.loaded,
+                run: i,
+            })
+        })
+        .collect();
+    let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+    let mut why_null = BTreeMap::new();
+    let median = spread::median(&values);
+    let newest = values.last().copied();
+    if median.is_none() {
+        let why = format!("no run of this key measured {target}'s {metric}");
+        for f in ["median", "newest", "newest_vs_median_pct"] {
+            why_null.insert(f.to_string(), why.clone());
+        }
+    }
+    let spread_pct = spread::spread_pct(&values)
+        .map_err(|e| why_null.insert("spread_pct".into(), e))
+        .ok();
+    let vs = newest.zip(median).and_then(|(x, m)| spread::change_pct(x, m));
+    if vs.is_none() && median.is_some() {
+        why_null.insert("newest_vs_median_pct".into(), "the median is 0".into());
+    }
+    let step = spread::find_step(&values).and_then(|s| {
+        let p = points.get(s.at)?;
+        Some(StepView {
+            stamp: p.stamp.clone(),
+            run: p.run,
+            before: s.before,
+            after: s.after,
+            change_pct: r1(s.change_pct),
+        })
+    });
+    if step.is_none() {
+        why_null.insert(
+            "step".into(),
+            format!(
+                "no change of level beyond 3× the spread and {}% among the newest {} points ({} on each side needed)",
+                spread::STEP_MIN_PCT,
+                spread::STEP_WINDOW,
+                spread::STEP_MIN_SIDE
+            ),
+        );
+    }
+    MetricView {
+        n: values.len(),
+        median,
+        spread_pct: spread_pct.map(r1),
+        newest,
+        newest_vs_median_pct: vs.map(r1),
+        step,
+        loaded: points.iter().filter(|p| p.loaded == Some(true)).count(),
+        points,
+        why_null,
+    }
+}
+
+fn key_view(key: &Key, runs: &[&RunFigures]) -> KeyView {
+    let mut targets: BTreeMap<String, BTreeMap<String, MetricView>> = BTreeMap::new();
+    let mut loaded: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut load_unknown: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for r in runs {
+        for (name, t) in &r.targets {
+            targets.entry(name.clone()).or_default();
+            let Some(why) = &t.load else { continue };
+            let into = if t.loaded == Some(true) {
+                &mut loaded
+            } else {
+                &mut load_unknown
+            };
+            into.entry(r.stamp.clone())
+                .or_default()
+                .insert(name.clone(), why.clone());
+        }
+    }
+    for (name, metrics) in targets.iter_mut() {
+        for m in METRICS {
+            metrics.insert(m.to_string(), metric_view(runs, name, m));
+        }
+    }
+    let mut why_null = BTreeMap::new();
+    if key.max_jobs.is_none() {
+        why_null.insert("max_jobs".into(), "run.json records no max_jobs".into());
+    }
+    for (f, v) in [("mode", &key.mode), ("arch", &key.arch)] {
+        if v.is_none() {
+            why_null.insert(f.into(), format!("run.json gives no {f}: this run is a key of its own"));
+        }
+    }
+    let note = (runs.len() == 1).then(|| format!("One run only ({}): no trend to draw", runs[0].stamp));
+    KeyView {
+        mode: key.mode.clone(),
+        arch: key.arch.clone(),
+        max_jobs: key.max_jobs,
+        label: key_label(key),
+        unknown: key.lone.is_some(),
+        runs: runs.iter().map(|r| r.stamp.clone()).collect(),
+        run_dirs: runs.iter().map(|r| r.dir.clone()).collect(),
+        note,
+        chart: (runs.len() > 1).then(|| chart_name(key)),
+        targets,
+        loaded,
+        load_unknown,
+        why_null,
+    }
+}
+
+/// The chart of a key: `charts/history-<slug>.svg`, the slug made of the
+/// key's coordinates where they are plain, else cut short with a hash, so a
+/// hostile arch can name neither another file nor another key's chart.
+pub fn chart_name(key: &Key) -> String {
+    let raw = match &key.lone {
+        Some(dir) => format!("unknown-{dir}"),
+        None => format!(
+            "{}-{}-j{}",
+            key.mode.as_deref().unwrap_or(""),
+            key.arch.as_deref().unwrap_or(""),
+            key.max_jobs.map(|j| j.to_string()).unwrap_or_else(|| "none".into())
+        ),
+    };
+    let clean: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let slug = if clean == raw && raw.len() <= 80 {
+        clean
+    } else {
+        let hash = twox_hash::XxHash3_64::oneshot(raw.as_bytes());
+        format!("{}-{hash:016x}", &clean[..clean.len().min(60)])
+    };
+    format!("charts/history-{slug}.svg")
+}
+
+impl HistoryView {
+    /// The site draws its charts in history.html: no SVG files are named.
+    pub fn without_charts(mut self) -> Self {
+        for k in &mut self.keys {
+            if k.chart.take().is_some() {
+                k.why_null.insert("chart".into(), "history.html draws it".into());
+            }
+        }
+        self
+    }
+}
+
+/// The history of `runs` (any order; those left out are listed, not pooled).
+pub fn build(root: &str, runs: &[RunFigures]) -> HistoryView {
+    let mut by_key: BTreeMap<Key, Vec<&RunFigures>> = BTreeMap::new();
+    let mut left_out = vec![];
+    for r in runs {
+        match &r.left_out {
+            Some(reason) => left_out.push(LeftOut {
+                run: r.dir.clone(),
+                reason: reason.clone(),
+            }),
+            None => by_key.entry(r.key()).or_default().push(r),
+        }
+    }
+    let keys = by_key
+        .iter_mut()
+        .map(|(k, runs)| {
+            runs.sort_by(|a, b| a.order().cmp(&b.order()));
+            key_view(k, runs)
+        })
+        .collect();
+    left_out.sort_by(|a, b| a.run.cmp(&b.run));
+    HistoryView {
+        schema: 1,
+        root: root.to_string(),
+        estimator: ESTIMATOR,
+        loaded_rule: LOADED_RULE,
+        keys,
+        left_out,
+        tool: Tool::this(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::TargetFigures;
+
+    fn run(stamp: &str, day: i64, mode: Option<&str>, build: Option<f64>) -> RunFigures {
+        let mut targets = BTreeMap::new();
+        targets.insert(
+            "pytorch".to_string(),
+            TargetFigures {
+                build_s: build,
+                loaded: Some(day == 7),
+                load: (day == 7).then(|| "strix ended the run at load 41.0 on 32 cores".into()),
+                ..Default::default()
+            },
+        );
+        RunFigures {
+            stamp: stamp.into(),
+            dir: format!("nightly/{stamp}"),
+            started_us: Some(day),
+            mode: mode.map(str::to_string),
+            arch: Some("gfx1201".into()),
+            targets,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_hostile_arch_names_a_plain_chart_of_its_own() {
+        let key = |arch: &str| Key {
+            lone: None,
+            mode: Some("warm".into()),
+            arch: Some(arch.into()),
+            max_jobs: Some(8),
+        };
+        let a = chart_name(&key("../../x y"));
+        let b = chart_name(&key("../../x_y"));
+        assert_ne!(a, b);
+        for name in [a, b, chart_name(&key(&"z".repeat(500)))] {
+            let file = name.strip_prefix("charts/history-").unwrap();
+            assert!(file.len() < 100, "{name}");
+            assert!(
+                file.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn keys_never_pool_and_a_step_names_its_night() {
+        // Given newest first, to see them sorted.
+        let mut runs: Vec<RunFigures> = (0..10)
+            .rev()
+            .map(|d| {
+                run(
+                    &format!("n{d}"),
+                    d,
+                    Some("warm"),
+                    Some(if d >= 6 { 1150.0 } else { 1000.0 }),
+                )
+            })
+            .collect();
+        runs.push(run("cold", 3, Some("cold"), Some(3000.0)));
+        runs.push(run("legacy", 4, None, Some(3000.0)));
+        runs.push(RunFigures::unreadable("broken", "cannot be read: no run inputs".into()));
+        let h = build("/root", &runs);
+        let labels: Vec<&str> = h.keys.iter().map(|k| k.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "cold · gfx1201 · max_jobs not recorded",
+                "warm · gfx1201 · max_jobs not recorded",
+                "unknown: nightly/legacy (run.json gives no mode)"
+            ]
+        );
+        let warm = &h.keys[1];
+        assert_eq!(warm.runs.first().map(String::as_str), Some("n0"), "oldest first");
+        let b = &warm.targets["pytorch"]["build_s"];
+        assert_eq!((b.n, b.median, b.newest), (10, Some(1000.0), Some(1150.0)));
+        let step = b.step.as_ref().unwrap();
+        assert_eq!((step.stamp.as_str(), step.change_pct), ("n6", 15.0));
+        assert_eq!(b.loaded, 1);
+        assert_eq!(
+            warm.loaded["n7"]["pytorch"],
+            "strix ended the run at load 41.0 on 32 cores"
+        );
+        // An unmeasured metric is null with its reason, never 0.
+        let total = &warm.targets["pytorch"]["total_s"];
+        assert_eq!((total.n, total.median), (0, None));
+        assert!(total.why_null["median"].contains("no run of this key measured"));
+        assert!(h.keys[2].note.as_deref().unwrap().contains("One run only"));
+        assert_eq!(warm.chart.as_deref(), Some("charts/history-warm-gfx1201-jnone.svg"));
+        assert_eq!(h.keys[2].chart, None, "one run draws no trend");
+        assert_eq!(h.left_out.len(), 1);
+        assert_eq!(h.left_out[0].reason, "cannot be read: no run inputs");
+    }
+}
