@@ -32,6 +32,9 @@ mod bounds;
 #[path = "trust/nulls.rs"]
 mod trust;
 
+#[path = "perf/family.rs"]
+mod family;
+
 /// An outside tool a test needs, or `None` with a notice on a developer
 /// machine without it. In CI a missing tool fails the test: `.ci/run`
 /// installs it.

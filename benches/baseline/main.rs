@@ -561,8 +561,8 @@ mod sccache {
             }
             for (k, v) in other.lane {
                 let e = self.lane.entry(k).or_default();
-                for i in 0..4 {
-                    e[i] += v[i];
+                for (a, b) in e.iter_mut().zip(v) {
+                    *a += b;
                 }
             }
             self
@@ -622,7 +622,10 @@ mod sccache {
             return "checks";
         }
         let object = match last[..] {
-            [key, c, b, a] => key.len() > 3 && key.get(..3) == Some(&format!("{a}{b}{c}")),
+            [key, c, b, a] => {
+                let k = key.as_bytes();
+                k.len() > 3 && a.as_bytes() == &k[..1] && b.as_bytes() == &k[1..2] && c.as_bytes() == &k[2..3]
+            }
             _ => false,
         };
         match method {

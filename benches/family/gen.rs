@@ -20,7 +20,7 @@ impl Rng {
         Rng(seed)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -30,7 +30,7 @@ impl Rng {
 
     /// `0..n` (the modulo bias is immaterial here).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
 
     /// `lo..=hi`.
@@ -1130,8 +1130,8 @@ pub mod zot {
             match *name {
                 "Accept" => {
                     let n = rng.within(1, k.accept_max as u64) as usize;
-                    for j in 0..n {
-                        let _ = write!(out, "{}\"{}\"", if j > 0 { "," } else { "" }, ACCEPT[j]);
+                    for (j, value) in ACCEPT.iter().enumerate().take(n) {
+                        let _ = write!(out, "{}\"{value}\"", if j > 0 { "," } else { "" });
                     }
                 }
                 "User-Agent" => user_agent(rng, k, set.client, out),
