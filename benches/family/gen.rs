@@ -1065,7 +1065,7 @@ pub mod zot {
     }
 
     fn rng_repo(rng: &mut Rng) -> &'static str {
-        *rng.pick(REPOS)
+        REPOS[rng.below(REPOS.len() as u64) as usize]
     }
 
     fn request_line<W: Write>(rng: &mut Rng, log: &Log, t: &mut Tally, out: &mut Out<W>) -> io::Result<()> {
@@ -1308,7 +1308,7 @@ pub mod samples {
             net: [rng.below(1 << 40), rng.below(1 << 40)],
             load1: i % 7 != 6,
             unix_ts: k.samples_mixed && i % 4 == 2,
-            extras: k.samples_mixed && i % 3 == 0,
+            extras: k.samples_mixed && i.is_multiple_of(3),
             node_first: i % 2 == 1,
             jitter_us: rng.below(200_000) as i64,
         }
@@ -1528,7 +1528,7 @@ pub mod sccache {
     fn aside(rng: &mut Rng, k: &Knobs, out: &mut Vec<Req>) {
         let r = match rng.below(3) {
             0 => Req {
-                method: *rng.pick(&["PUT", "GET"]),
+                method: ["PUT", "GET"][rng.below(2) as usize],
                 uri: format!("/{PREFIX}/.sccache_check"),
                 status: 200,
                 sent: 3,
