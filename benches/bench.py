@@ -25,8 +25,12 @@ Generated runs are kept under BENCH_DIR and regenerated only when the
 generator is rebuilt. Nothing here is a pass/fail test: the figures go into
 BENCHMARKS.md.
 
-Time on this project's 2-core machine, shared: part one about 6 minutes,
-part two about FAMILY_MINUTES minutes on a fresh clone (generation included).
+Time on this project's 2-core machine: part one about 6 minutes. Part two
+generates about 27 GB (every member at 30 MB, 300 MB and 1 GB) at about
+100 MB/s: on a quiet machine about 15 minutes at 7 rounds, estimated from
+its parts; its first run, at 3 rounds while three other builds shared the
+machine (load 6-12), took 18 minutes for the 13 zot members alone. The
+300 MB members are kept for the next run; BENCH_KIND runs fewer kinds.
 """
 import json
 import os
