@@ -1,12 +1,36 @@
 #!/usr/bin/env python3
-"""The performance benchmark (issue targets 1-7), one command:
+"""The performance benchmark, one command:
 
     python3 benches/bench.py
 
-It generates the big runs reproducibly with the project's seeded generator,
-runs perfreport, the Python reference and the I/O floor (cat) alternately in
-one session, and prints medians with their spread and the ratios. Nothing
-here is a pass/fail test: the figures go into BENCHMARKS.md.
+Part one, the performance issue's targets 1-7: it generates the big runs
+reproducibly with the project's seeded generator, runs perfreport, the
+Python reference and the I/O floor (cat) alternately in one session, and
+prints medians with their spread and the ratios.
+
+Part two, issue 17's family of generated logs (benches/family, a generator
+of its own): every member of every kind (zot.jsonl, samples.jsonl,
+sccache.log) at 300 MB, checked once against the library baseline of the
+same aggregation (benches/baseline: sonic-rs + rayon, regex for nginx;
+the script stops on any disagreement), then perfreport's whole command, the
+baseline and cat alternately, round by round; peak RssAnon at 30 MB, 300 MB
+and 1 GB (the 1 GB member is generated, measured and deleted); and the whole
+report of the 300 MB run with its zot.jsonl replaced by the worst zot
+member's log against the Python reference. One markdown table per kind,
+worst member first, is printed and written to target/bench/family.md.
+
+Subsets: BENCH_ONLY=targets or BENCH_ONLY=family; BENCH_KIND=zot (or a comma
+list) for the family's kinds; BENCH_ROUNDS (default 7); BENCH_DIR.
+Generated runs are kept under BENCH_DIR and regenerated only when the
+generator is rebuilt. Nothing here is a pass/fail test: the figures go into
+BENCHMARKS.md.
+
+Time on this project's 2-core machine: part one about 6 minutes. Part two
+generates about 27 GB (every member at 30 MB, 300 MB and 1 GB) at about
+100 MB/s: on a quiet machine about 15 minutes at 7 rounds, estimated from
+its parts; its first run, at 3 rounds while three other builds shared the
+machine (load 6-12), took 18 minutes for the 13 zot members alone. The
+300 MB members are kept for the next run; BENCH_KIND runs fewer kinds.
 """
 import json
 import os
@@ -16,12 +40,18 @@ import subprocess
 import sys
 import time
 
+import family_bench
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.environ.get("BENCH_DIR", os.path.join(ROOT, "target", "bench"))
 BIN = os.path.join(ROOT, "target", "release", "perfreport")
 SYNTH = os.path.join(ROOT, "target", "release", "examples", "synth")
 LIVE = os.path.join(ROOT, "target", "release", "examples", "live_append")
+FAMILY = os.path.join(ROOT, "target", "release", "examples", "family")
+BASELINE = os.path.join(ROOT, "target", "release", "examples", "baseline")
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "7"))
+ONLY = os.environ.get("BENCH_ONLY", "all")
+KINDS = os.environ.get("BENCH_KIND", "zot,samples,sccache").split(",")
 
 
 def run(cmd, **kw):
@@ -60,14 +90,24 @@ def main():
     # Build first, so the figures are never those of a stale binary
     # (`cargo build --examples` alone does not relink the perfreport binary).
     subprocess.run(["cargo", "build", "--release", "--quiet", "--bins", "--examples"], cwd=ROOT, check=True)
-    for p in (BIN, SYNTH, LIVE):
+    for p in (BIN, SYNTH, LIVE, FAMILY, BASELINE):
         if not os.path.exists(p):
             sys.exit(f"missing {p} after the build")
     os.makedirs(WORK, exist_ok=True)
     print(f"machine: {os.cpu_count()} cores; {ROUNDS} alternating rounds per comparison")
+    started = time.perf_counter()
+    if ONLY in ("all", "targets"):
+        targets()
+        print(f"(targets 1-7 took {(time.perf_counter() - started) / 60:.1f} min)")
+    if ONLY in ("all", "family"):
+        family_bench.family(sys.modules[__name__])
+    print(f"(the benchmark took {(time.perf_counter() - started) / 60:.1f} min)")
+
+
+def targets():
+    out = os.path.join(WORK, "out")
     big = generate("big-300", 300, 50)
     zot_bytes = os.path.getsize(os.path.join(big, "zot.jsonl"))
-    out = os.path.join(WORK, "out")
     # Warm the page cache so every command reads from memory.
     for f in os.listdir(big):
         with open(os.path.join(big, f), "rb") as fh:

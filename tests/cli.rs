@@ -38,6 +38,9 @@ mod placement;
 #[path = "history/mod.rs"]
 mod history;
 
+#[path = "perf/family.rs"]
+mod family;
+
 /// An outside tool a test needs, or `None` with a notice on a developer
 /// machine without it. In CI a missing tool fails the test: `.ci/run`
 /// installs it.

@@ -1,0 +1,165 @@
+//! The benchmark's family of generated logs (issue 17, `benches/family`):
+//! every member is the same bytes from the same seed, and perfreport reads
+//! every member of every kind as the generator wrote it (its own tally),
+//! with no malformed line but those a member cuts off on purpose.
+
+use super::{data, report};
+use serde_json::Value;
+
+// The generator itself, not a copy; the tests use a part of it.
+#[allow(dead_code)]
+#[path = "../../benches/family/gen.rs"]
+mod gen;
+
+const LINES: u64 = 2000;
+
+fn bytes_of(m: &gen::Member, seed: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    gen::generate(m, seed, gen::Size::Lines(400), gen::DEFAULT_START_US, &mut out).unwrap();
+    out
+}
+
+#[test]
+fn every_family_member_is_the_same_bytes_from_the_same_seed() {
+    let members = gen::members();
+    assert!(members.len() >= 20, "every kind has its members");
+    for m in &members {
+        let (a, b, other) = (bytes_of(m, 17), bytes_of(m, 17), bytes_of(m, 18));
+        assert!(a.len() > 10_000, "{}/{} wrote {} bytes", m.kind.name(), m.name, a.len());
+        assert!(
+            a == b,
+            "{}/{} differs between two runs of one seed",
+            m.kind.name(),
+            m.name
+        );
+        assert!(a != other, "{}/{} ignores its seed", m.kind.name(), m.name);
+    }
+}
+
+/// `data.json` figures that differ from what the generator says it wrote.
+fn differences(m: &gen::Member, t: &gen::Tally, d: &Value) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let mut same = |what: &str, got: &Value, want: u64| {
+        if got.as_u64() != Some(want) {
+            diffs.push(format!("{what}: data.json {got}, generated {want}"));
+        }
+    };
+    let input = &d["inputs"][m.kind.file()];
+    for k in ["lines", "records", "skipped", "malformed"] {
+        same(k, &input[k], t.get(k));
+    }
+    let (section, keys): (&str, &[&str]) = match m.kind {
+        gen::Kind::Zot => (
+            "zot",
+            &[
+                "requests",
+                "reads",
+                "read_bytes",
+                "blob_writes",
+                "manifest_writes",
+                "blob_write_bytes",
+                "cache_write_bytes",
+                "image_write_bytes",
+                "writes_unsized",
+                "failed_writes",
+                "not_json",
+            ],
+        ),
+        gen::Kind::Sccache => (
+            "sccache",
+            &[
+                "hits",
+                "misses",
+                "writes",
+                "write_bytes",
+                "writes_unsized",
+                "failed_writes",
+                "overhead",
+                "checks",
+                "other_prefix",
+            ],
+        ),
+        gen::Kind::Samples => ("", &[]),
+    };
+    for k in keys {
+        same(k, &d[section][k], t.get(k));
+    }
+    if m.kind == gen::Kind::Zot {
+        let want: serde_json::Map<String, Value> = t.by_message.iter().map(|(k, v)| (k.clone(), (*v).into())).collect();
+        if d["zot"]["by_message"] != Value::Object(want) {
+            diffs.push(format!(
+                "by_message: data.json {}, generated {:?}",
+                d["zot"]["by_message"], t.by_message
+            ));
+        }
+    }
+    if m.kind == gen::Kind::Samples {
+        diffs.extend(node_differences(t, d));
+    }
+    diffs
+}
+
+/// Each node's peaks as data.json gives them (memory to 0.1 point) against the generator's.
+fn node_differences(t: &gen::Tally, d: &Value) -> Vec<String> {
+    let mut diffs = Vec::new();
+    for (name, want) in &t.nodes {
+        let Some(n) = d["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["name"] == name.as_str())
+        else {
+            diffs.push(format!("node {name} missing"));
+            continue;
+        };
+        let mem = n["mem_pct_max"].as_f64().unwrap_or(f64::NAN);
+        if (mem - want["mem_pct_max"]).abs() > 0.051 {
+            diffs.push(format!(
+                "{name} mem_pct_max: data.json {mem}, generated {}",
+                want["mem_pct_max"]
+            ));
+        }
+        if n["load1_max"].as_f64() != want.get("load1_max").copied() {
+            diffs.push(format!(
+                "{name} load1_max: data.json {}, generated {:?}",
+                n["load1_max"],
+                want.get("load1_max")
+            ));
+        }
+    }
+    diffs
+}
+
+#[test]
+fn perfreport_reads_every_family_member_as_the_generator_wrote_it() {
+    let mut injected = 0;
+    for m in gen::members() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        let t = gen::write_run(&m, 17, gen::Size::Lines(LINES), gen::DEFAULT_START_US, &run).unwrap();
+        let out = dir.path().join("out");
+        let o = report(&run, &out, &["-q"]);
+        assert!(
+            o.status.success(),
+            "{}/{}: {}",
+            m.kind.name(),
+            m.name,
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let d = data(&out);
+        let diffs = differences(&m, &t, &d);
+        assert!(diffs.is_empty(), "{}/{}: {diffs:#?}", m.kind.name(), m.name);
+        // Only the lines a member cuts off on purpose are malformed.
+        if m.knobs.not_json_per_mille == 0 || m.kind != gen::Kind::Zot {
+            assert_eq!(t.get("malformed"), 0, "{}/{}", m.kind.name(), m.name);
+        }
+        injected += t.get("malformed");
+        assert!(
+            t.get("records") > LINES / 2,
+            "{}/{} is mostly records",
+            m.kind.name(),
+            m.name
+        );
+    }
+    assert!(injected > 0, "the members with cut-off lines cut some off");
+}
