@@ -22,7 +22,7 @@ pub const DEFAULT_BANDS: [(&str, f64); 5] = [
 ];
 
 /// Below this many seconds a time is scheduling noise: not gateable.
-pub const RESOLUTION_S: f64 = 5.0;
+pub const RESOLUTION_S: f64 = crate::analysis::spread::TIME_RESOLUTION_S;
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
 pub struct Expectations {
