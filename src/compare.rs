@@ -115,10 +115,11 @@ fn noise_band(comparable: &[&RunFigures], target: &str, metric: &str) -> (f64, S
                 None if s > crate::analysis::spread::MAX_GATE_SPREAD_PCT => ", too wide to gate",
                 None => ", too few to gate",
             };
+            let floor = b.floor_pct.map(|f| format!(", at least ±{f:.1}%")).unwrap_or_default();
             (
-                crate::analysis::spread::BAND_SPREADS * s,
+                (crate::analysis::spread::BAND_SPREADS * s).max(b.floor_pct.unwrap_or(0.0)),
                 format!(
-                    "{}× spread {s:.1}% over {} earlier runs{wide}",
+                    "{}× spread {s:.1}% over {} earlier runs{wide}{floor}",
                     crate::analysis::spread::BAND_SPREADS,
                     b.n
                 ),
@@ -356,6 +357,12 @@ mod tests {
             (from.as_str(), n),
             ("3× spread 14.8% over 3 earlier runs, too few to gate", 3)
         );
+        // Identical runs show no spread: the band is floored, so 100 s -> 100.5 s is noise.
+        let same = [run(100.0), run(100.0), run(100.0)];
+        let same: Vec<&RunFigures> = same.iter().collect();
+        let (band, from, _) = noise_band(&same, "pytorch", "build_s");
+        assert_eq!(band, 5.0, "5 s of 100 s: {from}");
+        assert_eq!(verdict("build_s", 100.0, 100.5, band), "within noise");
         let (band, from, n) = noise_band(&refs[..2], "pytorch", "build_s");
         assert_eq!((band, n), (DEFAULT_BAND_PCT, 0));
         assert!(from.starts_with("assumed: no history (2 earlier"), "{from}");

@@ -22,7 +22,7 @@ pub const DEFAULT_BANDS: [(&str, f64); 5] = [
 ];
 
 /// Below this many seconds a time is scheduling noise: not gateable.
-pub const RESOLUTION_S: f64 = 5.0;
+pub const RESOLUTION_S: f64 = crate::analysis::spread::TIME_RESOLUTION_S;
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
 pub struct Expectations {
@@ -279,21 +279,26 @@ pub fn update(
     e
 }
 
+/// The gate's report for a terminal. Every field from the inputs is quoted
+/// on its own (a target name's newline shown as `\n`), so a name cannot
+/// forge a row; the caller quotes the rest but keeps the layout's newlines.
 pub fn render_text(r: &GateReport) -> String {
+    use crate::term::quote;
     if let Some(why) = &r.refused {
         return format!(
-            "perfreport gate {}: refused, the run is not comparable with the expectations: {why}\n",
-            r.run
+            "perfreport gate {}: refused, the run is not comparable with the expectations: {}\n",
+            quote(&r.run),
+            quote(why)
         );
     }
     let mut s = format!(
         "perfreport {} (commit {}) gate {}: {} checks, {} regressions; against {}\n  {:<16} {:<13} {:>10} {:>10} {:>8} {:>7}  verdict (band from)\n",
         r.tool.version,
         r.tool.commit,
-        r.run,
+        quote(&r.run),
         r.checks.len(),
         r.regressions,
-        r.against,
+        quote(&r.against),
         "target",
         "metric",
         "measured",
@@ -309,14 +314,23 @@ pub fn render_text(r: &GateReport) -> String {
         let from = if c.verdict.contains("gateable") {
             String::new()
         } else {
-            format!(" ({})", c.band_from)
+            format!(" ({})", quote(&c.band_from))
         };
         s.push_str(&format!(
             "  {:<16} {:<13} {:>10} {:>10.1} {:>8} {:>7}  {}{from}\n",
-            c.target, c.metric, measured, c.expected, drift, band, c.verdict
+            quote(&c.target),
+            quote(&c.metric),
+            measured,
+            c.expected,
+            drift,
+            band,
+            quote(&c.verdict)
         ));
         if let Some(why) = &c.rests_on_loaded {
-            s.push_str(&format!("    ⚠ this regression rests on a loaded run: {why}\n"));
+            s.push_str(&format!(
+                "    ⚠ this regression rests on a loaded run: {}\n",
+                quote(why)
+            ));
         }
     }
     s

@@ -30,6 +30,24 @@ pub const STEP_MIN_SIDE: usize = 3;
 /// A level change smaller than this (percent) is not called a step, however
 /// quiet the metric: below it a "step" is rounding.
 pub const STEP_MIN_PCT: f64 = 1.0;
+/// A time band is never narrower than this (percent). Runs that repeat
+/// exactly (whole seconds, a synthetic fleet) show a spread of 0, and 3× 0
+/// would call a 0.1% change a regression; below 1% a change is rounding, as
+/// for a step.
+pub const MIN_BAND_PCT: f64 = STEP_MIN_PCT;
+/// Below this many seconds a time is scheduling noise (the gate's resolution).
+pub const TIME_RESOLUTION_S: f64 = 5.0;
+/// The narrowest band a time of `median` seconds carries: MIN_BAND_PCT, or
+/// TIME_RESOLUTION_S as a share of it, whichever is wider.
+pub fn time_band_floor_pct(median: f64) -> f64 {
+    let resolution = 100.0 * TIME_RESOLUTION_S / median;
+    if resolution.is_finite() && resolution > MIN_BAND_PCT {
+        resolution
+    } else {
+        MIN_BAND_PCT
+    }
+}
+
 /// The running median of a chart looks back over this many points.
 pub const RUNNING: usize = 5;
 
@@ -251,6 +269,13 @@ mod tests {
         assert_eq!(find_step(&v), None, "the old level lies outside the window");
         v.extend([110.0; 4]);
         assert_eq!(find_step(&v).map(|s| s.at), Some(10 + STEP_WINDOW));
+    }
+
+    #[test]
+    fn a_times_band_floor_is_one_percent_or_five_seconds_of_it() {
+        assert_eq!(time_band_floor_pct(1000.0), 1.0);
+        assert_eq!(time_band_floor_pct(100.0), 5.0);
+        assert_eq!(time_band_floor_pct(0.0), MIN_BAND_PCT, "no median, no resolution share");
     }
 
     #[test]

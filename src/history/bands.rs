@@ -22,6 +22,10 @@ pub struct MetricBand {
     pub runs: Vec<String>,
     /// How many of those ran on a node that ended its run loaded.
     pub loaded: usize,
+    /// A time's narrowest band (`spread::time_band_floor_pct`), when the
+    /// spread alone would draw a narrower one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_pct: Option<f64>,
 }
 
 impl MetricBand {
@@ -34,7 +38,15 @@ impl MetricBand {
                 } else {
                     String::new()
                 };
-                format!("{}× spread {s:.1}% over {} runs{loaded}", spread::BAND_SPREADS, self.n)
+                let floor = self
+                    .floor_pct
+                    .map(|f| format!(", at least ±{f:.1}% (below it a change is rounding or scheduling)"))
+                    .unwrap_or_default();
+                format!(
+                    "{}× spread {s:.1}% over {} runs{loaded}{floor}",
+                    spread::BAND_SPREADS,
+                    self.n
+                )
             }
             (_, _, Some(why)) => why.clone(),
             _ => format!("no band over {} runs", self.n),
@@ -81,9 +93,16 @@ pub fn metric_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBa
         Band::Gate { pct, .. } => (Some(pct), None),
         Band::NotGateable(why) => (None, Some(why)),
     };
+    let median = spread::median(&values);
+    // Exactly repeated times show a spread of 0: no band narrower than the floor.
+    let floor_pct = median
+        .filter(|_| metric.ends_with("_s"))
+        .map(spread::time_band_floor_pct)
+        .filter(|f| spread.as_ref().ok().is_none_or(|s| spread::BAND_SPREADS * s < *f));
     MetricBand {
-        median: spread::median(&values),
-        band_pct,
+        median,
+        floor_pct,
+        band_pct: band_pct.map(|b| floor_pct.map_or(b, |f| b.max(f))),
         spread_pct: spread.ok(),
         n: values.len(),
         not_gateable,
@@ -202,14 +221,45 @@ mod tests {
         assert_eq!((b.median, b.n, b.loaded), (Some(1002.0), 5, 1));
         let spread = 100.0 * 1.4826 / 1002.0;
         assert!((b.spread_pct.unwrap() - spread).abs() < 1e-9);
-        assert!((b.band_pct.unwrap() - 3.0 * spread).abs() < 1e-9);
-        assert_eq!(b.describe(), "3× spread 0.1% over 5 runs, 1 of them loaded");
+        // 3× that is 0.44%, under a time's 1% floor.
+        assert_eq!(b.band_pct, Some(spread::MIN_BAND_PCT));
+        assert_eq!(
+            b.describe(),
+            "3× spread 0.1% over 5 runs, 1 of them loaded, at least ±1.0% (below it a change is rounding or scheduling)"
+        );
         // A run without mode is its own key: nothing before it.
         assert!(earlier(&all, &all[7]).is_empty());
         // Four earlier runs carry no gate.
         let four = metric_band(&earlier(&all, &all[4]), "pytorch", "build_s");
         assert_eq!(four.band_pct, None);
         assert!(four.not_gateable.unwrap().contains("over 4 runs (5 needed)"));
+    }
+
+    #[test]
+    fn a_noise_free_history_does_not_gate_a_one_second_change_as_a_regression() {
+        // Seven identical nights: MAD 0, spread 0%. A band of 3× 0 would call
+        // 1001 s against 1000 s (+0.1%) a regression: the band is floored.
+        let all: Vec<RunFigures> = (0..7)
+            .map(|d| run(&format!("d{d}"), d, Some("warm"), 1000.0, false))
+            .collect();
+        let refs: Vec<&RunFigures> = all.iter().collect();
+        let b = metric_band(&refs, "pytorch", "build_s");
+        assert_eq!(b.spread_pct, Some(0.0));
+        assert_eq!(b.band_pct, Some(spread::MIN_BAND_PCT), "1% beats 5 s of 1000 s (0.5%)");
+        assert!(b.describe().contains("at least ±1.0%"), "{}", b.describe());
+        // On a short time the fleet's 5 s resolution is the floor: 5 s of 100 s.
+        let short: Vec<RunFigures> = (0..7)
+            .map(|d| run(&format!("d{d}"), d, Some("warm"), 100.0, false))
+            .collect();
+        let refs: Vec<&RunFigures> = short.iter().collect();
+        assert_eq!(metric_band(&refs, "pytorch", "build_s").band_pct, Some(5.0));
+        // A count is not floored: one cached step fewer is a real cache miss.
+        let mut counted = all.clone();
+        for r in &mut counted {
+            r.targets.get_mut("pytorch").unwrap().steps_cached = Some(200.0);
+        }
+        let refs: Vec<&RunFigures> = counted.iter().collect();
+        assert_eq!(metric_band(&refs, "pytorch", "steps_cached").band_pct, Some(0.0));
     }
 
     #[test]

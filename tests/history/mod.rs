@@ -315,6 +315,42 @@ fn a_metric_with_a_30_percent_spread_is_reported_not_gateable() {
     );
 }
 
+/// A target whose name (its trace file's) holds a newline and a fake gate row.
+const FORGED: &str = "evil\n  pytorch          build_s           9999.0     1000.0  +899.9%   \u{b1}1.0%  REGRESSION";
+
+#[test]
+fn gate_text_shows_a_target_names_newline_escaped_so_it_cannot_forge_a_row() {
+    let root = nightly_root(7);
+    for night in 0..7 {
+        let dir = root.path().join(stamp(night));
+        let run_json = dir.join("run.json");
+        let mut run: Value = read_json(&run_json);
+        run["targets"].as_array_mut().unwrap().push(Value::from(FORGED));
+        std::fs::write(&run_json, run.to_string()).unwrap();
+        let us = (FIRST_NIGHT_S + night as i64 * 86_400) * 1_000_000;
+        let spans: &[super::HandSpan] = &[("r9", "0000000000000000", FORGED, 10.0, 500.0, &[])];
+        std::fs::write(dir.join(format!("trace-{FORGED}.json")), jaeger(us, spans)).unwrap();
+    }
+    let run = root.path().join(stamp(6));
+    let o = perfreport(&[
+        "gate",
+        run.to_str().unwrap(),
+        "--history",
+        root.path().to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("evil\\n  pytorch"),
+        "the name is shown, escaped: {stdout}"
+    );
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("pytorch ") && l.contains("build_s"))
+        .collect();
+    assert_eq!(rows.len(), 1, "one pytorch build_s row, none forged: {stdout}");
+    assert!(!rows[0].contains("9999.0"), "{stdout}");
+}
+
 #[test]
 fn gate_update_with_history_records_bands_with_their_n_and_runs() {
     let root = nightly_root(8);
