@@ -50,9 +50,16 @@ pub fn read_run(dir: &str, path: &Path) -> RunFigures {
     }
 }
 
+/// A cache larger than this is not read (1,000 runs take about 2 MB).
+const MAX_CACHE_BYTES: u64 = 256 << 20;
+
 fn load_cache(file: Option<&Path>) -> Cache {
+    // Only a regular file of bounded size, not followed through a link: a
+    // planted FIFO would block the read and a huge file fill memory.
+    let regular = |f: &&Path| std::fs::symlink_metadata(f).is_ok_and(|m| m.is_file());
     let cache: Cache = file
-        .and_then(|f| std::fs::read(f).ok())
+        .filter(regular)
+        .and_then(|f| crate::model::read_at_most(f, MAX_CACHE_BYTES).ok()?.ok())
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
     if cache.tool == tool_id() {
@@ -119,4 +126,34 @@ pub fn collect(root: &Path, cache_file: Option<&Path>, leave_out: Option<&Path>)
 /// The cache file of a history written into `out`.
 pub fn cache_in(out: &Path) -> PathBuf {
     out.join(CACHE)
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+
+    /// Found by attacking history: the cache was read through a symlink, of
+    /// any size, and a FIFO planted at its name would block the read forever.
+    #[test]
+    fn a_cache_that_is_not_a_regular_file_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.json");
+        let mut cache = Cache {
+            tool: tool_id(),
+            ..Default::default()
+        };
+        cache.runs.insert(
+            "r".into(),
+            CachedRun {
+                inputs: vec![],
+                figures: RunFigures::default(),
+            },
+        );
+        std::fs::write(&real, serde_json::to_vec(&cache).unwrap()).unwrap();
+        assert_eq!(load_cache(Some(&real)).runs.len(), 1, "a regular file is read");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert!(load_cache(Some(&link)).runs.is_empty());
+        assert!(load_cache(Some(dir.path())).runs.is_empty());
+    }
 }
