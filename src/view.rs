@@ -18,6 +18,15 @@ pub const SCHEMA: u32 = 1;
 
 /// Points per chart series at most: display resolution, peaks kept.
 pub const MAX_SERIES_POINTS: usize = 2000;
+/// Up to this many nodes each series keeps `MAX_SERIES_POINTS`; a larger
+/// fleet shares what eight would have, so data.json and the page stay the
+/// same size however many nodes poll.
+pub const FULL_DETAIL_NODES: usize = 8;
+
+/// The points one node's series may keep in a fleet of `nodes`.
+pub fn series_budget(nodes: usize) -> usize {
+    (MAX_SERIES_POINTS * FULL_DETAIL_NODES / nodes.max(1)).clamp(MAX_SERIES_POINTS / 8, MAX_SERIES_POINTS)
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct View {
@@ -379,14 +388,14 @@ pub fn reduce_min_max(points: &[(Micros, Option<f64>)], max: usize) -> (Vec<(Mic
 /// A node's analysis with its CPU and memory series, each with whether it was reduced.
 type AnalysedNode = (nodes::NodeSeries, (Series, bool), (Series, bool));
 
-fn analyse_node(samples: &[crate::input::samples::Sample], t0: Micros) -> AnalysedNode {
+fn analyse_node(samples: &[crate::input::samples::Sample], t0: Micros, budget: usize) -> AnalysedNode {
     let ns = nodes::analyse(samples);
-    let (cpu, mem) = (series(&ns.cpu, t0), series(&ns.mem, t0));
+    let (cpu, mem) = (series(&ns.cpu, t0, budget), series(&ns.mem, t0, budget));
     (ns, cpu, mem)
 }
 
-fn series(points: &[(Micros, Option<f64>)], t0: Micros) -> (Series, bool) {
-    let (points, reduced) = reduce_min_max(points, MAX_SERIES_POINTS);
+fn series(points: &[(Micros, Option<f64>)], t0: Micros, budget: usize) -> (Series, bool) {
+    let (points, reduced) = reduce_min_max(points, budget);
     let mut s = Series::default();
     for (t, v) in points {
         s.t.push(secs(t - t0));
@@ -740,12 +749,13 @@ pub fn build(run: &Run) -> View {
     let has_placement = run.input(model::PLACEMENT).is_some_and(|i| i.present);
     let mut node_views = Vec::new();
     // Each node's samples are analysed and reduced independently: one node per core.
+    let budget = series_budget(run.samples.by_node.len());
     let mut per_node: BTreeMap<&str, AnalysedNode> = {
         use rayon::prelude::*;
         run.samples
             .by_node
             .par_iter()
-            .map(|(name, samples)| (name.as_str(), analyse_node(samples, t0)))
+            .map(|(name, samples)| (name.as_str(), analyse_node(samples, t0, budget)))
             .collect()
     };
     for (colour, name) in node_names.iter().enumerate() {
@@ -785,7 +795,7 @@ pub fn build(run: &Run) -> View {
         let samples = run.samples.by_node.get(name).map(|v| v.as_slice()).unwrap_or(&[]);
         let (ns, (cpu, r1_), (mem, r2_)) = per_node
             .remove(name.as_str())
-            .unwrap_or_else(|| analyse_node(samples, t0));
+            .unwrap_or_else(|| analyse_node(samples, t0, budget));
         if samples.is_empty() {
             why.insert("cpu_pct_mean".into(), format!("no samples from {name}"));
             why.insert("mem_pct_max".into(), format!("no samples from {name}"));

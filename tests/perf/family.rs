@@ -163,3 +163,43 @@ fn perfreport_reads_every_family_member_as_the_generator_wrote_it() {
     }
     assert!(injected > 0, "the members with cut-off lines cut some off");
 }
+
+/// Found on the `nodes-64` member: every node's memory line was drawn dash
+/// by dash at full detail, a 65 MB cpu-mem.svg and a 68 MB index.html for
+/// 100 MB of samples. A fleet past eight nodes shares eight nodes' detail.
+#[test]
+fn a_fleet_of_64_nodes_gets_a_chart_and_page_of_bounded_size() {
+    let m = gen::members()
+        .into_iter()
+        .find(|m| m.kind == gen::Kind::Samples && m.name == "nodes-64")
+        .expect("the family has nodes-64");
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    // 400 polls a node: enough for a memory line to zig-zag across the chart.
+    gen::write_run(&m, 17, gen::Size::Lines(64 * 400), gen::DEFAULT_START_US, &run).unwrap();
+    let out = dir.path().join("out");
+    let o = report(&run, &out, &["-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let size = |f: &str| std::fs::metadata(out.join(f)).unwrap().len();
+    let svg = std::fs::read_to_string(out.join("charts/cpu-mem.svg")).unwrap();
+    assert_eq!(
+        data(&out)["nodes"].as_array().unwrap().len(),
+        64,
+        "every node is reported"
+    );
+    assert!(
+        svg.matches("<polyline").count() < 5_000,
+        "{} lines drawn",
+        svg.matches("<polyline").count()
+    );
+    assert!(
+        size("charts/cpu-mem.svg") <= 500_000,
+        "cpu-mem.svg is {} bytes",
+        size("charts/cpu-mem.svg")
+    );
+    assert!(
+        size("index.html") <= 3_000_000,
+        "index.html is {} bytes",
+        size("index.html")
+    );
+}

@@ -55,17 +55,26 @@ pub fn draw(view: &View) -> Result<String> {
             };
             return message(&root, why);
         }
+        let budget = Budget::for_nodes(view.nodes.iter().filter(drawn).count());
         for n in &view.nodes {
             let c = rgb(n.colour);
-            // About two points per pixel column is all an SVG can show; dashed
-            // memory lines cost an element per dash, so they get fewer.
-            let (cpu_t, cpu_v) = thin(&n.cpu.t, &n.cpu.v, 2 * WIDTH as usize, axis);
-            let (mem_t, mem_v) = thin(&n.mem.t, &n.mem.v, WIDTH as usize / 2, axis);
+            let (cpu_t, cpu_v) = thin(&n.cpu.t, &n.cpu.v, budget.cpu_points, axis);
+            let (mem_t, mem_v) = thin(&n.mem.t, &n.mem.v, budget.mem_points, axis);
             for seg in segments(&cpu_t, &cpu_v, span) {
                 chart.draw_series(LineSeries::new(seg, c.stroke_width(2)))?;
             }
-            for seg in segments(&mem_t, &mem_v, span) {
-                chart.draw_series(DashedLineSeries::new(seg, 6, 4, c.stroke_width(2)))?;
+            let mem = segments(&mem_t, &mem_v, span);
+            let pixels: f64 = mem
+                .iter()
+                .flat_map(|seg| seg.windows(2))
+                .map(|w| {
+                    let (a, b) = (chart.backend_coord(&w[0]), chart.backend_coord(&w[1]));
+                    f64::from(a.0 - b.0).hypot(f64::from(a.1 - b.1))
+                })
+                .sum();
+            let (dash, gap) = budget.dash(pixels);
+            for seg in mem {
+                chart.draw_series(DashedLineSeries::new(seg, dash, gap, c.stroke_width(2)))?;
             }
         }
         root.present()?;
@@ -73,9 +82,81 @@ pub fn draw(view: &View) -> Result<String> {
     })
 }
 
+/// What one node's lines may cost, so the chart's size has a ceiling
+/// however many nodes polled: up to `FULL_DETAIL_NODES` each node gets
+/// the full detail, a larger fleet shares what eight would have.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Budget {
+    cpu_points: usize,
+    mem_points: usize,
+    /// Dashes one node's memory line may draw: each is an SVG element.
+    dashes: f64,
+}
+
+impl Budget {
+    /// About two points per pixel column is all an SVG can show; a dashed
+    /// memory line costs an element per dash, so it gets fewer points.
+    const FULL: Budget = Budget {
+        cpu_points: 2 * WIDTH as usize,
+        mem_points: WIDTH as usize / 2,
+        dashes: f64::INFINITY,
+    };
+    /// Every node's memory lines together, past `FULL_DETAIL_NODES`.
+    const FLEET_DASHES: f64 = 2000.0;
+
+    fn for_nodes(nodes: usize) -> Budget {
+        let full = crate::view::FULL_DETAIL_NODES;
+        if nodes <= full {
+            return Budget::FULL;
+        }
+        let share = |n: usize| (n * full / nodes).max(n / 16);
+        Budget {
+            cpu_points: share(Budget::FULL.cpu_points),
+            mem_points: share(Budget::FULL.mem_points),
+            dashes: Budget::FLEET_DASHES / nodes as f64,
+        }
+    }
+
+    /// Dash and gap (pixels) for a memory line `pixels` long: 6 and 4 unless
+    /// that would draw more dashes than the budget, then longer in proportion.
+    fn dash(&self, pixels: f64) -> (i32, i32) {
+        let stretch = (pixels / 10.0 / self.dashes).max(1.0);
+        if stretch == 1.0 {
+            return (6, 4);
+        }
+        ((6.0 * stretch).ceil() as i32, (4.0 * stretch).ceil() as i32)
+    }
+}
+
 /// A series in axis units, reduced to at most `max` points with peaks kept.
 fn thin(t: &[f64], v: &[Option<f64>], max: usize, axis: TimeAxis) -> (Vec<f64>, Vec<Option<f64>>) {
     let points: Vec<(i64, Option<f64>)> = t.iter().zip(v).map(|(t, v)| ((t * 1e3) as i64, *v)).collect();
     let (reduced, _) = crate::view::reduce_min_max(&points, max);
     reduced.into_iter().map(|(t, v)| (axis.x(t as f64 / 1e3), v)).unzip()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fleet_of_eight_or_fewer_keeps_the_full_detail() {
+        for n in 0..=crate::view::FULL_DETAIL_NODES {
+            assert_eq!(Budget::for_nodes(n), Budget::FULL);
+        }
+        assert_eq!(Budget::FULL.dash(1e9), (6, 4));
+    }
+
+    #[test]
+    fn a_large_fleet_shares_the_detail_of_eight() {
+        let b = Budget::for_nodes(64);
+        assert_eq!(b.cpu_points, 2 * WIDTH as usize / 8);
+        assert!(b.cpu_points * 64 <= Budget::FULL.cpu_points * 8);
+        // A memory line 100,000 px long (a zig-zag) draws at most its share of dashes.
+        let (dash, gap) = b.dash(100_000.0);
+        let drawn = 100_000.0 / f64::from(dash + gap);
+        assert!(drawn <= Budget::FLEET_DASHES / 64.0, "{drawn}");
+        // A short one keeps the usual dash.
+        assert_eq!(b.dash(100.0), (6, 4));
+    }
 }
