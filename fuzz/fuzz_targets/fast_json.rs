@@ -3,8 +3,8 @@
 //! the same input) must agree with serde on every input: same outcome per
 //! line, same aggregate, same sample bits. A difference is a crash here.
 use libfuzzer_sys::fuzz_target;
-use perfreport::input::json_scan::Via;
-use perfreport::input::json_shape::Shapes;
+use perfreport_scan::json_scan::Via;
+use perfreport_scan::json_shape::Shapes;
 use perfreport::input::samples::{parse_line_shaped, parse_line_via};
 use perfreport::input::zot::ZotLog;
 

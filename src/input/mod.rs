@@ -4,9 +4,6 @@
 
 pub mod artifacts;
 pub mod contract;
-pub mod find;
-pub mod json_scan;
-pub mod json_shape;
 pub mod lines;
 pub mod placement;
 pub mod run_json;

@@ -1,9 +1,9 @@
 //! `samples.jsonl`: node_exporter counters, polled, one object per node per poll.
 
-use super::json_scan::{once, Bail, Cursor, Scan, Via};
-use super::json_shape::{Field, Shapes, Step, Value};
 use super::lines::{LineSink, Outcome};
 use crate::timefmt::{self, Micros};
+use perfreport_scan::json_scan::{once, Bail, Cursor, Scan, Via};
+use perfreport_scan::json_shape::{Field, Shapes, Step, Value};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -647,7 +647,7 @@ mod tests {
 
     #[test]
     fn lines_that_keep_a_learnt_shape_with_odd_values_read_the_same_on_every_path() {
-        use crate::input::json_shape::{with_each_value_replaced, ODD_VALUES};
+        use perfreport_scan::json_shape::{with_each_value_replaced, ODD_VALUES};
         let shapes = [
             SPEC_LINE,
             r#"{"ts":1793491200.5,"node":"a","cpu":{"idle":1,"user":2,"steal":0.5,"iowait":0},"mem":null,"load1":null}"#,

@@ -3,9 +3,9 @@
 //! uses (`nginx-log-format` in the run directory, else nginx's `combined`),
 //! so producer and consumer cannot drift apart.
 
-use super::find::{each_of_two, find_byte, find_str, rfind_byte};
 use super::lines::{LineSink, Outcome};
 use crate::timefmt::{self, Micros};
+use perfreport_scan::find::{each_of_two, find_byte, find_str, rfind_byte};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 

@@ -3,11 +3,11 @@
 //! Only the fields used are read, borrowed from the line: by the fast path
 //! (`json_scan`) for a plain line, by serde_json for anything else.
 
-use super::find::each_of_two;
-use super::json_scan::{once, Bail, Cursor, Scan, Via};
-use super::json_shape::{Field, Shapes, Step, Value};
 use super::lines::{LineSink, Outcome};
 use crate::timefmt::{self, Micros};
+use perfreport_scan::find::each_of_two;
+use perfreport_scan::json_scan::{once, Bail, Cursor, Scan, Via};
+use perfreport_scan::json_shape::{Field, Shapes, Step, Value};
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -1229,7 +1229,7 @@ mod same_on_both_paths {
             // followed by the plain line again, which must still be replayed.
             let mut text = format!("{shape}\n");
             let variants =
-                crate::input::json_shape::with_each_value_replaced(shape, crate::input::json_shape::ODD_VALUES);
+                perfreport_scan::json_shape::with_each_value_replaced(shape, perfreport_scan::json_shape::ODD_VALUES);
             for variant in &variants {
                 text.push_str(&format!("{variant}\n{shape}\n"));
             }

@@ -23,8 +23,8 @@
 //! it). Tests and the `fast_json` fuzz target hold all three paths to
 //! identical results.
 
-use super::find::{digit_run, find_string_end};
-use super::json_scan::{Bail, Cursor, Scan};
+use crate::find::{digit_run, find_string_end};
+use crate::json_scan::{Bail, Cursor, Scan};
 use wide::u8x16;
 
 /// A caller's name for one of its fields (its own small enumeration).
@@ -454,8 +454,8 @@ fn learn_under<'a>(
 
 /// Each value (and key) of `line` replaced in turn by each of `odd`:
 /// lines that keep its shape but for one place, for a shape replay.
-#[cfg(test)]
-pub(crate) fn with_each_value_replaced(line: &str, odd: &[&str]) -> Vec<String> {
+#[cfg(any(test, feature = "test-support"))]
+pub fn with_each_value_replaced(line: &str, odd: &[&str]) -> Vec<String> {
     let b = line.as_bytes();
     let mut values = Vec::new();
     let mut i = 0;
@@ -494,8 +494,8 @@ pub(crate) fn with_each_value_replaced(line: &str, odd: &[&str]) -> Vec<String> 
 }
 
 /// Values a replay must judge as the walk and serde do, for tests.
-#[cfg(test)]
-pub(crate) const ODD_VALUES: &[&str] = &[
+#[cfg(any(test, feature = "test-support"))]
+pub const ODD_VALUES: &[&str] = &[
     "\"a\tb\"",
     "\"\u{1}\"",
     r#""""#,

@@ -1,0 +1,20 @@
+//! Reading a few fields out of log lines fast, free of any log's meaning:
+//! perfreport's parsers (registry, node samples, compiler cache) say which
+//! fields they want and what they are; this crate finds them.
+//!
+//! - [`find`]: byte and substring search tuned for the short haystacks of a
+//!   log line's fields.
+//! - [`json_scan`]: a cursor over one plain JSON line (no escape in a field,
+//!   valid UTF-8), which hands anything else back (`Bail`) to serde_json,
+//!   the reference it is tested against.
+//! - [`json_shape`]: the shapes of lines already read, replayed so that a
+//!   line like an earlier one is checked literal by literal instead of
+//!   walked key by key.
+//!
+//! It stays here, hand-written, because the benchmark's library baseline
+//! (sonic-rs with rayon, `benches/baseline`) is slower on every member of
+//! the generated family of logs; BENCHMARKS.md has the figures.
+
+pub mod find;
+pub mod json_scan;
+pub mod json_shape;
