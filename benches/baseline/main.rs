@@ -6,8 +6,12 @@
 //! `bench.py` checks them against perfreport's data.json before timing.
 //!
 //! ```text
-//! baseline zot|samples|sccache RUN_DIR
+//! baseline zot|samples|sccache|zot-parse RUN_DIR
 //! ```
+//!
+//! `zot-parse` is the library's floor: the same read, split and sonic-rs
+//! parse of every registry line into the same struct, with nothing
+//! aggregated (it prints how many lines parsed).
 
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -45,12 +49,13 @@ fn run_json(dir: &Path) -> Res<RunJson> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [kind, dir] = &args[..] else {
-        eprintln!("usage: baseline zot|samples|sccache RUN_DIR");
+        eprintln!("usage: baseline zot|samples|sccache|zot-parse RUN_DIR");
         return ExitCode::from(2);
     };
     let dir = Path::new(dir);
     let out = match kind.as_str() {
         "zot" => zot::run(dir),
+        "zot-parse" => zot::parse_only(dir),
         "samples" => samples::run(dir),
         "sccache" => sccache::run(dir),
         _ => Err(format!("unknown kind {kind}")),
@@ -317,6 +322,14 @@ mod zot {
             Some((host, port)) if !host.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => host,
             _ => client_ip,
         }
+    }
+
+    pub fn parse_only(dir: &Path) -> Res<String> {
+        let buf = read(dir, "zot.jsonl")?;
+        let parsed: usize = lines(&buf)
+            .map(|l| usize::from(sonic_rs::from_slice::<Line>(l).is_ok()))
+            .sum();
+        Ok(format!("{{\"parsed\":{parsed}}}"))
     }
 
     pub fn run(dir: &Path) -> Res<String> {
