@@ -23,7 +23,7 @@ pub fn parse_rfc3339(s: &str) -> Option<Micros> {
 }
 
 /// The one shape the logs write (`2026-10-20T02:00:05.120Z`, 1970 on), read
-/// without building a timestamp: one per sample line showed in the profile.
+/// without building a timestamp, as every sample line has one.
 /// Anything else, including what this would reject, is jiff's to judge.
 fn utc_fast(b: &[u8]) -> Option<Micros> {
     let digits = |r| digits_at(b, r);

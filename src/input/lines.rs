@@ -210,7 +210,7 @@ where
         let block = &buf[..cut];
         let want = sz.block.max(spare.len() + sz.chunk);
         // The next block is read, and this one hashed, while this one is
-        // parsed: reading and hashing in between blocks left a core idle.
+        // parsed, so no core waits for the read.
         let (next, (sink, stats)) = rayon::join(
             || {
                 hasher.write(block);
@@ -262,8 +262,7 @@ impl<S: LineSink> LineParse<S> {
 
 /// Reads until `buf` holds `want` bytes or the stream ends; true at the end.
 fn fill<R: Read>(reader: &mut R, buf: &mut Vec<u8>, want: usize) -> std::io::Result<bool> {
-    // read_to_end fills spare capacity without zeroing it first (a memset
-    // of every block showed in the profile).
+    // read_to_end fills spare capacity without zeroing it first.
     let have = buf.len();
     buf.reserve(want.saturating_sub(have));
     reader

@@ -36,8 +36,7 @@ pub struct Samples {
     /// while a view still holds them).
     pub by_node: BTreeMap<String, Arc<Vec<Sample>>>,
     /// Each chunk's samples per node, in file order, until `finish`: merging
-    /// moves these vectors instead of copying their samples up the merge tree
-    /// (the copies showed in the profile).
+    /// moves these vectors instead of copying their samples up the merge tree.
     parts: BTreeMap<String, Vec<Vec<Sample>>>,
 }
 
@@ -473,10 +472,10 @@ impl LineSink for Samples {
         match SHAPES.with_borrow_mut(|shapes| parse_line_shaped(line, shapes)) {
             Ok((node, s)) => {
                 // A chunk's part starts large enough for most of its node's
-                // samples: grown from one by doubling, the copies were 8% of
-                // a samples-only report. Only the first few nodes of a chunk
-                // get the head start, so that a fleet of hundreds does not
-                // reserve hundreds of parts (merge_following trims the slack).
+                // samples, so it is not regrown copy by copy. Only the first
+                // few nodes of a chunk get the head start, so that a fleet of
+                // hundreds does not reserve hundreds of parts
+                // (merge_following trims the slack).
                 let capacity = if self.parts.len() < PARTS_RESERVED {
                     PART_CAPACITY
                 } else {

@@ -450,8 +450,7 @@ pub enum Access {
 
 /// Classifies one request. `prefix` is this run's `sccache_prefix`, if known.
 pub fn classify(method: &str, path: &str, status: u16, prefix: Option<&str>) -> Access {
-    // One SSE2 pass rather than `split(['?', '#'])`, whose per-character
-    // test showed in the profile, or memchr2, whose setup did.
+    // One SIMD pass finds both cut characters: the path is short.
     let mut cut = path.len();
     each_of_two(path.as_bytes(), b'?', b'#', |at| {
         cut = at;
@@ -526,8 +525,7 @@ fn has_segments(path: &str, segments: &str) -> bool {
     false
 }
 
-/// `rest.strip_prefix(lit)`; the literals are a few bytes, and comparing
-/// them in place beats a call to `memcmp`, which showed in the profile.
+/// `rest.strip_prefix(lit)`, compared in place: the literals are a few bytes.
 fn strip_literal<'a>(rest: &'a str, lit: &str) -> Option<&'a str> {
     let (r, l) = (rest.as_bytes(), lit.as_bytes());
     let head = r.get(..l.len())?;

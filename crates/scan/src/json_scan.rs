@@ -1,7 +1,7 @@
 //! A fast path for reading a few fields out of one JSON line.
 //!
-//! The profile of the big logs put most of the time in serde_json scanning
-//! and UTF-8-validating strings the report never uses. This reader handles
+//! serde_json scans and UTF-8-validates every string, most of which the
+//! report never uses. This reader handles
 //! only the plain case, which is nearly every line a tool writes: no
 //! backslash, no control character, valid UTF-8 (checked once per line, not
 //! per string), so a string is simply the bytes up to the next quote and can
