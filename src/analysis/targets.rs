@@ -50,6 +50,14 @@ fn secs(us: Micros) -> f64 {
 /// Analyses the spans of one build record.
 pub fn analyse(spans: &[Span]) -> TargetFigures {
     let mut f = TargetFigures::default();
+    record(spans, &mut f);
+    step_figures(spans, &mut f);
+    upload_figures(spans, &mut f);
+    f
+}
+
+/// The record's start, end and total from its root span.
+fn record(spans: &[Span], f: &mut TargetFigures) {
     // The root: no parent (zero parents were normalised away by the decoder).
     // Several roots can occur when a file holds more than one record: the
     // earliest is the record, the others are reported as its children.
@@ -83,7 +91,10 @@ pub fn analyse(spans: &[Span]) -> TargetFigures {
             }
         }
     }
+}
 
+/// The steps, their counts and the time before, during and after them.
+fn step_figures(spans: &[Span], f: &mut TargetFigures) {
     // Steps: distinct by vertex digest, else by name; cached when a step
     // only ever appears as `load cache:`.
     let mut ran: HashSet<String> = HashSet::new();
@@ -141,7 +152,10 @@ pub fn analyse(spans: &[Span]) -> TargetFigures {
     if let (Some(e), Some(le)) = (f.end, last) {
         f.export_s = Some(secs(e - le));
     }
+}
 
+/// Registry calls, upload time (the union of upload spans) and traced bytes.
+fn upload_figures(spans: &[Span], f: &mut TargetFigures) {
     // Uploads: the union of upload spans. Each registry call shows as an
     // outer resolver span wrapping an inner HTTP span: count the inner one,
     // and an outer one only if it has no HTTP child.
@@ -176,7 +190,6 @@ pub fn analyse(spans: &[Span]) -> TargetFigures {
         Some(secs(intervals::union_length(&upload_iv)))
     };
     f.upload_bytes_traced = bytes;
-    f
 }
 
 #[cfg(test)]
