@@ -21,7 +21,6 @@ pub mod publish;
 pub mod render;
 pub mod runs;
 pub mod serve;
-pub mod synth;
 pub mod term;
 
 pub mod timefmt;
