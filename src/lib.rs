@@ -6,11 +6,11 @@
 //! only reads the view.
 
 pub mod analysis;
-pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod error;
 pub mod gate;
+pub mod harness;
 pub mod history;
 pub mod input;
 pub mod live;

@@ -264,7 +264,8 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             fleet,
             strict,
         } => {
-            let (view, files) = perfreport::bench::ratios_report(&bench_jsonl, fleet.as_deref())?;
+            let view = perfreport::harness::ratios_view(&bench_jsonl, fleet.as_deref())?;
+            let files = perfreport::render::ratios::render(&view)?;
             let out_dir = out.unwrap_or_else(|| {
                 bench_jsonl
                     .parent()
@@ -536,7 +537,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Buildlog { log, target } => {
             let bytes = std::fs::read(&log).with_context(|| format!("cannot read {}", shown(&log)))?;
-            let figures = perfreport::bench::buildlog::analyse(&String::from_utf8_lossy(&bytes), &target);
+            let figures = perfreport::harness::buildlog::analyse(&String::from_utf8_lossy(&bytes), &target);
             println!("{}", perfreport::term::json(&serde_json::to_string_pretty(&figures)?));
             Ok(0)
         }
