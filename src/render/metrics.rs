@@ -6,10 +6,22 @@
 //! sample at all for a figure that was not measured (never a 0 in its
 //! place). A label whose value is not known is left out, never written empty.
 
+use super::Export;
+use crate::error::Result;
+use crate::output::OutFile;
 use crate::view::View;
 use std::fmt::Write as _;
 
 pub const FILE: &str = "rocm_perf.prom";
+
+/// `rocm_perf.prom`, on its own: `perfreport metrics` writes it to the collector's directory.
+pub struct Metrics;
+
+impl Export for Metrics {
+    fn render(&self, view: &View) -> Result<Vec<OutFile>> {
+        Ok(vec![OutFile::new(FILE, render(view))])
+    }
+}
 
 fn escape(v: &str) -> String {
     v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
