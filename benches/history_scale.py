@@ -4,7 +4,7 @@
     python3 benches/history_scale.py      # HISTORY_RUNS=1000, BENCH_DIR=target/bench
 
 Generates a root of nightly runs with the project's seeded generator
-(`examples/synth.rs nightly`: warm runs of 6 targets on 5 nodes, 30 s polls,
+(`examples/synth/ nightly`: warm runs of 6 targets on 5 nodes, 30 s polls,
 pytorch 15% slower from the middle night on), then times `perfreport
 history` from scratch (every run read), again (every run from the cache),
 and with one run added; `publish` of the whole root, and adding one run to

@@ -6,11 +6,11 @@
 //! only reads the view.
 
 pub mod analysis;
-pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod error;
 pub mod gate;
+pub mod harness;
 pub mod history;
 pub mod input;
 pub mod live;
@@ -21,7 +21,6 @@ pub mod publish;
 pub mod render;
 pub mod runs;
 pub mod serve;
-pub mod synth;
 pub mod term;
 
 pub mod timefmt;

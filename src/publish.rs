@@ -519,7 +519,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     out.runs.sort_by(|a, b| b.order.cmp(&a.order));
 
     if let Some(bench) = opts.bench {
-        let (_, files) = crate::bench::ratios_report(bench, None)?;
+        let files = render::ratios::render(&crate::harness::ratios_view(bench, None)?)?;
         write_all_inside(opts.site, Path::new("bench"), &files)?;
     }
     if opts.compare_previous {

@@ -2,7 +2,7 @@
 //! (zot.jsonl), node samples (samples.jsonl) and compiler-cache access logs
 //! (sccache.log) that vary the way real ones do, one thing at a time and
 //! then all together, so that a parser is measured on logs it was not tuned
-//! on. Written apart from the sample generator (`src/synth.rs`) on purpose:
+//! on. Written apart from the sample generator (`examples/synth/`) on purpose:
 //! std only and a seeded PRNG of its own, so the same seed gives the same
 //! bytes, and every member says what it wrote (`Tally`), which the tests
 //! hold perfreport's data.json to.

@@ -3,5 +3,5 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let _ = perfreport::bench::buildlog::analyse(&text, "pytorch");
+    let _ = perfreport::harness::buildlog::analyse(&text, "pytorch");
 });

@@ -6,10 +6,22 @@
 //! sample at all for a figure that was not measured (never a 0 in its
 //! place). A label whose value is not known is left out, never written empty.
 
+use super::Export;
+use crate::error::Result;
+use crate::output::OutFile;
 use crate::view::View;
 use std::fmt::Write as _;
 
 pub const FILE: &str = "rocm_perf.prom";
+
+/// `rocm_perf.prom`, on its own: `perfreport metrics` writes it to the collector's directory.
+pub struct Metrics;
+
+impl Export for Metrics {
+    fn render(&self, view: &View) -> Result<Vec<OutFile>> {
+        Ok(vec![OutFile::new(FILE, render(view))])
+    }
+}
 
 fn escape(v: &str) -> String {
     v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
@@ -49,15 +61,26 @@ fn ratio(pct: Option<f64>) -> Option<f64> {
 }
 
 pub fn render(v: &View) -> String {
-    let run_labels = || {
-        vec![
-            ("stamp", Some(v.stamp.clone())),
-            ("mode", v.mode.map(|m| format!("{m:?}").to_lowercase())),
-            ("arch", v.arch.clone()),
-        ]
-    };
+    let families = [target_families(v), node_families(v), run_families(v)]
+        .into_iter()
+        .flatten();
+    let mut out = String::new();
+    for f in families.filter(|f| !f.samples.is_empty()) {
+        let _ = writeln!(out, "# HELP {} {}", f.name, f.help);
+        let _ = writeln!(out, "# TYPE {} gauge", f.name);
+        for (labels, value) in &f.samples {
+            let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k}=\"{}\"", escape(v))).collect();
+            let _ = writeln!(out, "{}{{{}}} {}", f.name, labels.join(","), value);
+        }
+    }
+    out
+}
+
+/// A family's name, help, and its figure of one target or node.
+type Figure<T> = (&'static str, &'static str, fn(&T) -> Option<f64>);
+
+fn target_families(v: &View) -> Vec<Family> {
     let mut families = vec![];
-    type Figure<T> = (&'static str, &'static str, fn(&T) -> Option<f64>);
     let target_figures: [Figure<crate::view::TargetView>; 7] = [
         (
             "rocm_perf_target_total_seconds",
@@ -110,6 +133,11 @@ pub fn render(v: &View) -> String {
         }
         families.push(f);
     }
+    families
+}
+
+fn node_families(v: &View) -> Vec<Family> {
+    let mut families = vec![];
     let node_figures: [Figure<crate::view::NodeView>; 4] = [
         (
             "rocm_perf_node_busy_seconds",
@@ -142,6 +170,19 @@ pub fn render(v: &View) -> String {
         }
         families.push(f);
     }
+    families
+}
+
+/// The run's own gauges, labelled by stamp, mode and arch.
+fn run_families(v: &View) -> Vec<Family> {
+    let run_labels = || {
+        vec![
+            ("stamp", Some(v.stamp.clone())),
+            ("mode", v.mode.map(|m| format!("{m:?}").to_lowercase())),
+            ("arch", v.arch.clone()),
+        ]
+    };
+    let mut families = vec![];
     let mut run = |name: &'static str, help: &'static str, value: Option<f64>| {
         let mut f = Family::new(name, help);
         f.add(run_labels(), value);
@@ -189,17 +230,7 @@ pub fn render(v: &View) -> String {
         "Inputs that broke their contract (see perfreport check).",
         Some(broken),
     );
-
-    let mut out = String::new();
-    for f in families.iter().filter(|f| !f.samples.is_empty()) {
-        let _ = writeln!(out, "# HELP {} {}", f.name, f.help);
-        let _ = writeln!(out, "# TYPE {} gauge", f.name);
-        for (labels, value) in &f.samples {
-            let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k}=\"{}\"", escape(v))).collect();
-            let _ = writeln!(out, "{}{{{}}} {}", f.name, labels.join(","), value);
-        }
-    }
-    out
+    families
 }
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
-//! Renderers: one module per output format behind one trait. They read the
-//! view model and nothing else.
+//! Renderers: one module per output format behind one trait, `Export`. They
+//! read the view model and nothing else. The formats of a run's view: `json`
+//! (data.json), `markdown` (report.md), `charts` (the SVGs), `html` (the page,
+//! which embeds those three): the report's set, `render_all`; and on their
+//! own, `metrics` (Prometheus text) and `perfetto` (trace-event JSON).
 
 pub mod charts;
 pub mod escape;

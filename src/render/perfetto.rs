@@ -5,9 +5,24 @@
 //! slices scoped to their node's process (they overlap the phases), counter
 //! tracks for CPU and memory, and the compiler cache's activity as instants.
 
+use super::Export;
+use crate::error::Result;
+use crate::output::OutFile;
 use crate::view::View;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
+
+/// The trace's name as a file; `perfreport trace` writes it where `-o` says, else to standard output.
+pub const FILE: &str = "trace.json";
+
+/// The trace-event JSON, on its own.
+pub struct Perfetto;
+
+impl Export for Perfetto {
+    fn render(&self, view: &View) -> Result<Vec<OutFile>> {
+        Ok(vec![OutFile::new(FILE, render(view))])
+    }
+}
 
 fn us(s: f64) -> i64 {
     (s * 1e6).round() as i64

@@ -2,32 +2,11 @@
 //! under `charts/`, and a self-contained `ratios.html`.
 
 use super::charts::{rgb, svg, Legend, LegendEntry, Swatch, FONT, WIDTH};
-use crate::bench::ratios::{Pool, RatiosReport};
 use crate::error::{Error, Result};
-use crate::input::InputReport;
+use crate::harness::ratios::Pool;
+use crate::harness::view::RatiosView;
 use crate::output::OutFile;
-use crate::view::Tool;
 use plotters::prelude::*;
-use serde::Serialize;
-use std::collections::BTreeMap;
-
-/// The view model of the ratios report (what ratios.json serialises).
-#[derive(Debug, Clone, Serialize)]
-pub struct RatiosView {
-    #[serde(flatten)]
-    pub report: RatiosReport,
-    /// bench.jsonl as read: lines, rows, malformed with their line numbers.
-    pub input: InputReport,
-    /// The fleet file that gave core counts, if any.
-    pub fleet: Option<String>,
-    pub provenance: RatiosProvenance,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct RatiosProvenance {
-    pub tool: Tool,
-    pub inputs: BTreeMap<String, crate::view::InputIdentity>,
-}
 
 const TEMPLATE: &str = include_str!("../../templates/ratios.md.tera");
 pub const PAGE: &str = include_str!("../../templates/markdown.html.tera");

@@ -1,17 +1,18 @@
-//! The serial benchmark harness: `bench.jsonl` rows pooled into cache ratios,
+//! The serial benchmark harness's outputs (not perfreport's own speed, which
+//! is `benches/`): `bench.jsonl` rows pooled into cache ratios,
 //! and the figures `bench.sh` scrapes from a BuildKit plain-progress log.
 
 pub mod buildlog;
 pub mod ratios;
 pub mod rows;
+pub mod view;
 
 use crate::error::{Error, Result};
 use crate::input::lines::{self, Tail};
 use crate::input::InputReport;
-use crate::output::OutFile;
-use crate::render::ratios::{RatiosProvenance, RatiosView};
 use std::collections::BTreeMap;
 use std::path::Path;
+use view::{RatiosProvenance, RatiosView};
 
 /// Core counts by builder and node name, from a run.json-style `nodes` list.
 pub fn fleet_cores(path: &Path) -> Result<BTreeMap<String, u32>> {
@@ -42,8 +43,8 @@ pub fn fleet_cores(path: &Path) -> Result<BTreeMap<String, u32>> {
     Ok(out)
 }
 
-/// Reads bench.jsonl and renders the ratios report in memory.
-pub fn ratios_report(bench: &Path, fleet: Option<&Path>) -> Result<(RatiosView, Vec<OutFile>)> {
+/// Reads bench.jsonl into the ratios report's view; `render::ratios` renders it.
+pub fn ratios_view(bench: &Path, fleet: Option<&Path>) -> Result<RatiosView> {
     let name = bench
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -77,7 +78,7 @@ pub fn ratios_report(bench: &Path, fleet: Option<&Path>) -> Result<(RatiosView, 
             why_null: input.why_null.clone(),
         },
     );
-    let view = RatiosView {
+    Ok(RatiosView {
         report,
         input,
         fleet: fleet.map(|f| f.display().to_string()),
@@ -85,7 +86,5 @@ pub fn ratios_report(bench: &Path, fleet: Option<&Path>) -> Result<(RatiosView, 
             tool: crate::view::Tool::this(),
             inputs,
         },
-    };
-    let files = crate::render::ratios::render(&view)?;
-    Ok((view, files))
+    })
 }

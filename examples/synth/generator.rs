@@ -1,8 +1,9 @@
 //! A deterministic generator of run directories in the spec's formats, for
-//! the bundled sample runs, the tests and the benchmarks. Seeded: the same
-//! scenario always gives byte-identical files.
+//! the bundled sample runs and the benchmarks. Seeded: the same scenario
+//! always gives byte-identical files. An example, not the library: it is a
+//! tool of this repository, not part of what perfreport offers.
 
-use crate::timefmt::{self, Micros};
+use perfreport::timefmt::{self, Micros};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
@@ -837,7 +838,7 @@ fn finish_file(path: &Path, mut text: Vec<u8>, in_flight: bool) -> std::io::Resu
 /// Every file of a generated run goes through the outputs' exclusive
 /// temporary and rename, like the report's own files.
 fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
-    crate::output::write_atomic(path, bytes.as_ref())
+    perfreport::output::write_atomic(path, bytes.as_ref())
         .map(|_| ())
         .map_err(std::io::Error::other)
 }

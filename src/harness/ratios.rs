@@ -318,7 +318,7 @@ pub fn analyse(rows: &[BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> Ratios
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::rows::parse_row;
+    use crate::harness::rows::parse_row;
 
     fn row(line: u64, json: &str) -> BenchRow {
         parse_row(json.as_bytes(), line).unwrap()

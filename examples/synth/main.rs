@@ -4,7 +4,8 @@
 //!   cargo run --release --example synth -- big /tmp/big --zot-mb 300 --sccache-mb 50
 //!   cargo run --release --example synth -- nightly /tmp/nightly --runs 1000
 
-use perfreport::synth;
+mod generator;
+
 use std::path::PathBuf;
 
 fn main() -> std::io::Result<()> {
@@ -19,16 +20,16 @@ fn main() -> std::io::Result<()> {
     match args.first().map(String::as_str) {
         Some("samples") => {
             let root = PathBuf::from(args.get(1).map(String::as_str).unwrap_or("sample-runs"));
-            for sc in [synth::cold_sample(), synth::warm_in_flight_sample()] {
+            for sc in [generator::cold_sample(), generator::warm_in_flight_sample()] {
                 let dir = root.join(sc.stamp);
-                synth::write_run(&sc, &dir)?;
+                generator::write_run(&sc, &dir)?;
                 println!("{}", dir.display());
             }
         }
         Some("big") => {
             let dir = PathBuf::from(args.get(1).map(String::as_str).unwrap_or("/tmp/perfreport-big"));
-            let sc = synth::big(arg("--zot-mb", 300) * 1_000_000, arg("--sccache-mb", 50) * 1_000_000);
-            synth::write_run(&sc, &dir)?;
+            let sc = generator::big(arg("--zot-mb", 300) * 1_000_000, arg("--sccache-mb", 50) * 1_000_000);
+            generator::write_run(&sc, &dir)?;
             println!("{}", dir.display());
         }
         Some("nightly") => {
@@ -41,7 +42,7 @@ fn main() -> std::io::Result<()> {
                     .unwrap_or_else(|_| format!("night-{night:05}"));
                 // A run's stamp is &'static: this short-lived generator leaks one string per run.
                 let stamp: &'static str = Box::leak(day.into_boxed_str());
-                synth::write_run(&synth::nightly(night, runs / 2, stamp), &root.join(stamp))?;
+                generator::write_run(&generator::nightly(night, runs / 2, stamp), &root.join(stamp))?;
             }
             println!("{} ({runs} runs)", root.display());
         }

@@ -1,0 +1,24 @@
+//! `perfreport check`: does each input's producer still agree with its parser?
+
+use super::{print_json, RunArgs, EXIT_STRICT};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let run = perfreport::model::load(&args.run.run_dir()?)?;
+    let report = perfreport::check::check(&run);
+    if args.json {
+        print_json(&report)?;
+    } else {
+        // render_text quotes every field itself, so an input's newline cannot fake a line.
+        print!("{}", perfreport::check::render_text(&report));
+    }
+    Ok(if report.ok { 0 } else { EXIT_STRICT })
+}

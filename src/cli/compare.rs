@@ -1,0 +1,31 @@
+//! `perfreport compare`: what changed from run A to run B.
+
+use super::{history_runs, print_json, view_of, EXIT_STRICT};
+use perfreport::term::quote_lines;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    run_a: PathBuf,
+    run_b: PathBuf,
+    /// A root of earlier runs whose spread sets the noise band.
+    #[arg(long)]
+    history: Option<PathBuf>,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let (a, b) = (view_of(&args.run_a)?, view_of(&args.run_b)?);
+    let earlier = match &args.history {
+        Some(h) => history_runs(h)?,
+        None => vec![],
+    };
+    let c = perfreport::compare::compare(&a, &b, &earlier);
+    if args.json {
+        print_json(&c)?;
+    } else {
+        print!("{}", quote_lines(&perfreport::compare::render_markdown(&c)));
+    }
+    Ok(if c.comparable { 0 } else { EXIT_STRICT })
+}

@@ -1,0 +1,48 @@
+//! `perfreport history`: how each target's cost moved across the runs under a root.
+
+use super::{shown, warn_all};
+use perfreport::history::{collect, render, view};
+use perfreport::term::quote_lines;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The runs root; default: $PERF_ROOT (/var/tmp/rocm-perf).
+    root: Option<PathBuf>,
+    /// Where to write; default: the root.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print history.json instead of the summary.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let root = args.root.unwrap_or_else(perfreport::runs::default_root);
+    if !root.is_dir() {
+        anyhow::bail!("{}: the runs root is not a directory", shown(&root));
+    }
+    let out = args.out.unwrap_or_else(|| root.clone());
+    let cache = collect::cache_in(&out);
+    let collected = collect::collect(&root, Some(&cache), Some(&out));
+    warn_all(&collected.warnings);
+    let view = view::build(&root.display().to_string(), &collected.runs);
+    let files = render::render_all(&view)?;
+    perfreport::output::write_all(&out, &files)?;
+    if args.json {
+        println!(
+            "{}",
+            perfreport::term::json(&String::from_utf8_lossy(&render::json(&view)))
+        );
+    } else {
+        print!("{}", quote_lines(&render::summary(&view)));
+        println!(
+            "{} runs read, {} from the cache; wrote {} files in {}",
+            collected.parsed,
+            collected.runs.len().saturating_sub(collected.parsed),
+            files.len(),
+            shown(&out)
+        );
+    }
+    Ok(0)
+}

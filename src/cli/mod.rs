@@ -1,0 +1,80 @@
+//! The subcommands, one module each: its arguments and what it does with
+//! them. Binary-side, not the library: they parse flags and print to a
+//! terminal; what they call is the library's.
+
+pub mod buildlog;
+pub mod check;
+pub mod compare;
+pub mod gate;
+pub mod history;
+pub mod metrics;
+pub mod placement;
+pub mod publish;
+pub mod ratios;
+pub mod report;
+pub mod serve;
+pub mod trace;
+
+use anyhow::Context;
+use perfreport::term::quote;
+use std::path::{Path, PathBuf};
+
+/// Exit codes: 0 done, 1 a contract broken under --strict, 2 unusable arguments or unwritable output.
+pub const EXIT_STRICT: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+
+/// Which run a subcommand reads: the one given, else the newest under the root.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The run directory; default: the newest run under $PERF_ROOT (/var/tmp/rocm-perf).
+    run_dir: Option<PathBuf>,
+    /// The root searched for the newest run when RUN_DIR is not given.
+    #[arg(long, env = "PERF_ROOT", default_value = perfreport::runs::DEFAULT_ROOT)]
+    root: PathBuf,
+}
+
+impl RunArgs {
+    /// The run directory given, else the newest under the root.
+    pub fn run_dir(&self) -> anyhow::Result<PathBuf> {
+        match &self.run_dir {
+            Some(d) => Ok(d.clone()),
+            None => perfreport::runs::newest(&self.root)
+                .with_context(|| format!("no run directory under {}", shown(&self.root))),
+        }
+    }
+}
+
+/// The run's view, read and built, with no output rendered.
+pub fn view_of(run_dir: &Path) -> anyhow::Result<perfreport::view::View> {
+    Ok(perfreport::view::build(&perfreport::model::load(run_dir)?))
+}
+
+/// A path for a terminal: its control characters quoted.
+pub fn shown(path: &Path) -> String {
+    quote(&path.display().to_string()).into_owned()
+}
+
+/// Prints each warning, quoted for the terminal.
+pub fn warn_all(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {}", quote(w));
+    }
+}
+
+/// Pretty JSON for standard output, its control characters escaped.
+pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    println!("{}", perfreport::term::json(&serde_json::to_string_pretty(value)?));
+    Ok(())
+}
+
+/// The runs of a history root, each read once: its figures are cached in
+/// the root (`.history-cache.json`), so a nightly gate reads only new runs.
+pub fn history_runs(root: &Path) -> anyhow::Result<Vec<perfreport::history::RunFigures>> {
+    if !root.is_dir() {
+        anyhow::bail!("{}: the history root is not a directory", shown(root));
+    }
+    let cache = perfreport::history::collect::cache_in(root);
+    let collected = perfreport::history::collect::collect(root, Some(&cache), None);
+    warn_all(&collected.warnings);
+    Ok(collected.runs)
+}

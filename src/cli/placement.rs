@@ -1,0 +1,55 @@
+//! `perfreport placement`: the balancer's costs as measured, its rule
+//! replayed on them, and its input files.
+
+use super::{print_json, shown, RunArgs};
+use perfreport::render::placement::{costs_file, fleet_file};
+use perfreport::term::{quote, quote_lines};
+use perfreport::view::placement::PlacementView;
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// placement.json on standard output instead of the text.
+    #[arg(long)]
+    json: bool,
+    /// Write the measured costs in the balancer's target-costs form (`build <target> <s>`, `cache <target> <bytes>`).
+    #[arg(long, value_name = "FILE")]
+    costs_out: Option<PathBuf>,
+    /// Write the nodes' measured `link_mbps` as a fleet manifest (JSON).
+    #[arg(long, value_name = "FILE")]
+    fleet_out: Option<PathBuf>,
+    /// A root of runs: medians over those at this run's mode, arch and job width, with n.
+    #[arg(long, value_name = "ROOT")]
+    history: Option<PathBuf>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let run_dir = args.run.run_dir()?;
+    let p = perfreport::placement::placement(&run_dir, args.history.as_deref())?;
+    if args.json {
+        print_json(&p)?;
+    } else {
+        print!("{}", quote_lines(&perfreport::render::placement::markdown(&p)?));
+    }
+    write_files(&p, args.costs_out.as_deref(), args.fleet_out.as_deref())?;
+    Ok(0)
+}
+
+/// `--costs-out` and `--fleet-out`: each file, and what it leaves out.
+fn write_files(p: &PlacementView, costs: Option<&Path>, fleet: Option<&Path>) -> anyhow::Result<()> {
+    if let Some(path) = costs {
+        let (text, left_out) = costs_file(p);
+        perfreport::output::write_atomic(path, text.as_bytes())?;
+        eprintln!("perfreport: wrote {}", shown(path));
+        for l in left_out {
+            eprintln!("perfreport: not in {}: {}", shown(path), quote(&l));
+        }
+    }
+    if let Some(path) = fleet {
+        perfreport::output::write_atomic(path, fleet_file(p).as_bytes())?;
+        eprintln!("perfreport: wrote {}", shown(path));
+    }
+    Ok(())
+}

@@ -1,0 +1,46 @@
+//! `perfreport publish`: a static site over every run under a root.
+
+use super::{shown, warn_all};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The runs root; default: $PERF_ROOT (/var/tmp/rocm-perf).
+    root: Option<PathBuf>,
+    /// The site directory to write.
+    #[arg(long)]
+    site: PathBuf,
+    /// Rebuild every run, not only the changed ones.
+    #[arg(long)]
+    force: bool,
+    /// Also publish the cache-ratios report of this bench.jsonl, linked from the index.
+    #[arg(long)]
+    bench: Option<PathBuf>,
+    /// Add to each run's report page what changed since the previous run (and until the next).
+    #[arg(long)]
+    compare_previous: bool,
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let root = args.root.unwrap_or_else(perfreport::runs::default_root);
+    let outcome = perfreport::publish::publish(&perfreport::publish::PublishOptions {
+        root: &root,
+        site: &args.site,
+        force: args.force,
+        bench: args.bench.as_deref(),
+        compare_previous: args.compare_previous,
+    })?;
+    warn_all(&outcome.warnings);
+    if !args.quiet {
+        let broken = outcome.runs.iter().filter(|r| r.status == "broken").count();
+        eprintln!(
+            "perfreport: {} runs in {} ({} rebuilt, {broken} broken)",
+            outcome.runs.len(),
+            shown(&args.site.join("index.html")),
+            outcome.rebuilt.len()
+        );
+    }
+    Ok(0)
+}

@@ -1,0 +1,72 @@
+//! `perfreport report`: one run's report.md, charts, index.html and data.json.
+
+use super::{shown, warn_all, RunArgs, EXIT_STRICT};
+use perfreport::term::quote;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// Inputs larger than this get a progress line on a terminal.
+const PROGRESS_BYTES: u64 = 64 << 20;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Where to write the outputs; default: the run directory.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Exit 1 when any input broke its contract (zero records, malformed lines, unreadable trace).
+    #[arg(long)]
+    strict: bool,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let run_dir = args.run.run_dir()?;
+    let tty = std::io::stderr().is_terminal() && !args.quiet;
+    let started = std::time::Instant::now();
+    let size = dir_size(&run_dir);
+    let progress = tty && size > PROGRESS_BYTES;
+    if progress {
+        eprint!("perfreport: reading {} ({:.0} MB)…", shown(&run_dir), size as f64 / 1e6);
+    }
+    let report = perfreport::report(&run_dir)?;
+    if progress {
+        eprintln!(" {:.2} s", started.elapsed().as_secs_f64());
+    }
+    let out_dir = args.out.unwrap_or_else(|| run_dir.clone());
+    let written = perfreport::output::write_all(&out_dir, &report.files)?;
+    if !args.quiet {
+        warn_all(&report.view.warnings);
+        if tty {
+            eprintln!(
+                "perfreport: {} ({} files, {written} changed) in {}",
+                shown(&out_dir.join(perfreport::render::markdown::FILE)),
+                report.files.len(),
+                shown(&out_dir)
+            );
+        }
+    }
+    if args.strict && !report.broken_inputs.is_empty() {
+        eprintln!(
+            "perfreport: --strict: inputs that broke their contract: {}",
+            quote(&report.broken_inputs.join(", "))
+        );
+        return Ok(EXIT_STRICT);
+    }
+    Ok(0)
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}

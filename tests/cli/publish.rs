@@ -1,0 +1,201 @@
+//! `perfreport publish`: the static site over every run, and its incremental rebuild.
+
+use crate::util::*;
+
+/// A root of runs: the two samples and a run whose only input is garbage.
+fn root_of_runs() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    for stamp in [COLD, WARM] {
+        let dst = root.path().join(stamp);
+        std::fs::create_dir(&dst).unwrap();
+        copy_run(&sample(stamp), &dst);
+    }
+    std::fs::create_dir(root.path().join("20261019T020000Z-broken")).unwrap();
+    std::fs::write(root.path().join("20261019T020000Z-broken/run.json"), "{not json").unwrap();
+    root
+}
+
+#[test]
+fn publish_lists_every_run_newest_first_with_the_broken_one_and_its_reason() {
+    let root = root_of_runs();
+    let site = tempfile::tempdir().unwrap();
+    let o = publish(root.path(), site.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let index = std::fs::read_to_string(site.path().join("index.html")).unwrap();
+    let warm = index.find(&format!("data-run=\"{WARM}\"")).unwrap();
+    let cold = index.find(&format!("data-run=\"{COLD}\"")).unwrap();
+    let broken = index.find("data-run=\"20261019T020000Z-broken\"").unwrap();
+    assert!(warm < cold && cold < broken, "newest first");
+    assert!(index.contains("data-status=\"in flight\""));
+    let row = &index[broken..(broken + 600).min(index.len())];
+    assert!(
+        row.contains("broken: no input could be read") && row.contains("not a run description"),
+        "{row}"
+    );
+    for f in [
+        "index.html",
+        "data.json",
+        "report.md",
+        "report.html",
+        "charts/timeline.svg",
+    ] {
+        assert!(site.path().join("runs").join(COLD).join(f).exists(), "{f}");
+    }
+    let page = std::fs::read_to_string(site.path().join("runs").join(COLD).join("index.html")).unwrap();
+    assert!(
+        page.contains("<script src=\"../../runs.js\"></script>"),
+        "the run selector"
+    );
+    let runs_js = std::fs::read_to_string(site.path().join("runs.js")).unwrap();
+    assert!(runs_js.contains(WARM) && runs_js.contains(COLD) && runs_js.contains("broken"));
+    // With --bench, the ratios page is published and linked.
+    let bench = sample(COLD).parent().unwrap().join("bench/bench.jsonl");
+    let o = perfreport(&[
+        "publish",
+        root.path().to_str().unwrap(),
+        "--site",
+        site.path().to_str().unwrap(),
+        "--bench",
+        bench.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(site.path().join("bench/ratios.html").exists());
+    assert!(std::fs::read_to_string(site.path().join("index.html"))
+        .unwrap()
+        .contains("href=\"bench/ratios.html\""));
+}
+
+#[test]
+fn every_link_of_the_published_site_resolves() {
+    let root = root_of_runs();
+    let site = tempfile::tempdir().unwrap();
+    assert!(publish(root.path(), site.path()).status.success());
+    let mut checked = 0;
+    for file in walk(site.path())
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+    {
+        let html = std::fs::read_to_string(&file).unwrap();
+        for attr in ["href=\"", "src=\""] {
+            for part in html.split(attr).skip(1) {
+                let target = part.split('"').next().unwrap();
+                if target.starts_with("data:") || target.starts_with('#') || target.is_empty() {
+                    continue;
+                }
+                assert!(
+                    !target.contains("://") && !target.starts_with('/'),
+                    "{}: not relative: {target}",
+                    file.display()
+                );
+                let path = target.split('#').next().unwrap().replace("%20", " ");
+                let resolved = file.parent().unwrap().join(&path);
+                assert!(resolved.exists(), "{}: broken link {target}", file.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10, "only {checked} links checked");
+}
+
+#[test]
+fn a_second_publish_rewrites_nothing_and_a_new_run_rebuilds_only_it_and_the_index() {
+    let root = root_of_runs();
+    let site = tempfile::tempdir().unwrap();
+    assert!(publish(root.path(), site.path()).status.success());
+    let first = mtimes(site.path());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let again = publish(root.path(), site.path());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("(0 rebuilt"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(mtimes(site.path()), first, "nothing rewritten");
+    // A new run: only its pages, the index and the run list change.
+    let newer = root.path().join("20261022T020000Z");
+    std::fs::create_dir(&newer).unwrap();
+    std::fs::copy(
+        fixture("buildx-history-trace-jaeger.json"),
+        newer.join("trace-bake.json"),
+    )
+    .unwrap();
+    let o = publish(root.path(), site.path());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("(1 rebuilt"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let after = mtimes(site.path());
+    for (path, t) in &first {
+        let name = path.strip_prefix(site.path()).unwrap().to_string_lossy().into_owned();
+        // The site-wide pages: the index and the history a new run joins.
+        if ["index.html", "runs.js", "manifest.json", "history.html", "history.json"].contains(&name.as_str()) {
+            continue;
+        }
+        assert_eq!(after.get(path), Some(t), "{name} was rewritten");
+    }
+    assert!(after.keys().any(|p| p.ends_with("runs/20261022T020000Z/index.html")));
+    // The same runs give byte-identical sites.
+    let other = tempfile::tempdir().unwrap();
+    assert!(publish(root.path(), other.path()).status.success());
+    for p in walk(site.path()) {
+        let rel = p.strip_prefix(site.path()).unwrap();
+        assert_eq!(
+            std::fs::read(&p).unwrap(),
+            std::fs::read(other.path().join(rel)).unwrap(),
+            "{}",
+            rel.display()
+        );
+    }
+}
+
+#[test]
+fn a_symlink_loop_under_the_root_is_reported_and_the_rest_published() {
+    let root = root_of_runs();
+    std::os::unix::fs::symlink(root.path(), root.path().join("loop")).unwrap();
+    let site = tempfile::tempdir().unwrap();
+    let o = publish(root.path(), site.path());
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("symlink loop"), "{stderr}");
+    assert!(site.path().join("runs").join(COLD).join("index.html").exists());
+}
+
+#[test]
+fn publish_compare_previous_adds_a_section_to_both_runs_report_pages() {
+    let root = root_of_runs();
+    // A later cold run: comparable with the cold sample, not with the warm one.
+    let later = root.path().join("20261022T020000Z");
+    std::fs::create_dir(&later).unwrap();
+    copy_run(&sample(COLD), &later);
+    let run_json = std::fs::read_to_string(later.join("run.json")).unwrap();
+    let run_json = run_json
+        .replace("2026-10-20T02:00:00Z", "2026-10-22T02:00:00Z")
+        .replace(COLD, "20261022T020000Z");
+    std::fs::write(later.join("run.json"), run_json).unwrap();
+    stretch_root(&later.join("trace-rocm-base.json"), 2.0);
+    let site = tempfile::tempdir().unwrap();
+    let o = perfreport(&[
+        "publish",
+        root.path().to_str().unwrap(),
+        "--site",
+        site.path().to_str().unwrap(),
+        "--compare-previous",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = |dir: &str| std::fs::read_to_string(site.path().join("runs").join(dir).join("report.html")).unwrap();
+    // Newest first: 1022 (cold) <- 1021 (warm) <- 1020 (cold). Neighbours of another mode are refused.
+    let newest = page("20261022T020000Z");
+    assert!(
+        newest.contains("Since the previous run (20261021T020000Z)"),
+        "the warm run came before it"
+    );
+    assert!(newest.contains("Not comparable") && newest.contains("mode differs"));
+    let warm = page(WARM);
+    assert!(
+        warm.contains("Since the previous run (20261020T020000Z)")
+            && warm.contains("Until the next run (20261022T020000Z)")
+    );
+    let oldest = page(COLD);
+    assert!(oldest.contains("Until the next run (20261021T020000Z)"));
+}
