@@ -5,10 +5,12 @@
 pub mod artifacts;
 pub mod contract;
 pub mod find;
+pub mod incremental;
 pub mod json_scan;
 pub mod json_shape;
 pub mod lines;
 pub mod placement;
+pub mod read;
 pub mod run_json;
 pub mod samples;
 pub mod sccache;
