@@ -12,6 +12,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
 pub mod placement;
+pub mod summary;
 mod why;
 
 pub const SCHEMA: u32 = 1;
@@ -967,7 +968,7 @@ pub fn build(run: &Run) -> View {
     }
     why::explain(&mut view, run);
     view.placement = placement::build(&view, run);
-    view.summary = crate::render::summary::sentences(&view);
+    view.summary = summary::sentences(&view);
     view
 }
 

@@ -11,7 +11,6 @@ pub mod metrics;
 pub mod perfetto;
 pub mod placement;
 pub mod ratios;
-pub mod summary;
 
 use crate::error::Result;
 use crate::output::OutFile;
