@@ -41,6 +41,9 @@ mod history;
 #[path = "perf/family.rs"]
 mod family;
 
+#[path = "design/module_graph.rs"]
+mod design;
+
 /// An outside tool a test needs, or `None` with a notice on a developer
 /// machine without it. In CI a missing tool fails the test: `.ci/run`
 /// installs it.

@@ -1,7 +1,6 @@
 //! Analysis: pure functions from the run model to figures. Each is
 //! unit-tested on small hand-made cases with numbers worked out by hand.
 
-pub mod comparable;
 pub mod contention;
 pub mod costs;
 pub mod fleet;
