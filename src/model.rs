@@ -9,6 +9,7 @@ use crate::input::placement::{Placement, Placements};
 pub(crate) use crate::input::read::{mtime_of, read_at_most};
 use crate::input::read::{read_lines, size_of};
 use crate::input::run_json::{self, RunInfo};
+use crate::input::run_rules;
 use crate::input::samples::Samples;
 use crate::input::sccache::{LogFormat, SccacheLog, SccacheSink};
 use crate::input::trace::{self, Encoding, Span};
@@ -385,17 +386,11 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>) -> Result<Run> {
     }
     // A target the harness announced but whose trace is missing.
     if let Some(info) = &run.info {
-        for t in &info.targets {
-            let file = format!("trace-{t}.json");
-            if !inputs.iter().any(|i| i.name == file) {
-                let mut r = InputReport::absent(&file);
-                r.warnings.push(if info.in_flight {
-                    format!("{file}: no trace yet for target {t} (the run is in flight)")
-                } else {
-                    format!("{file}: run.json lists target {t} but the run has no trace for it")
-                });
-                inputs.push(r);
-            }
+        let missing = run_rules::announced_without_trace(info, |file| inputs.iter().any(|i| i.name == file));
+        for (file, warning) in missing {
+            let mut r = InputReport::absent(&file);
+            r.warnings.push(warning);
+            inputs.push(r);
         }
     }
     inputs.sort_by(|a, b| a.name.cmp(&b.name));

@@ -12,6 +12,7 @@ pub mod lines;
 pub mod placement;
 pub mod read;
 pub mod run_json;
+pub mod run_rules;
 pub mod samples;
 pub mod sccache;
 pub mod trace;

@@ -6,6 +6,7 @@ use super::context::Context;
 use super::{r1, r3, series, NodeView, Series, TargetView};
 use crate::analysis::node_time::node_time;
 use crate::analysis::nodes::{self, NodeSeries};
+use crate::input::run_rules;
 use crate::input::samples::Sample;
 use crate::model;
 use crate::timefmt::Micros;
@@ -44,14 +45,8 @@ fn node_names(cx: &Context, warnings: &mut Vec<String>) -> Vec<String> {
 
 pub(super) fn build(cx: &Context, targets: &[TargetView], warnings: &mut Vec<String>) -> Vec<NodeView> {
     let names = node_names(cx, warnings);
-    if cx.info.is_some_and(|i| !i.nodes.is_empty()) {
-        for n in cx.run.samples.by_node.keys() {
-            if cx.node_info(n).is_none() {
-                warnings.push(format!(
-                    "samples.jsonl: samples from node {n}, which run.json does not list"
-                ));
-            }
-        }
+    if let Some(info) = cx.info {
+        warnings.extend(run_rules::samples_from_unlisted_nodes(info, cx.run.samples.by_node.keys()));
     }
     // Each node's samples are analysed and reduced independently: one node per core.
     let mut per_node: BTreeMap<&str, AnalysedNode> = {
