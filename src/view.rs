@@ -61,7 +61,14 @@ pub struct View {
     pub provenance: Provenance,
     /// Why a field above is `null`, keyed by field name.
     pub why_null: BTreeMap<String, String>,
+    /// Why a chart draws nothing, keyed by chart (`cpu_mem`); absent when
+    /// every chart draws. The SVG and the page both only read it.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub why_empty: BTreeMap<&'static str, String>,
 }
+
+/// The CPU and memory chart's key in `View::why_empty`.
+pub const CPU_MEM: &str = "cpu_mem";
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Tool {
@@ -434,7 +441,10 @@ pub fn build(run: &Run) -> View {
         artifacts: run.artifacts.clone(),
         placement: Default::default(),
         why_null: BTreeMap::new(),
+        why_empty: BTreeMap::new(),
     };
+    view.why_empty
+        .extend(nodes::why_cpu_mem_empty(run, &view.nodes).map(|w| (CPU_MEM, w)));
     lanes::warn_inputs(&mut view.inputs, lanes.zot_clamped, &far);
     why::explain(&mut view, run);
     view.placement = placement::build(&view, run);

@@ -44,6 +44,9 @@ mod family;
 #[path = "design/module_graph.rs"]
 mod design;
 
+#[path = "design/one_source.rs"]
+mod one_source;
+
 /// An outside tool a test needs, or `None` with a notice on a developer
 /// machine without it. In CI a missing tool fails the test: `.ci/run`
 /// installs it.

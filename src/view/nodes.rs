@@ -8,7 +8,7 @@ use crate::analysis::node_time::node_time;
 use crate::analysis::nodes::{self, NodeSeries};
 use crate::input::run_rules;
 use crate::input::samples::Sample;
-use crate::model;
+use crate::model::{self, Run};
 use crate::timefmt::Micros;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -46,7 +46,10 @@ fn node_names(cx: &Context, warnings: &mut Vec<String>) -> Vec<String> {
 pub(super) fn build(cx: &Context, targets: &[TargetView], warnings: &mut Vec<String>) -> Vec<NodeView> {
     let names = node_names(cx, warnings);
     if let Some(info) = cx.info {
-        warnings.extend(run_rules::samples_from_unlisted_nodes(info, cx.run.samples.by_node.keys()));
+        warnings.extend(run_rules::samples_from_unlisted_nodes(
+            info,
+            cx.run.samples.by_node.keys(),
+        ));
     }
     // Each node's samples are analysed and reduced independently: one node per core.
     let mut per_node: BTreeMap<&str, AnalysedNode> = {
@@ -132,4 +135,16 @@ fn node(
         reduced: cpu_reduced || mem_reduced,
         why_null: why,
     }
+}
+
+/// Why the CPU and memory chart draws nothing: no node has a point of either.
+pub(super) fn why_cpu_mem_empty(run: &Run, nodes: &[NodeView]) -> Option<String> {
+    if nodes.iter().any(|n| !n.cpu.t.is_empty() || !n.mem.t.is_empty()) {
+        return None;
+    }
+    Some(if run.input(model::SAMPLES).is_some_and(|i| i.present) {
+        "samples.jsonl holds no usable node samples".into()
+    } else {
+        "no samples.jsonl in this run".into()
+    })
 }
