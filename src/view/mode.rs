@@ -72,3 +72,42 @@ pub(super) fn mode_note(mode: Option<Mode>, targets: &[UploadSeen]) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_note_warm_and_unknown_say_what_totals_include() {
+        assert_eq!(
+            mode_note(Some(Mode::Warm), &[]),
+            "warm run: totals include the cache export"
+        );
+        assert!(mode_note(None, &[]).starts_with("mode unknown"));
+    }
+
+    #[test]
+    fn mode_note_cold_names_each_target_that_uploaded_and_the_ones_not_known() {
+        let seen: [UploadSeen; 3] = [
+            ("a", Some((90.0, Some(6_400_000_000)))),
+            ("b", Some((0.0, None))),
+            ("c", None),
+        ];
+        assert_eq!(
+            mode_note(Some(Mode::Cold), &seen),
+            "cold run, yet the traces show uploads: the cache export of a (uploaded 1m30s, 6.4 GB) was not cleared, so its total includes it; b showed no upload, so export is excluded there; for c (no trace) it is not known"
+        );
+    }
+
+    #[test]
+    fn mode_note_cold_without_uploads_or_traces() {
+        assert_eq!(
+            mode_note(Some(Mode::Cold), &[("b", Some((0.0, None)))]),
+            "cold run: no trace shows an upload, so totals exclude export"
+        );
+        assert_eq!(
+            mode_note(Some(Mode::Cold), &[("c", None)]),
+            "cold run: no trace shows whether the cache export was cleared, so whether totals include it is not known"
+        );
+    }
+}
