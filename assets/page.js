@@ -158,9 +158,9 @@
       el("line", { x1: MARGIN.left, x2: MARGIN.left + x.width, y1: y(p), y2: y(p), "class": "grid" }, svg);
       text(svg, MARGIN.left - 6, y(p) + 4, p + "%", { "text-anchor": "end", "class": "tick" });
     }
-    var any = data.nodes.some(function (n) { return n.cpu.t.length || n.mem.t.length; });
-    if (!any) {
-      var why = data.inputs["samples.jsonl"] && data.inputs["samples.jsonl"].present ? "samples.jsonl holds no usable node samples" : "no samples.jsonl in this run";
+    // Whether the chart is empty, and why, is the view's (data.json `why_empty`).
+    var why = data.why_empty && data.why_empty.cpu_mem;
+    if (why) {
       text(svg, MARGIN.left + x.width / 2, top + ph / 2, "not drawn: " + why, { "text-anchor": "middle", "class": "why" });
     }
     var clip = clipRect(svg, "clip-cpu", top, ph, x);
@@ -369,14 +369,14 @@
   function drawLanes() {
     var s = data.sccache, z = data.zot;
     drawLane("chart-sccache", s, s.bucket_s + " s", [
-      { name: "hits", colour: "#2ca02c", get: function (p) { return p.hits; }, fmt: String },
-      { name: "misses", colour: "#d62728", get: function (p) { return p.misses; }, fmt: String },
-      { name: "writes", colour: "#1f77b4", get: function (p) { return p.writes; }, fmt: String }
+      { name: "hits", colour: STYLE.lanes.hits, get: function (p) { return p.hits; }, fmt: String },
+      { name: "misses", colour: STYLE.lanes.misses, get: function (p) { return p.misses; }, fmt: String },
+      { name: "writes", colour: STYLE.lanes.writes, get: function (p) { return p.writes; }, fmt: String }
     ], "");
     var rate = function (b) { return b / 1e6 / z.bucket_s; };
     drawLane("chart-zot", z, "MB/s over " + z.bucket_s + " s", [
-      { name: "layer cache", colour: "#9467bd", get: function (p) { return rate(p.cache_bytes); }, fmt: function (v) { return v.toFixed(1) + " MB/s"; } },
-      { name: "images", colour: "#7f7f7f", get: function (p) { return rate(p.image_bytes); }, fmt: function (v) { return v.toFixed(1) + " MB/s"; } }
+      { name: "layer cache", colour: STYLE.lanes["layer cache"], get: function (p) { return rate(p.cache_bytes); }, fmt: function (v) { return v.toFixed(1) + " MB/s"; } },
+      { name: "images", colour: STYLE.lanes.images, get: function (p) { return rate(p.image_bytes); }, fmt: function (v) { return v.toFixed(1) + " MB/s"; } }
     ], " MB/s");
   }
 

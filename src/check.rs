@@ -3,6 +3,7 @@
 //! the parser silently matched nothing, and the report said 0.
 
 use crate::analysis::targets;
+use crate::input::run_rules;
 use crate::input::sccache::LogFormat;
 use crate::model::{self, Run};
 use crate::term;
@@ -73,25 +74,17 @@ pub fn check(run: &Run) -> CheckReport {
             }
         }
     }
+    // The run-level rules, in the report's words. A present trace that
+    // cannot be read fails its own finding below.
     let mut run_level = vec![];
-    // Every announced target has a trace with a root and steps.
     if let Some(i) = info {
-        for t in &i.targets {
-            if !run.traces.iter().any(|tr| &tr.target == t) {
-                run_level.push(format!(
-                    "run.json lists target {t} but there is no readable trace-{t}.json"
-                ));
-            }
-        }
-        if !i.nodes.is_empty() {
-            for n in run.samples.by_node.keys() {
-                if !i.nodes.iter().any(|x| &x.name == n) {
-                    run_level.push(format!(
-                        "samples.jsonl has samples from node {n}, which run.json does not list"
-                    ));
-                }
-            }
-        }
+        let present = |file: &str| run.input(file).is_some_and(|r| r.present);
+        run_level.extend(
+            run_rules::announced_without_trace(i, present)
+                .into_iter()
+                .map(|(_, w)| w),
+        );
+        run_level.extend(run_rules::samples_from_unlisted_nodes(i, run.samples.by_node.keys()));
     }
     let window = sample_window(run);
     for tr in &run.traces {

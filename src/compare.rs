@@ -3,10 +3,12 @@
 //! inside the noise (the spread repeated runs show) is not a ranking; a
 //! target that moved nodes says so, since it lost that node's local cache.
 
-use crate::analysis::comparable::{comparable, Comparability};
+pub mod comparable;
+
 use crate::history::RunFigures;
 use crate::render::escape::md_text as md;
 use crate::view::View;
+use comparable::{comparable, Comparability};
 use serde::Serialize;
 use std::collections::BTreeMap;
 

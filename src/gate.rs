@@ -4,7 +4,7 @@
 //! resolve is reported, not gated. Bands come from the spread history shows
 //! (`history::bands`); the constants below are only the stated fallback.
 
-use crate::analysis::comparable::{comparable, Comparability};
+use crate::compare::comparable::{comparable, Comparability};
 use crate::history::bands::MetricBand;
 use crate::view::{TargetView, View};
 use serde::{Deserialize, Serialize};

@@ -3,18 +3,21 @@
 
 use crate::error::{Error, Result};
 use crate::input::artifacts::{Artifact, Artifacts};
-use crate::input::lines::{self, Tail};
+use crate::input::incremental::{self, LogCache};
+use crate::input::lines::Tail;
 use crate::input::placement::{Placement, Placements};
+pub(crate) use crate::input::read::{mtime_of, read_at_most};
+use crate::input::read::{read_lines, size_of};
 use crate::input::run_json::{self, RunInfo};
+use crate::input::run_rules;
 use crate::input::samples::Samples;
 use crate::input::sccache::{LogFormat, SccacheLog, SccacheSink};
 use crate::input::trace::{self, Encoding, Span};
 use crate::input::zot::{NodeHosts, ZotLog};
 use crate::input::{InputReport, ParseStats};
-use crate::live;
 use std::path::{Path, PathBuf};
 
-pub const RUN_JSON: &str = "run.json";
+pub const RUN_JSON: &str = run_json::FILE;
 pub const PLACEMENT: &str = "placement.txt";
 pub const SAMPLES: &str = "samples.jsonl";
 pub const SCCACHE: &str = "sccache.log";
@@ -90,33 +93,16 @@ pub fn is_run_dir(dir: &Path) -> bool {
     })
 }
 
-/// The size of a present file; `Ok(None)` when it does not exist.
-fn size_of(path: &Path) -> std::result::Result<Option<u64>, std::io::Error> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => Ok(Some(m.len())),
-        Ok(_) => Err(std::io::Error::other("not a regular file")),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
-/// A file's modification time, RFC 3339 in UTC.
-pub(crate) fn mtime_of(path: &Path) -> Option<String> {
-    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
-    jiff::Timestamp::try_from(modified).ok().map(|t| t.to_string())
-}
-
 fn xxh3(data: &[u8]) -> u64 {
     twox_hash::XxHash3_64::oneshot(data)
 }
 
-/// The most bytes of the inputs read whole. A run.json is a few kB: 16 MiB
-/// is thousands of nodes and targets. A trace is decoded into a JSON tree
-/// several times its size, and the traces of a run are decoded at once: a
-/// BuildKit record of a large build is a few MB (thousands of steps and
+/// The most bytes of the inputs read whole (run.json's is its parser's). A
+/// trace is decoded into a JSON tree several times its size, and the traces
+/// of a run are decoded at once: a BuildKit record of a large build is a few MB (thousands of steps and
 /// registry calls), so 256 MiB is fifty times that and still leaves the
 /// decoding at a few GB. The nginx directive is one line.
-pub const RUN_JSON_MAX: u64 = 16 << 20;
+pub const RUN_JSON_MAX: u64 = run_json::MAX_BYTES;
 pub const TRACE_MAX: u64 = 256 << 20;
 pub const NGINX_FORMAT_MAX: u64 = 1 << 20;
 
@@ -127,23 +113,6 @@ fn most_bytes(name: &str) -> u64 {
         NGINX_FORMAT => NGINX_FORMAT_MAX,
         _ => TRACE_MAX,
     }
-}
-
-/// A whole file of at most `max` bytes: `Ok(Err(size))` when it is larger
-/// (read no further than `max + 1` bytes, should it grow meanwhile).
-pub(crate) fn read_at_most(path: &Path, max: u64) -> std::io::Result<std::result::Result<Vec<u8>, u64>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata()?.len();
-    if size > max {
-        return Ok(Err(size));
-    }
-    let mut data = Vec::with_capacity(size as usize);
-    file.take(max + 1).read_to_end(&mut data)?;
-    if data.len() as u64 > max {
-        return Ok(Err(data.len() as u64));
-    }
-    Ok(Ok(data))
 }
 
 /// Reads a small whole-file input, reporting absence, I/O errors and a file
@@ -171,41 +140,14 @@ fn read_small(dir: &Path, name: &str) -> std::result::Result<Option<(Vec<u8>, u6
     }
 }
 
-/// Parses a line-oriented input with the parallel chunked reader.
-pub(crate) fn read_lines<S, F>(
-    dir: &Path,
-    name: &str,
-    tail: Tail,
-    format: Option<String>,
-    make: F,
-) -> (Option<S>, InputReport)
-where
-    S: lines::LineSink,
-    F: Fn() -> S + Sync,
-{
-    let path = dir.join(name);
-    match size_of(&path) {
-        Ok(None) => (None, InputReport::absent(name)),
-        Err(e) => (None, InputReport::unreadable(name, None, format!("cannot read: {e}"))),
-        Ok(Some(_)) => match lines::parse_file(&path, 0, tail, make) {
-            Ok(p) => {
-                let report =
-                    InputReport::from_parse(name, p.bytes, format, &p.stats).with_identity(mtime_of(&path), p.xxh3);
-                (Some(p.sink), report)
-            }
-            Err(e) => (None, InputReport::unreadable(name, None, format!("cannot read: {e}"))),
-        },
-    }
-}
-
 /// Loads and parses a run directory. Fails only when `dir` is not a run.
 pub fn load(dir: &Path) -> Result<Run> {
     load_with(dir, None)
 }
 
 /// As `load`; with a cache, the big logs are parsed only from where the
-/// previous load stopped (see `live`).
-pub fn load_with(dir: &Path, cache: Option<&mut live::LogCache>) -> Result<Run> {
+/// previous load stopped (see `input::incremental`).
+pub fn load_with(dir: &Path, cache: Option<&mut LogCache>) -> Result<Run> {
     let meta = std::fs::metadata(dir).map_err(|e| Error::NotARun {
         path: dir.to_path_buf(),
         reason: format!("cannot open: {e}"),
@@ -339,7 +281,7 @@ pub fn load_with(dir: &Path, cache: Option<&mut live::LogCache>) -> Result<Run> 
         s.spawn(|_| {
             let format = Some("samples: JSON lines".into());
             samples = Some(match cache_samples {
-                Some(slot) => live::read_tracked(dir, SAMPLES, tail, format, "", slot, Samples::default),
+                Some(slot) => incremental::read_tracked(dir, SAMPLES, tail, format, "", slot, Samples::default),
                 None => read_lines(dir, SAMPLES, tail, format, Samples::default),
             })
         });
@@ -355,7 +297,7 @@ pub fn load_with(dir: &Path, cache: Option<&mut live::LogCache>) -> Result<Run> 
                 log: SccacheLog::default(),
             };
             let (sink, report) = match cache_sccache {
-                Some(slot) => live::read_tracked(dir, SCCACHE, tail, Some(describe), &tag, slot, make),
+                Some(slot) => incremental::read_tracked(dir, SCCACHE, tail, Some(describe), &tag, slot, make),
                 None => read_lines(dir, SCCACHE, tail, Some(describe), make),
             };
             sccache = Some((sink.map(|s| s.log), report));
@@ -366,7 +308,7 @@ pub fn load_with(dir: &Path, cache: Option<&mut live::LogCache>) -> Result<Run> 
             let hosts = NodeHosts::new(node_hosts);
             let make = || ZotLog::for_nodes(hosts.clone());
             zot = Some(match cache_zot {
-                Some(slot) => live::read_tracked(dir, ZOT, tail, format, &hosts.tag(), slot, make),
+                Some(slot) => incremental::read_tracked(dir, ZOT, tail, format, &hosts.tag(), slot, make),
                 None => read_lines(dir, ZOT, tail, format, make),
             })
         });
@@ -444,17 +386,11 @@ pub fn load_with(dir: &Path, cache: Option<&mut live::LogCache>) -> Result<Run> 
     }
     // A target the harness announced but whose trace is missing.
     if let Some(info) = &run.info {
-        for t in &info.targets {
-            let file = format!("trace-{t}.json");
-            if !inputs.iter().any(|i| i.name == file) {
-                let mut r = InputReport::absent(&file);
-                r.warnings.push(if info.in_flight {
-                    format!("{file}: no trace yet for target {t} (the run is in flight)")
-                } else {
-                    format!("{file}: run.json lists target {t} but the run has no trace for it")
-                });
-                inputs.push(r);
-            }
+        let missing = run_rules::announced_without_trace(info, |file| inputs.iter().any(|i| i.name == file));
+        for (file, warning) in missing {
+            let mut r = InputReport::absent(&file);
+            r.warnings.push(warning);
+            inputs.push(r);
         }
     }
     inputs.sort_by(|a, b| a.name.cmp(&b.name));

@@ -161,6 +161,22 @@ pub fn parse_nginx_local(s: &str) -> Option<Micros> {
     Some(civil_micros(year, month, day, h, m, sec)? - offset_us)
 }
 
+/// A size in bytes for display, in powers of 1000: `6.4 GB`, `512 B`.
+pub fn human_bytes(b: f64) -> String {
+    let units = ["B", "kB", "MB", "GB", "TB"];
+    let mut v = b;
+    let mut i = 0;
+    while v.abs() >= 1000.0 && i + 1 < units.len() {
+        v /= 1000.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{v:.0} B")
+    } else {
+        format!("{v:.1} {}", units[i])
+    }
+}
+
 /// A duration in seconds for display: `38m52s`, `92s`, `1h04m`.
 pub fn human_duration(secs: f64) -> String {
     if !secs.is_finite() {

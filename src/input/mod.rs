@@ -4,9 +4,12 @@
 
 pub mod artifacts;
 pub mod contract;
+pub mod incremental;
 pub mod lines;
 pub mod placement;
+pub mod read;
 pub mod run_json;
+pub mod run_rules;
 pub mod samples;
 pub mod sccache;
 pub mod trace;

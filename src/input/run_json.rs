@@ -4,6 +4,13 @@ use super::ParseStats;
 use crate::timefmt::{self, Micros};
 use serde::Deserialize;
 
+/// Its name in a run directory.
+pub const FILE: &str = "run.json";
+
+/// The most bytes read of it: a run.json is a few kB, and 16 MiB is
+/// thousands of nodes and targets.
+pub const MAX_BYTES: u64 = 16 << 20;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
@@ -148,9 +155,7 @@ fn bytecount_lines(data: &[u8]) -> u64 {
 
 /// The `started_at` of a run directory's run.json, used to order runs.
 pub fn started_at_of(dir: &std::path::Path) -> Option<Micros> {
-    let data = crate::model::read_at_most(&dir.join(crate::model::RUN_JSON), crate::model::RUN_JSON_MAX)
-        .ok()?
-        .ok()?;
+    let data = super::read::read_at_most(&dir.join(FILE), MAX_BYTES).ok()?.ok()?;
     parse(&data).0?.started_at
 }
 

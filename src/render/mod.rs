@@ -14,7 +14,6 @@ pub mod metrics;
 pub mod perfetto;
 pub mod placement;
 pub mod ratios;
-pub mod summary;
 
 use crate::error::Result;
 use crate::output::OutFile;
@@ -38,6 +37,16 @@ pub const PALETTE: [(u8, u8, u8); 10] = [
     (127, 127, 127),
     (188, 189, 34),
     (23, 190, 207),
+];
+
+/// The cache lanes' series colours, by series name: the compiler cache's
+/// hits, misses and writes, the registry's layer cache and images.
+pub const LANE_COLOURS: [(&str, (u8, u8, u8)); 5] = [
+    ("hits", (44, 160, 44)),
+    ("misses", (214, 39, 40)),
+    ("writes", (31, 119, 180)),
+    ("layer cache", (148, 103, 189)),
+    ("images", (127, 127, 127)),
 ];
 
 pub fn colour(i: usize) -> (u8, u8, u8) {
@@ -109,6 +118,7 @@ pub fn page_style() -> serde_json::Value {
         "palette": PALETTE.iter().map(|c| hex(*c)).collect::<Vec<_>>(),
         "label": label,
         "light_alpha": LIGHT_ALPHA,
+        "lanes": LANE_COLOURS.iter().map(|(n, c)| (n.to_string(), serde_json::Value::from(hex(*c)))).collect::<serde_json::Map<_, _>>(),
         "upload": {
             "ink": hex(UPLOAD_INK),
             "paper": hex(UPLOAD_PAPER),

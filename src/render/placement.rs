@@ -4,10 +4,8 @@
 //! fleet manifest of measured links. They read the placement view only.
 
 use super::markdown::markdown_engine;
-use crate::analysis::costs::WORTH_SAYING_S;
 use crate::error::{Error, Result};
 use crate::input::run_json::Mode;
-use crate::timefmt::human_duration as dur;
 use crate::view::placement::PlacementView;
 use serde::Serialize;
 
@@ -92,28 +90,6 @@ fn source_lines(p: &PlacementView) -> Vec<String> {
             format!("`{field}` {of}: {from} (n = {n}{each})")
         })
         .collect()
-}
-
-/// The summary's line: the biggest move, when it saves more than a few
-/// minutes, and what the packing would save in all.
-pub fn summary(p: &PlacementView) -> Option<String> {
-    let r = &p.replay;
-    let m = r.moves.first().filter(|m| m.saves_s > WORTH_SAYING_S)?;
-    let whole = match r.saved_s {
-        Some(s) if s > 0.0 => format!(
-            "packed on measured costs, the run would have ended about {} sooner",
-            dur(s)
-        ),
-        _ => "packed on measured costs, the run would not have ended sooner".into(),
-    };
-    Some(format!(
-        "Placement: moving {} from {} to {} saves it {}: {}; {whole} (an estimate: see Placement).",
-        m.target,
-        m.from,
-        m.to,
-        dur(m.saves_s),
-        m.says
-    ))
 }
 
 /// A target name the `target-costs` form can carry: one word, nothing a

@@ -1,7 +1,7 @@
-//! Every `null` of the view says why. The figures are built in `view.rs`;
-//! this pass gives each field left `null` there its reason in the
-//! `why_null` of the object that holds it, from what the run shows (a
-//! missing input, a record not ended, a figure it is derived from). The
+//! Every `null` of the view says why. The figures are built by the section
+//! builders beside this file; this pass gives each field left `null` there
+//! its reason in the `why_null` of the object that holds it, from what the
+//! run shows (a missing input, a record not ended, a figure it is derived from). The
 //! generic walker in `tests/trust/nulls.rs` checks that none is forgotten.
 
 use super::{FleetView, NodeView, SccacheView, TargetView, View, ZotView};

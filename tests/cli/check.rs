@@ -76,7 +76,7 @@ fn check_passes_a_sound_run_and_names_every_contract_break() {
     assert!(problems("trace-bake.json").contains("clocks may be skewed"));
     let run_level = problems("(run)");
     assert!(
-        run_level.contains("target ghost but there is no readable trace-ghost.json"),
+        run_level.contains("trace-ghost.json: run.json lists target ghost but the run has no trace for it"),
         "{run_level}"
     );
     assert!(

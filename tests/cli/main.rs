@@ -37,6 +37,12 @@ mod history;
 #[path = "../perf/family.rs"]
 mod family;
 
+#[path = "../design/module_graph.rs"]
+mod design;
+
+#[path = "../design/one_source.rs"]
+mod one_source;
+
 mod buildlog;
 mod check;
 mod compare;

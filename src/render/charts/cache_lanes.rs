@@ -22,17 +22,23 @@ pub fn draw(view: &View) -> Result<String> {
     })
 }
 
+/// The `i`th lane series of `LANE_COLOURS` (which the page reads too): its name and colour.
+const fn lane(i: usize) -> (&'static str, RGBColor) {
+    let (name, (r, g, b)) = crate::render::LANE_COLOURS[i];
+    (name, RGBColor(r, g, b))
+}
+
 type SccacheLane = (&'static str, RGBColor, fn(&crate::view::SccachePoint) -> u64);
 const SCCACHE_LANES: [SccacheLane; 3] = [
-    ("hits", RGBColor(44, 160, 44), |p| p.hits),
-    ("misses", RGBColor(214, 39, 40), |p| p.misses),
-    ("writes", RGBColor(31, 119, 180), |p| p.writes),
+    (lane(0).0, lane(0).1, |p| p.hits),
+    (lane(1).0, lane(1).1, |p| p.misses),
+    (lane(2).0, lane(2).1, |p| p.writes),
 ];
 
 type ZotLane = (&'static str, RGBColor, fn(&crate::view::ZotPoint) -> u64);
 const ZOT_LANES: [ZotLane; 2] = [
-    ("layer cache", RGBColor(148, 103, 189), |p| p.cache_bytes),
-    ("images", RGBColor(127, 127, 127), |p| p.image_bytes),
+    (lane(3).0, lane(3).1, |p| p.cache_bytes),
+    (lane(4).0, lane(4).1, |p| p.image_bytes),
 ];
 
 fn sccache_entries(view: &View) -> Vec<LegendEntry> {

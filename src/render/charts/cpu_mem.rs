@@ -47,12 +47,7 @@ pub fn draw(view: &View) -> Result<String> {
             .x_label_formatter(&|v| axis.label(v))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()?;
-        if !view.nodes.iter().any(|n| drawn(&n)) {
-            let why = if view.inputs.get("samples.jsonl").is_some_and(|i| i.present) {
-                "samples.jsonl holds no usable node samples"
-            } else {
-                "no samples.jsonl in this run"
-            };
+        if let Some(why) = view.why_empty.get(crate::view::CPU_MEM) {
             return message(&root, why);
         }
         let budget = Budget::for_nodes(view.nodes.iter().filter(drawn).count());

@@ -1,13 +1,29 @@
 //! The report's opening sentences: what matters in a run, in words.
 
+use super::placement::PlacementView;
+use super::{human_bytes, View};
+use crate::analysis::costs::WORTH_SAYING_S;
 use crate::timefmt::human_duration as dur;
-use crate::view::{human_bytes, View};
 
 /// A target whose time outside its own steps exceeds this share is a story.
 pub const GAP_SHARE: f64 = 0.5;
 
+/// The sentences in the order the report opens with them.
 pub fn sentences(v: &View) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = vec![opening(v)];
+    out.extend(critical_path(v));
+    out.extend(still_running(v));
+    out.extend(outside_own_steps(v));
+    out.extend(estimate_misses(v));
+    out.extend(placement(&v.placement));
+    out.extend(compiler_cache(v));
+    out.extend(registry(v));
+    out.extend(broken_inputs(v));
+    out
+}
+
+/// The run in one line: what, where, how big, how long, and what totals include.
+fn opening(v: &View) -> String {
     let mode = match v.mode {
         Some(m) => format!("{} run", capitalise(&format!("{m:?}").to_lowercase())),
         None => "Run".into(),
@@ -22,46 +38,53 @@ pub fn sentences(v: &View) -> Vec<String> {
         .wall_s
         .map(|w| format!(", wall clock {}", dur(w)))
         .unwrap_or_default();
-    out.push(format!(
+    format!(
         "{mode} {}{}: {} nodes, {} targets{wall}{status}. {}.",
         v.stamp,
         v.arch.as_deref().map(|a| format!(" on {a}")).unwrap_or_default(),
         v.nodes.len(),
         v.targets.len(),
         capitalise(&v.mode_note),
-    ));
+    )
+}
 
-    if let Some(c) = &v.fleet.critical {
-        let idle_others: f64 = v
-            .nodes
-            .iter()
-            .filter(|n| n.name != c.node)
-            .filter_map(|n| n.idle_s)
-            .sum();
-        let others = v.nodes.iter().filter(|n| n.name != c.node).count();
-        let mut s = format!(
-            "The critical path was {}: it finished last, at +{}, with {} (it ran {}).",
-            c.node,
-            dur(c.end_s),
-            c.last_target,
-            c.targets.join(", ")
-        );
-        if others > 0 && v.nodes.iter().any(|n| n.idle_s.is_some()) {
-            s.push_str(&format!(
-                " The other {others} nodes sat idle for {} in all.",
-                dur(idle_others)
-            ));
-        }
-        out.push(s);
-    }
-
-    if !v.fleet.still_running.is_empty() {
-        out.push(format!(
-            "Still building on {}: the critical path is not known until every record has ended.",
-            v.fleet.still_running.join(", ")
+fn critical_path(v: &View) -> Option<String> {
+    let c = v.fleet.critical.as_ref()?;
+    let idle_others: f64 = v
+        .nodes
+        .iter()
+        .filter(|n| n.name != c.node)
+        .filter_map(|n| n.idle_s)
+        .sum();
+    let others = v.nodes.iter().filter(|n| n.name != c.node).count();
+    let mut s = format!(
+        "The critical path was {}: it finished last, at +{}, with {} (it ran {}).",
+        c.node,
+        dur(c.end_s),
+        c.last_target,
+        c.targets.join(", ")
+    );
+    if others > 0 && v.nodes.iter().any(|n| n.idle_s.is_some()) {
+        s.push_str(&format!(
+            " The other {others} nodes sat idle for {} in all.",
+            dur(idle_others)
         ));
     }
+    Some(s)
+}
 
+fn still_running(v: &View) -> Option<String> {
+    (!v.fleet.still_running.is_empty()).then(|| {
+        format!(
+            "Still building on {}: the critical path is not known until every record has ended.",
+            v.fleet.still_running.join(", ")
+        )
+    })
+}
+
+/// Targets whose time went mostly outside their own steps, uploads named.
+fn outside_own_steps(v: &View) -> Vec<String> {
+    let mut out = vec![];
     for t in &v.targets {
         let (Some(total), Some(gap)) = (t.total_s, t.gap_s) else {
             continue;
@@ -86,19 +109,48 @@ pub fn sentences(v: &View) -> Vec<String> {
         s.push('.');
         out.push(s);
     }
+    out
+}
 
-    for m in &v.fleet.estimate_misses {
-        out.push(format!(
-            "The balancer estimated {} at {}; it took {} ({:.1}× the estimate).",
-            m.target,
-            dur(m.est_s),
-            dur(m.actual_s),
-            m.ratio
-        ));
-    }
+fn estimate_misses(v: &View) -> Vec<String> {
+    v.fleet
+        .estimate_misses
+        .iter()
+        .map(|m| {
+            format!(
+                "The balancer estimated {} at {}; it took {} ({:.1}× the estimate).",
+                m.target,
+                dur(m.est_s),
+                dur(m.actual_s),
+                m.ratio
+            )
+        })
+        .collect()
+}
 
-    out.extend(super::placement::summary(&v.placement));
+/// The biggest placement move, when it saves more than a few minutes, and
+/// what the packing would save in all.
+fn placement(p: &PlacementView) -> Option<String> {
+    let r = &p.replay;
+    let m = r.moves.first().filter(|m| m.saves_s > WORTH_SAYING_S)?;
+    let whole = match r.saved_s {
+        Some(s) if s > 0.0 => format!(
+            "packed on measured costs, the run would have ended about {} sooner",
+            dur(s)
+        ),
+        _ => "packed on measured costs, the run would not have ended sooner".into(),
+    };
+    Some(format!(
+        "Placement: moving {} from {} to {} saves it {}: {}; {whole} (an estimate: see Placement).",
+        m.target,
+        m.from,
+        m.to,
+        dur(m.saves_s),
+        m.says
+    ))
+}
 
+fn compiler_cache(v: &View) -> Option<String> {
     let s = &v.sccache;
     if let (Some(h), Some(m)) = (s.hits, s.misses) {
         let ratio = s
@@ -109,13 +161,18 @@ pub fn sentences(v: &View) -> Vec<String> {
             Some(b) => format!(" ({})", human_bytes(b as f64)),
             None => " (size unknown)".into(),
         };
-        out.push(format!(
+        Some(format!(
             "Compiler cache: {h} hits, {m} misses{ratio}, {} writes{written}.",
             s.writes.unwrap_or(0)
-        ));
-    } else if let Some(why) = &s.why {
-        out.push(format!("Compiler cache: not measured ({why})."));
+        ))
+    } else {
+        s.why
+            .as_ref()
+            .map(|why| format!("Compiler cache: not measured ({why})."))
     }
+}
+
+fn registry(v: &View) -> Option<String> {
     let z = &v.zot;
     if let (Some(c), Some(i)) = (z.cache_write_bytes, z.image_write_bytes) {
         let no_size = z
@@ -123,31 +180,32 @@ pub fn sentences(v: &View) -> Vec<String> {
             .filter(|n| *n > 0)
             .map(|n| format!("; {n} writes of unknown size"))
             .unwrap_or_default();
-        out.push(format!(
+        Some(format!(
             "Registry: {} written, {} of it layer cache and {} images, over {} requests{no_size}.",
             human_bytes((c + i) as f64),
             human_bytes(c as f64),
             human_bytes(i as f64),
             z.requests.unwrap_or(0)
-        ));
-    } else if let Some(why) = &z.why {
-        out.push(format!("Registry: not measured ({why})."));
+        ))
+    } else {
+        z.why.as_ref().map(|why| format!("Registry: not measured ({why})."))
     }
+}
 
+fn broken_inputs(v: &View) -> Option<String> {
     let broken: Vec<&str> = v
         .inputs
         .iter()
         .filter(|(_, i)| i.contract_broken)
         .map(|(n, _)| n.as_str())
         .collect();
-    if !broken.is_empty() {
-        out.push(format!(
+    (!broken.is_empty()).then(|| {
+        format!(
             "Check before trusting: {} broke {} contract (see Inputs).",
             broken.join(", "),
             if broken.len() == 1 { "its" } else { "their" }
-        ));
-    }
-    out
+        )
+    })
 }
 
 fn capitalise(s: &str) -> String {

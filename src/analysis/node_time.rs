@@ -1,0 +1,84 @@
+//! How a node spent the run's window: busy with its targets' records, idle
+//! the rest, and idle after its last target. A node still building has not
+//! finished, so it has no "idle after" yet.
+
+use super::fleet;
+use crate::timefmt::{Micros, MICROS_PER_SEC};
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodeTime {
+    pub busy_s: Option<f64>,
+    pub idle_s: Option<f64>,
+    /// Why busy and idle are unknown.
+    pub why_busy: Option<&'static str>,
+    /// When its last record ended; `None` while one is still running.
+    pub finished: Option<Micros>,
+    /// From `finished` to the window's end.
+    pub idle_after_s: Option<f64>,
+}
+
+/// `records` are the node's targets' records, `running` whether one has not
+/// ended, `placed` whether placement.txt tied targets to nodes at all.
+pub fn node_time(
+    records: &[(Micros, Micros)],
+    running: bool,
+    window: Option<(Micros, Micros)>,
+    placed: bool,
+) -> NodeTime {
+    let mut t = NodeTime::default();
+    match window {
+        Some(w) if placed => {
+            let (busy, idle) = fleet::busy_idle(records, w);
+            (t.busy_s, t.idle_s) = (Some(busy), Some(idle));
+        }
+        Some(_) => t.why_busy = Some("no placement.txt: targets cannot be tied to nodes"),
+        None => t.why_busy = Some("the run's time window is unknown"),
+    }
+    if !running {
+        t.finished = records.iter().map(|r| r.1).max();
+        t.idle_after_s = t
+            .finished
+            .zip(window)
+            .map(|(f, w)| (w.1 - f).max(0) as f64 / MICROS_PER_SEC);
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Micros = 1_000_000;
+
+    #[test]
+    fn busy_is_the_union_of_records_and_idle_the_rest_of_the_window() {
+        // 0-100 s window; records 10-30 and 20-40 overlap: busy 30 s, idle 70 s, idle after 60 s.
+        let t = node_time(&[(10 * S, 30 * S), (20 * S, 40 * S)], false, Some((0, 100 * S)), true);
+        assert_eq!((t.busy_s, t.idle_s, t.why_busy), (Some(30.0), Some(70.0), None));
+        assert_eq!((t.finished, t.idle_after_s), (Some(40 * S), Some(60.0)));
+    }
+
+    #[test]
+    fn busy_and_idle_are_unknown_without_placement_or_window() {
+        let t = node_time(&[(10 * S, 30 * S)], false, Some((0, 100 * S)), false);
+        assert_eq!((t.busy_s, t.idle_s), (None, None));
+        assert_eq!(t.why_busy, Some("no placement.txt: targets cannot be tied to nodes"));
+        let t = node_time(&[(10 * S, 30 * S)], false, None, true);
+        assert_eq!(t.why_busy, Some("the run's time window is unknown"));
+        assert_eq!((t.finished, t.idle_after_s), (Some(30 * S), None));
+    }
+
+    #[test]
+    fn a_node_still_building_has_not_finished() {
+        let t = node_time(&[(10 * S, 100 * S)], true, Some((0, 100 * S)), true);
+        assert_eq!((t.busy_s, t.idle_s), (Some(90.0), Some(10.0)));
+        assert_eq!((t.finished, t.idle_after_s), (None, None));
+    }
+
+    #[test]
+    fn idle_after_is_never_negative() {
+        // A record ending past the window (clamped there by the busy time).
+        let t = node_time(&[(10 * S, 120 * S)], false, Some((0, 100 * S)), true);
+        assert_eq!(t.idle_after_s, Some(0.0));
+    }
+}

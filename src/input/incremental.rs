@@ -1,0 +1,346 @@
+//! Incremental reading of the big line-oriented logs of a run in flight:
+//! each is parsed only from where the previous parse stopped, and the new
+//! aggregate is merged into the old. A file that was truncated or replaced
+//! (another inode, shorter than what was read, or different bytes at its
+//! start or just before the offset) is parsed again from the start. (A
+//! rewrite in place to the same length that keeps both of those is not
+//! noticed: producers append, or truncate and rewrite from the start.)
+
+use super::lines::{self, LineSink, Tail};
+use super::read::mtime_of;
+use super::{InputReport, ParseStats};
+use std::hash::Hasher as _;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use twox_hash::XxHash3_64 as Xxh3;
+
+/// Bytes before the offset compared on every refresh to notice a file
+/// rewritten in place to at least the same length.
+const GUARD: u64 = 64;
+
+/// What was parsed of one log so far: whole lines up to `offset`.
+#[derive(Clone)]
+pub struct Tracked<S> {
+    file_id: (u64, u64),
+    offset: u64,
+    head: Vec<u8>,
+    guard: Vec<u8>,
+    tag: String,
+    sink: S,
+    stats: ParseStats,
+    hasher: Xxh3,
+    /// The offset lies inside a line longer than the reader holds, already
+    /// counted: the next parse passes over the rest of it.
+    skipping: bool,
+}
+
+/// The tracked state of the three big logs of one run.
+#[derive(Default)]
+pub struct LogCache {
+    pub samples: Option<Tracked<super::samples::Samples>>,
+    pub sccache: Option<Tracked<super::sccache::SccacheSink>>,
+    pub zot: Option<Tracked<super::zot::ZotLog>>,
+}
+
+impl LogCache {
+    /// Bytes of whole lines already parsed, per log (what the next refresh skips).
+    pub fn offsets(&self) -> [u64; 3] {
+        [
+            self.samples.as_ref().map_or(0, |t| t.offset),
+            self.sccache.as_ref().map_or(0, |t| t.offset),
+            self.zot.as_ref().map_or(0, |t| t.offset),
+        ]
+    }
+}
+
+fn file_id(meta: &std::fs::Metadata) -> (u64, u64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (meta.dev(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        (0, 0)
+    }
+}
+
+fn read_guard(file: &mut std::fs::File, offset: u64) -> std::io::Result<Vec<u8>> {
+    let from = offset.saturating_sub(GUARD);
+    file.seek(SeekFrom::Start(from))?;
+    let mut buf = vec![0; (offset - from) as usize];
+    file.read_exact(&mut buf)?;
+    Ok(buf)
+}
+
+/// Whether the tracked part of the file is still the file's prefix.
+fn still_prefix<S>(t: &Tracked<S>, meta: &std::fs::Metadata, file: &mut std::fs::File, tag: &str) -> bool {
+    t.tag == tag
+        && t.file_id == file_id(meta)
+        && meta.len() >= t.offset
+        && read_guard(file, t.offset).map(|g| g == t.guard).unwrap_or(false)
+        && read_head(file, t.head.len() as u64)
+            .map(|h| h == t.head)
+            .unwrap_or(false)
+}
+
+fn read_head(file: &mut std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut buf = vec![0; len as usize];
+    file.read_exact(&mut buf)?;
+    Ok(buf)
+}
+
+/// Parses a log incrementally into `slot`; returns what the run model needs: the
+/// aggregate including the unfinished last line, and the input's report.
+pub fn read_tracked<S, F>(
+    dir: &Path,
+    name: &str,
+    tail: Tail,
+    format: Option<String>,
+    tag: &str,
+    slot: &mut Option<Tracked<S>>,
+    make: F,
+) -> (Option<S>, InputReport)
+where
+    S: LineSink + Clone,
+    F: Fn() -> S + Sync,
+{
+    let path = dir.join(name);
+    let meta = match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() => m,
+        Ok(_) => {
+            *slot = None;
+            return (
+                None,
+                InputReport::unreadable(name, None, "cannot read: not a regular file".into()),
+            );
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            *slot = None;
+            return (None, InputReport::absent(name));
+        }
+        Err(e) => {
+            *slot = None;
+            return (None, InputReport::unreadable(name, None, format!("cannot read: {e}")));
+        }
+    };
+    let result = (|| -> std::io::Result<(S, ParseStats, u64, u64)> {
+        let mut file = std::fs::File::open(&path)?;
+        let reuse = slot.as_ref().is_some_and(|t| still_prefix(t, &meta, &mut file, tag));
+        let mut t = match slot.take() {
+            Some(t) if reuse => t,
+            _ => Tracked {
+                file_id: file_id(&meta),
+                offset: 0,
+                head: vec![],
+                guard: vec![],
+                tag: tag.to_string(),
+                sink: make(),
+                stats: ParseStats::default(),
+                hasher: Xxh3::new(),
+                skipping: false,
+            },
+        };
+        file.seek(SeekFrom::Start(t.offset))?;
+        let appended = lines::parse_stream(&mut file, tail, true, t.skipping, &mut t.hasher, &make)?;
+        t.skipping = appended.skipping;
+        t.sink.merge_following(appended.sink);
+        t.sink.settle();
+        t.stats.merge_following(appended.stats);
+        t.offset += appended.bytes;
+        t.guard = read_guard(&mut file, t.offset)?;
+        t.head = read_head(&mut file, t.offset.min(GUARD))?;
+        // The unfinished last line counts for this view, not for the next parse.
+        let mut sink = t.sink.clone();
+        let mut stats = t.stats.clone();
+        if !appended.tail.is_empty() {
+            let (tail_sink, tail_stats) = lines::parse_bytes(&appended.tail, tail, &make);
+            sink.merge_following(tail_sink);
+            stats.merge_following(tail_stats);
+        }
+        let mut whole = t.hasher.clone();
+        whole.write(&appended.tail);
+        let bytes = t.offset + appended.tail.len() as u64;
+        *slot = Some(t);
+        Ok((sink, stats, bytes, whole.finish()))
+    })();
+    match result {
+        Ok((sink, stats, bytes, hash)) => {
+            let report = InputReport::from_parse(name, bytes, format, &stats).with_identity(mtime_of(&path), hash);
+            (Some(sink), report)
+        }
+        Err(e) => {
+            *slot = None;
+            (None, InputReport::unreadable(name, None, format!("cannot read: {e}")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::read::read_lines;
+    use crate::input::zot::ZotLog;
+    use std::io::Write;
+
+    fn line(i: usize) -> String {
+        format!(
+            r#"{{"time":"2026-10-20T02:00:{:02}Z","message":"HTTP API","method":"PUT","path":"/v2/r/blobs/uploads/{i}?digest=x","statusCode":201,"headers":{{"Content-Length":["{}"]}},"clientIP":"10.0.0.1:1"}}"#,
+            i % 60,
+            100 + i
+        ) + "\n"
+    }
+
+    fn track(dir: &Path, slot: &mut Option<Tracked<ZotLog>>) -> (Option<ZotLog>, InputReport) {
+        read_tracked(dir, "zot.jsonl", Tail::MayBePartial, None, "", slot, ZotLog::default)
+    }
+
+    fn full(dir: &Path) -> (Option<ZotLog>, InputReport) {
+        read_lines(dir, "zot.jsonl", Tail::MayBePartial, None, ZotLog::default)
+    }
+
+    #[test]
+    fn appended_lines_are_parsed_alone_and_merge_to_the_full_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("zot.jsonl");
+        let mut text: String = (0..500).map(line).collect();
+        // A half-written last line: parsed for this view, not consumed.
+        let half = &line(500)[..40];
+        std::fs::write(&path, format!("{text}{half}")).unwrap();
+        let mut slot = None;
+        let (z, r) = track(dir.path(), &mut slot);
+        assert_eq!(z.unwrap().requests, 500);
+        assert_eq!(r.skipped, 1, "the half line is skipped in flight");
+        let consumed = slot.as_ref().unwrap().offset;
+        assert_eq!(consumed, text.len() as u64);
+        // The producer finishes the line and appends more.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(&line(500).as_bytes()[40..]).unwrap();
+        for i in 501..800 {
+            f.write_all(line(i).as_bytes()).unwrap();
+        }
+        drop(f);
+        for i in 500..800 {
+            text.push_str(&line(i));
+        }
+        let (z, r) = track(dir.path(), &mut slot);
+        let (fz, fr) = full(dir.path());
+        assert_eq!(z, fz, "incremental and full parses agree");
+        assert_eq!(
+            (r.lines, r.records, r.malformed, &r.xxh3),
+            (fr.lines, fr.records, fr.malformed, &fr.xxh3)
+        );
+        assert_eq!(z.unwrap().requests, 800);
+        assert_eq!(slot.as_ref().unwrap().offset, text.len() as u64);
+    }
+
+    #[test]
+    fn a_line_growing_past_the_bound_across_appends_is_counted_once_and_not_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("zot.jsonl");
+        std::fs::write(&path, (0..10).map(line).collect::<String>()).unwrap();
+        let mut slot = None;
+        track(dir.path(), &mut slot);
+        let piece = "x".repeat(lines::MAX_LINE / 2 + 1);
+        let mut malformed = vec![];
+        for _ in 0..6 {
+            let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+            f.write_all(piece.as_bytes()).unwrap();
+            drop(f);
+            let (_, r) = track(dir.path(), &mut slot);
+            malformed.push(r.malformed);
+            // Whatever is not consumed is read again next time: never more than the bound.
+            let unread = std::fs::metadata(&path).unwrap().len() - slot.as_ref().unwrap().offset;
+            assert!(unread <= lines::MAX_LINE as u64, "{unread} bytes held back");
+        }
+        // Half the bound is an unfinished line in flight; past it, one malformed line.
+        assert_eq!(malformed, vec![0, 1, 1, 1, 1, 1]);
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(format!("\n{}{}", line(10), line(11)).as_bytes()).unwrap();
+        drop(f);
+        let (z, r) = track(dir.path(), &mut slot);
+        let (fz, fr) = full(dir.path());
+        assert_eq!(z, fz, "incremental and full parses agree");
+        assert_eq!(
+            (r.lines, r.records, r.malformed, &r.xxh3, &r.warnings),
+            (fr.lines, fr.records, fr.malformed, &fr.xxh3, &fr.warnings)
+        );
+        assert_eq!((r.lines, r.records, r.malformed), (13, 12, 1));
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.starts_with("zot.jsonl:11: the line is longer than 1 MiB")),
+            "{:?}",
+            r.warnings
+        );
+    }
+
+    #[test]
+    fn samples_followed_live_equal_a_full_parse_even_out_of_order() {
+        use crate::input::samples::Samples;
+        let sample = |node: &str, ts: u32| format!("{{\"ts\": {ts}, \"node\": \"{node}\", \"load1\": {ts}.5}}\n");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.jsonl");
+        std::fs::write(
+            &path,
+            (0..300)
+                .map(|i| sample(["a", "b"][i % 2], 1000 + i as u32))
+                .collect::<String>(),
+        )
+        .unwrap();
+        let mut slot = None;
+        let read = |slot: &mut Option<Tracked<Samples>>| {
+            let (s, _) = read_tracked(
+                dir.path(),
+                "samples.jsonl",
+                Tail::MayBePartial,
+                None,
+                "",
+                slot,
+                Samples::default,
+            );
+            let mut s = s.unwrap();
+            s.finish();
+            s.by_node
+        };
+        read(&mut slot);
+        // A late poll of `a` lands after newer ones, as polls of a busy node can.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all((sample("a", 1100) + &sample("b", 2000) + &sample("a", 999)).as_bytes())
+            .unwrap();
+        drop(f);
+        let live = read(&mut slot);
+        let (full, _) = read_lines(dir.path(), "samples.jsonl", Tail::MayBePartial, None, Samples::default);
+        let mut full = full.unwrap();
+        full.finish();
+        assert_eq!(live, full.by_node);
+        assert_eq!(live["a"].len(), 152);
+        assert_eq!(live["a"][0].ts, 999_000_000, "sorted by time after the append");
+    }
+
+    #[test]
+    fn a_truncated_or_replaced_log_is_parsed_again_from_the_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("zot.jsonl");
+        std::fs::write(&path, (0..100).map(line).collect::<String>()).unwrap();
+        let mut slot = None;
+        track(dir.path(), &mut slot);
+        // Truncated and rewritten shorter.
+        std::fs::write(&path, (0..10).map(line).collect::<String>()).unwrap();
+        let (z, _) = track(dir.path(), &mut slot);
+        assert_eq!(z.unwrap().requests, 10);
+        // Rewritten in place to the same length with other bytes: the guard notices.
+        let other: String = (0..10).map(|i| line(i).replace("\"PUT\"", "\"GET\"")).collect();
+        std::fs::write(&path, other).unwrap();
+        let (z, _) = track(dir.path(), &mut slot);
+        assert_eq!(z.unwrap().blob_writes, 0, "parsed again: no PUT left");
+        // Replaced by another file (a new inode).
+        let tmp = dir.path().join("new");
+        std::fs::write(&tmp, (0..3).map(line).collect::<String>()).unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        let (z, _) = track(dir.path(), &mut slot);
+        assert_eq!(z.unwrap().requests, 3);
+    }
+}

@@ -1,0 +1,65 @@
+//! The fleet section: wall clock, work and idle in all, the critical path
+//! (unknown while a record is open), and where the balancer's estimate missed.
+
+use super::context::Context;
+use super::{r3, secs, CriticalView, EstimateView, FleetView, NodeView, TargetView};
+use crate::analysis::fleet;
+use crate::model;
+use crate::timefmt;
+use std::collections::BTreeMap;
+
+pub(super) fn build(cx: &Context, targets: &[TargetView], nodes: &[NodeView], warnings: &mut Vec<String>) -> FleetView {
+    let still_running = cx.join.still_running();
+    let critical = fleet::critical_path(&cx.join.ended_records())
+        .filter(|_| still_running.is_empty())
+        .map(|c| CriticalView {
+            node: c.node,
+            end_s: cx.off(c.end),
+            targets: c.targets,
+            last_target: c.last_target,
+        });
+    warnings.extend(estimates_too_small(targets));
+    let totals: Vec<f64> = targets.iter().filter_map(|t| t.total_s).collect();
+    let estimate_misses = targets
+        .iter()
+        .filter_map(|t| fleet::estimate_miss(&t.name, t.est_s?, t.total_s?))
+        .map(|m| EstimateView {
+            target: m.target,
+            est_s: m.est_s,
+            actual_s: m.actual_s,
+            ratio: r3(m.ratio),
+        })
+        .collect();
+    FleetView {
+        wall_s: cx.window.map(|w| secs(w.1 - w.0)),
+        work_s: (!totals.is_empty()).then(|| r3(totals.iter().sum())),
+        idle_s: if nodes.is_empty() {
+            None
+        } else {
+            nodes.iter().map(|n| n.idle_s).sum::<Option<f64>>().map(r3)
+        },
+        critical,
+        still_running,
+        estimate_misses,
+        why_null: BTreeMap::new(),
+    }
+}
+
+/// An estimate so small that actual ÷ estimate is no number is not
+/// compared; said here, since the misses cannot show it.
+fn estimates_too_small(targets: &[TargetView]) -> Vec<String> {
+    let mut warnings = vec![];
+    for t in targets {
+        if let (Some(est), Some(actual)) = (t.est_s, t.total_s) {
+            if est > 0.0 && fleet::estimate_ratio(est, actual).is_none() {
+                warnings.push(format!(
+                    "{}: the estimate for {} (est_s={est:e}) is too small to compare with its {}: actual ÷ estimate is past the largest number",
+                    model::PLACEMENT,
+                    t.name,
+                    timefmt::human_duration(actual)
+                ));
+            }
+        }
+    }
+    warnings
+}

@@ -1,0 +1,351 @@
+//! The cache lanes: the compiler cache's and the registry's totals, their
+//! series per bucket over the window, and why a lane draws less than the
+//! totals (records far outside the window, a window too long to draw).
+
+use super::context::Context;
+use super::{human_bytes, r3, secs, why, SccachePoint, SccacheView, ZotPoint, ZotView};
+use crate::analysis::window;
+use crate::input::InputReport;
+use crate::model::{self, Run};
+use crate::timefmt::{self, Micros, MICROS_PER_SEC};
+use std::collections::BTreeMap;
+
+pub(super) struct Lanes {
+    pub sccache: SccacheView,
+    pub zot: ZotView,
+    /// The warning for registry writes that lasted beyond the window.
+    pub zot_clamped: Option<String>,
+}
+
+pub(super) fn build(cx: &Context, far: &BTreeMap<&'static str, FarRecords>) -> Lanes {
+    let (run, window) = (cx.run, cx.window);
+    let mut sccache = sccache_view(run, cx.t0, window);
+    let (mut zot, zot_clamped) = zot_view(run, cx.t0, window);
+    // What a lane leaves out of its input's totals, said on the lane.
+    if sccache.why.is_none() {
+        sccache.lane_why = lane_reason(
+            far.get(model::SCCACHE),
+            !sccache.series.is_empty(),
+            window,
+            sccache.bucket_s,
+        );
+    }
+    if zot.why.is_none() {
+        zot.lane_why = lane_reason(far.get(model::ZOT), !zot.series.is_empty(), window, zot.bucket_s);
+    }
+    Lanes {
+        sccache,
+        zot,
+        zot_clamped,
+    }
+}
+
+/// The inputs' own warnings about the lanes, beside their statistics.
+pub(super) fn warn_inputs(
+    inputs: &mut BTreeMap<String, InputReport>,
+    zot_clamped: Option<String>,
+    far: &BTreeMap<&'static str, FarRecords>,
+) {
+    if let (Some(w), Some(zot)) = (zot_clamped, inputs.get_mut(model::ZOT)) {
+        zot.warnings.push(w);
+    }
+    for (name, f) in far {
+        if let Some(i) = inputs.get_mut(*name) {
+            i.warnings.push(f.warning.clone());
+        }
+    }
+}
+
+/// An input's records far outside the run's window, and what is said of them.
+#[derive(Debug, Clone)]
+pub(super) struct FarRecords {
+    /// For the lane: "3 writes (1.2 MB) lie outside ...".
+    lane: String,
+    pub warning: String,
+}
+
+/// `1204` as `1,204`: counts people read.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// An instant to the minute, as a window is read.
+fn to_minute(t: Micros) -> String {
+    let s = timefmt::format_rfc3339(t);
+    match s.get(..16) {
+        Some(m) if s.len() > 16 => format!("{m}Z"),
+        _ => s,
+    }
+}
+
+/// The day of an instant, or the instant where the day cannot be cut out.
+fn day(t: Micros) -> String {
+    let s = timefmt::format_rfc3339(t);
+    s.get(..10).map(str::to_string).unwrap_or(s)
+}
+
+/// Every timed input's records far outside the window (more than
+/// `window::FAR`): they cannot be this run's, so they are not drawn, not in
+/// the lanes and not tied to any target. The input's totals are the whole
+/// file's and still count them, which the warning says.
+pub(super) fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static str, FarRecords> {
+    let mut out = BTreeMap::new();
+    let span = format!("{} – {}", to_minute(w.0), to_minute(w.1));
+    let mut say = |input: &'static str, what: &str, o: window::Outside, bytes: Option<u64>, counted: &str| {
+        let when = if day(o.first) == day(o.last) {
+            format!("on {}", day(o.first))
+        } else {
+            format!("from {} to {}", day(o.first), day(o.last))
+        };
+        let (noun, verb) = if o.records == 1 {
+            (what.trim_end_matches('s'), "lies")
+        } else {
+            (what, "lie")
+        };
+        let n = grouped(o.records);
+        let warning = format!(
+            "{input}: {n} {noun} {when} {verb} outside the run's window ({span}) by more than an hour: not drawn, not in the lanes; {counted}"
+        );
+        let bytes = bytes
+            .map(|b| format!(" ({})", human_bytes(b as f64)))
+            .unwrap_or_default();
+        let lane = format!("{n} {noun}{bytes} {when} {verb} outside the run's window by more than an hour");
+        out.insert(input, FarRecords { lane, warning });
+    };
+    let samples = run.samples.by_node.values().flat_map(|v| v.iter()).map(|s| (s.ts, 1));
+    if let Some(o) = window::outside(samples, w) {
+        say(
+            model::SAMPLES,
+            "samples",
+            o,
+            None,
+            "the nodes' CPU and memory figures still count them",
+        );
+    }
+    if let Some(s) = &run.sccache {
+        let bucket = crate::input::sccache::BUCKET_SECS * 1_000_000;
+        let timed = s
+            .log
+            .series
+            .iter()
+            .map(|(b, v)| (b.saturating_mul(bucket), v.hits + v.misses + v.writes));
+        if let Some(o) = window::outside(timed, w) {
+            say(
+                model::SCCACHE,
+                "cache requests",
+                o,
+                None,
+                "the compiler-cache totals are the whole file's and still count them",
+            );
+        }
+    }
+    if let Some(z) = &run.zot {
+        let writes = z.all_writes();
+        if let Some(o) = window::outside(writes.clone().map(|e| (e.time, 1)), w) {
+            let bytes = writes
+                .filter(|e| window::is_far(e.time, w, false))
+                .filter_map(|e| e.bytes)
+                .fold(0u64, u64::saturating_add);
+            say(model::ZOT, "writes", o, Some(bytes), "not tied to any target; the registry totals (and the Registry table) are the whole file's and still count them");
+        }
+    }
+    out
+}
+
+/// Why a lane draws less than its input's totals, or `None` when it draws them all.
+fn lane_reason(
+    far: Option<&FarRecords>,
+    drawn: bool,
+    window: Option<(Micros, Micros)>,
+    bucket_s: i64,
+) -> Option<String> {
+    let mut why = vec![];
+    if let Some(f) = far {
+        why.push(f.lane.clone());
+    }
+    if !drawn {
+        if let Some(w) = window.filter(|w| (w.1 - w.0) / (bucket_s * 1_000_000) > MAX_BUCKETS) {
+            why.push(format!(
+                "the run's window ({}) is too long to draw in {bucket_s} s buckets",
+                timefmt::human_duration(secs(w.1 - w.0))
+            ));
+        }
+    }
+    (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// Buckets at most in a dense series (12 hours of 10 s buckets is 4,320).
+const MAX_BUCKETS: i64 = 100_000;
+
+/// The buckets a lane draws: every bucket of the window (or of the data,
+/// without one); `None` when there is nothing to draw or the span is too
+/// wide to draw bucket by bucket.
+fn drawn_buckets(data: Option<(i64, i64)>, bucket_s: i64, window: Option<(Micros, Micros)>) -> Option<(i64, i64)> {
+    let width = bucket_s * 1_000_000;
+    let extent = match window {
+        Some((a, b)) => Some((a.div_euclid(width), b.div_euclid(width))),
+        None => data,
+    };
+    match extent {
+        Some((lo, hi)) if data.is_some() && hi - lo <= MAX_BUCKETS => Some((lo, hi)),
+        _ => None,
+    }
+}
+
+/// Every bucket of the window (or of the data, without one): a present log
+/// with no request in a bucket measured zero there, and a chart line must
+/// not jump across the empty buckets. Events outside the window still count
+/// in the totals but are not drawn.
+fn dense<V: Default + Clone>(
+    series: &BTreeMap<i64, V>,
+    bucket_s: i64,
+    window: Option<(Micros, Micros)>,
+) -> impl Iterator<Item = (i64, V)> + '_ {
+    let data = series.keys().next().copied().zip(series.keys().next_back().copied());
+    // Nothing to draw: an empty range.
+    let (lo, hi) = drawn_buckets(data, bucket_s, window).unwrap_or((1, 0));
+    (lo..=hi).map(move |b| (b, series.get(&b).cloned().unwrap_or_default()))
+}
+
+fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> SccacheView {
+    let bucket_s = crate::input::sccache::BUCKET_SECS;
+    let no_record = why::no_record(run, model::SCCACHE);
+    let (Some(s), None) = (&run.sccache, &no_record) else {
+        let present = run.input(model::SCCACHE).is_some_and(|i| i.present);
+        return SccacheView {
+            present,
+            why: Some(no_record.unwrap_or_else(|| {
+                if present {
+                    "sccache.log could not be read"
+                } else {
+                    "no sccache.log in this run"
+                }
+                .into()
+            })),
+            bucket_s,
+            ..Default::default()
+        };
+    };
+    let l = &s.log;
+    let reads = l.hits + l.misses;
+    SccacheView {
+        present: true,
+        why: None,
+        hits: Some(l.hits),
+        misses: Some(l.misses),
+        writes: Some(l.writes),
+        write_bytes: (s.sizes_known && l.writes_unsized == 0).then_some(l.write_bytes),
+        hit_ratio: (reads > 0).then(|| r3(l.hits as f64 / reads as f64)),
+        writes_unsized: Some(l.writes_unsized),
+        failed_writes: Some(l.failed_writes),
+        overhead: Some(l.overhead),
+        checks: Some(l.checks),
+        other_prefix: Some(l.other_prefix),
+        bucket_s,
+        series: dense(&l.series, bucket_s, window)
+            .map(|(b, v)| SccachePoint {
+                t_s: secs(b * bucket_s * 1_000_000 - t0),
+                hits: v.hits,
+                misses: v.misses,
+                writes: v.writes,
+                // Without $request_length no write has a size: unknown, not 0.
+                write_bytes: (s.sizes_known && v.writes_unsized == 0).then_some(v.write_bytes),
+            })
+            .collect(),
+        lane_why: None,
+        why_null: BTreeMap::new(),
+    }
+}
+
+/// The registry's view, and the warning for writes that lasted beyond the
+/// window (drawn only inside it).
+fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> (ZotView, Option<String>) {
+    let bucket_s = crate::input::zot::BUCKET_SECS;
+    let no_record = why::no_record(run, model::ZOT);
+    let (Some(z), None) = (&run.zot, &no_record) else {
+        let present = run.input(model::ZOT).is_some_and(|i| i.present);
+        let view = ZotView {
+            present,
+            why: Some(no_record.unwrap_or_else(|| {
+                if present {
+                    "zot.jsonl could not be read"
+                } else {
+                    "no zot.jsonl in this run"
+                }
+                .into()
+            })),
+            bucket_s,
+            ..Default::default()
+        };
+        return (view, None);
+    };
+    let (lane, clamped) = z.lane_within(window);
+    let drawn = drawn_buckets(lane.extent(), bucket_s, window);
+    let series = drawn
+        .map(|(lo, hi)| {
+            lane.buckets(lo, hi)
+                .map(|(b, v)| ZotPoint {
+                    t_s: secs(b * bucket_s * 1_000_000 - t0),
+                    cache_bytes: v.cache_bytes,
+                    image_bytes: v.image_bytes,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let n = clamped.writes;
+    let clamped = (n > 0).then(|| {
+        format!(
+            "{}: {n} write request{} lasted beyond the run's window (the longest {}): clamped to it on the registry lane",
+            model::ZOT,
+            if n == 1 { "" } else { "s" },
+            timefmt::human_duration(clamped.longest as f64 / MICROS_PER_SEC)
+        )
+    });
+    let view = ZotView {
+        present: true,
+        why: None,
+        requests: Some(z.requests),
+        blob_write_bytes: Some(z.blob_write_bytes),
+        cache_write_bytes: Some(z.cache_write_bytes),
+        image_write_bytes: Some(z.image_write_bytes),
+        manifest_writes: Some(z.manifest_writes),
+        blob_writes: Some(z.blob_writes),
+        writes_unsized: Some(z.writes_unsized),
+        failed_writes: Some(z.failed_writes),
+        reads: Some(z.reads),
+        read_bytes: (z.reads_unsized == 0).then_some(z.read_bytes),
+        not_json: Some(z.not_json),
+        by_message: z.by_message.clone(),
+        bucket_s,
+        series,
+        lane_why: None,
+        why_null: BTreeMap::new(),
+    };
+    (view, clamped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_are_dense_inside_the_window_only() {
+        let mut series = BTreeMap::new();
+        series.insert(3i64, 7u64);
+        // An event two years outside the window is not drawn bucket by bucket.
+        series.insert(6_000_000i64, 1u64);
+        let window = Some((0, 60 * 1_000_000));
+        let d: Vec<(i64, u64)> = dense(&series, 10, window).collect();
+        assert_eq!(d, vec![(0, 0), (1, 0), (2, 0), (3, 7), (4, 0), (5, 0), (6, 0)]);
+        // Without a window, a span too wide to draw is not drawn at all.
+        assert_eq!(dense(&series, 10, None).count(), 0);
+    }
+}

@@ -1,0 +1,151 @@
+//! The nodes section: every node run.json, placement.txt or the samples
+//! name, with its busy and idle time (`analysis::node_time`) and its CPU and
+//! memory series at display resolution.
+
+use super::context::Context;
+use super::{r1, r3, series, series_budget, NodeView, Series, TargetView};
+use crate::analysis::node_time::node_time;
+use crate::analysis::nodes::{self, NodeSeries};
+use crate::input::run_rules;
+use crate::input::samples::Sample;
+use crate::model::{self, Run};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// A node's analysis with its CPU and memory series, each with whether it was reduced.
+type AnalysedNode = (NodeSeries, (Series, bool), (Series, bool));
+
+/// A node's analysis; its series share the fleet's point budget.
+fn analyse_node(samples: &[Sample], cx: &Context) -> AnalysedNode {
+    let ns = nodes::analyse(samples);
+    let budget = series_budget(cx.run.samples.by_node.len());
+    let (cpu, mem) = (series(&ns.cpu, cx.t0, budget), series(&ns.mem, cx.t0, budget));
+    (ns, cpu, mem)
+}
+
+/// Node names, sorted, from run.json, placement and samples; run.json's
+/// duplicates are warned about.
+fn node_names(cx: &Context, warnings: &mut Vec<String>) -> Vec<String> {
+    let mut names: Vec<String> = cx
+        .info
+        .map(|i| i.nodes.iter().map(|n| n.name.clone()).collect())
+        .unwrap_or_default();
+    let mut seen = BTreeSet::new();
+    for n in &names {
+        if !seen.insert(n.clone()) {
+            warnings.push(format!(
+                "run.json: node {n} is listed more than once; its first entry is used"
+            ));
+        }
+    }
+    names.extend(cx.run.placements.iter().map(|p| p.node.clone()));
+    names.extend(cx.run.samples.by_node.keys().cloned());
+    names.sort();
+    names.dedup();
+    names
+}
+
+pub(super) fn build(cx: &Context, targets: &[TargetView], warnings: &mut Vec<String>) -> Vec<NodeView> {
+    let names = node_names(cx, warnings);
+    if let Some(info) = cx.info {
+        warnings.extend(run_rules::samples_from_unlisted_nodes(
+            info,
+            cx.run.samples.by_node.keys(),
+        ));
+    }
+    // Each node's samples are analysed and reduced independently: one node per core.
+    let mut per_node: BTreeMap<&str, AnalysedNode> = {
+        use rayon::prelude::*;
+        cx.run
+            .samples
+            .by_node
+            .par_iter()
+            .map(|(name, samples)| (name.as_str(), analyse_node(samples, cx)))
+            .collect()
+    };
+    // Indexed once: a lookup per node, not a scan of every target.
+    let mut targets_on: HashMap<&str, Vec<&TargetView>> = HashMap::new();
+    for t in targets {
+        if let Some(n) = &t.node {
+            targets_on.entry(n.as_str()).or_default().push(t);
+        }
+    }
+    let placed = cx.run.input(model::PLACEMENT).is_some_and(|i| i.present);
+    names
+        .iter()
+        .enumerate()
+        .map(|(colour, name)| {
+            let analysed = per_node.remove(name.as_str());
+            let mine = targets_on.get(name.as_str()).map(Vec::as_slice).unwrap_or_default();
+            node(cx, name, colour, mine, analysed, placed, warnings)
+        })
+        .collect()
+}
+
+fn node(
+    cx: &Context,
+    name: &str,
+    colour: usize,
+    mine: &[&TargetView],
+    analysed: Option<AnalysedNode>,
+    placed: bool,
+    warnings: &mut Vec<String>,
+) -> NodeView {
+    let ni = cx.node_info(name);
+    let records = cx.join.records_on(name, None);
+    let time = node_time(&records, cx.join.running_on(name), cx.window, placed);
+    let mut why = BTreeMap::new();
+    if let Some(w) = time.why_busy {
+        why.insert("busy_s".to_string(), w.to_string());
+    }
+    let samples = cx.run.samples.by_node.get(name).map(|v| v.as_slice()).unwrap_or(&[]);
+    let (ns, (cpu, cpu_reduced), (mem, mem_reduced)) = analysed.unwrap_or_else(|| analyse_node(samples, cx));
+    if samples.is_empty() {
+        why.insert("cpu_pct_mean".into(), format!("no samples from {name}"));
+        why.insert("mem_pct_max".into(), format!("no samples from {name}"));
+    } else if ns.cpu_pct_mean.is_none() {
+        why.insert("cpu_pct_mean".into(), "fewer than two usable CPU polls".into());
+    }
+    if ns.counter_resets > 0 {
+        warnings.push(format!(
+            "samples.jsonl: {} intervals of node {name} dropped because a CPU counter went backwards",
+            ns.counter_resets
+        ));
+    }
+    NodeView {
+        name: name.to_string(),
+        builder: ni
+            .and_then(|n| n.builder.clone())
+            .or_else(|| mine.iter().find_map(|t| t.builder.clone())),
+        addr: ni.and_then(|n| n.addr.clone()),
+        cores: ni.and_then(|n| n.cores),
+        link_mbps: ni.and_then(|n| n.link_mbps),
+        colour,
+        targets: mine.iter().map(|t| t.name.clone()).collect(),
+        busy_s: time.busy_s.map(r3),
+        idle_s: time.idle_s.map(r3),
+        idle_after_s: time.idle_after_s.map(r3),
+        finished_s: time.finished.map(|f| cx.off(f)),
+        cpu_pct_mean: ns.cpu_pct_mean.map(r1),
+        mem_pct_max: ns.mem_pct_max.map(r1),
+        load1_max: ns.load1_max,
+        load1_end: ns.load1_end,
+        counter_resets: ns.counter_resets,
+        gaps: ns.gaps,
+        cpu,
+        mem,
+        reduced: cpu_reduced || mem_reduced,
+        why_null: why,
+    }
+}
+
+/// Why the CPU and memory chart draws nothing: no node has a point of either.
+pub(super) fn why_cpu_mem_empty(run: &Run, nodes: &[NodeView]) -> Option<String> {
+    if nodes.iter().any(|n| !n.cpu.t.is_empty() || !n.mem.t.is_empty()) {
+        return None;
+    }
+    Some(if run.input(model::SAMPLES).is_some_and(|i| i.present) {
+        "samples.jsonl holds no usable node samples".into()
+    } else {
+        "no samples.jsonl in this run".into()
+    })
+}

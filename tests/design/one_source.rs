@@ -1,0 +1,35 @@
+//! One source for each rule (issue 18): a chart's "why empty" is decided in
+//! the view and only read by the SVG and the page; the page's colours come
+//! from Rust, not from page.js.
+
+use super::{data, report, root};
+
+#[test]
+fn why_a_chart_is_empty_is_decided_once_in_data_json_and_drawn_in_the_svg() {
+    let run = tempfile::tempdir().unwrap();
+    // Present, yet no usable sample: the chart says so instead of drawing an empty axis.
+    std::fs::write(run.path().join("samples.jsonl"), "{\"ts\": \"not a time\"}\n").unwrap();
+    std::fs::write(run.path().join("placement.txt"), "placement target=a node=n1\n").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let o = report(run.path(), out.path(), &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let why = data(out.path())["why_empty"]["cpu_mem"].as_str().map(str::to_string);
+    assert_eq!(why.as_deref(), Some("samples.jsonl holds no usable node samples"));
+    let svg = std::fs::read_to_string(out.path().join("charts/cpu-mem.svg")).unwrap();
+    assert!(svg.contains("samples.jsonl holds no usable node samples"), "{svg}");
+    // A drawn chart has nothing to explain: the key is absent, data.json unchanged.
+    let cold = tempfile::tempdir().unwrap();
+    report(&super::sample(super::COLD), cold.path(), &[]);
+    assert!(data(cold.path()).get("why_empty").is_none());
+}
+
+#[test]
+fn page_js_defines_no_colour_of_its_own() {
+    let js = std::fs::read_to_string(root().join("assets/page.js")).unwrap();
+    let hex = regex::Regex::new(r#"["']#[0-9a-fA-F]{3,8}["']"#).unwrap();
+    let found: Vec<&str> = hex.find_iter(&js).map(|m| m.as_str()).collect();
+    assert!(
+        found.is_empty(),
+        "colours belong to render::page_style, handed to the page: {found:?}"
+    );
+}
