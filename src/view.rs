@@ -36,7 +36,8 @@ pub const FULL_DETAIL_NODES: usize = 8;
 
 /// The points one node's series may keep in a fleet of `nodes`.
 pub fn series_budget(nodes: usize) -> usize {
-    (MAX_SERIES_POINTS * FULL_DETAIL_NODES / nodes.max(1)).clamp(MAX_SERIES_POINTS / 8, MAX_SERIES_POINTS)
+    // Four points is the least a reduced series keeps (a bucket's extremes).
+    (MAX_SERIES_POINTS * FULL_DETAIL_NODES / nodes.max(1)).clamp(4, MAX_SERIES_POINTS)
 }
 
 #[derive(Debug, Clone, Serialize)]

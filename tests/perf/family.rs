@@ -203,3 +203,42 @@ fn a_fleet_of_64_nodes_gets_a_chart_and_page_of_bounded_size() {
         size("index.html")
     );
 }
+
+/// A samples.jsonl that names thousands of nodes (a hostile file, or a
+/// node name with a counter in it) must not grow the chart with them: it
+/// draws the first 64 by name and says how many it left out.
+#[test]
+fn a_samples_file_naming_3000_nodes_draws_64_and_says_how_many_it_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let mut lines = String::new();
+    for poll in 0..8u64 {
+        for n in 0..3000u64 {
+            let busy = (n * 7 + poll * 13) % 100;
+            lines.push_str(&format!(
+                r#"{{"ts":{},"node":"n{n:04}","cpu":{{"user":{},"idle":{}}},"mem":{{"total":100,"available":{}}}}}"#,
+                1_790_000_000 + poll * 10,
+                poll * 100 + busy,
+                poll * 100 + 100 - busy,
+                (n + poll * 31) % 100,
+            ));
+            lines.push('\n');
+        }
+    }
+    std::fs::write(run.join("samples.jsonl"), lines).unwrap();
+    let out = dir.path().join("out");
+    let o = report(&run, &out, &["-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        data(&out)["nodes"].as_array().unwrap().len(),
+        3000,
+        "every node is in data.json"
+    );
+    let svg = std::fs::read_to_string(out.join("charts/cpu-mem.svg")).unwrap();
+    assert!(
+        svg.contains("2936 more nodes not drawn"),
+        "the chart says what it left out"
+    );
+    assert!(svg.len() <= 500_000, "cpu-mem.svg is {} bytes", svg.len());
+}

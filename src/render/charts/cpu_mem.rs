@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// The most nodes whose lines one chart draws.
+const MAX_DRAWN_NODES: usize = 64;
+
 /// Where the plot starts: the chart's margin and the y labels' width.
 const PLOT_LEFT: i32 = 12 + 48;
 
@@ -10,10 +13,12 @@ pub fn draw(view: &View) -> Result<String> {
     let axis = TimeAxis::for_span(x_max(view));
     let span = axis.x(x_max(view));
     let drawn = |n: &&crate::view::NodeView| !n.cpu.t.is_empty() || !n.mem.t.is_empty();
-    let mut entries: Vec<LegendEntry> = view
-        .nodes
+    // A fleet past `MAX_DRAWN_NODES` (or a samples.jsonl naming thousands
+    // of nodes) draws the first of them by name and says how many it left out.
+    let shown: Vec<&crate::view::NodeView> = view.nodes.iter().filter(drawn).take(MAX_DRAWN_NODES).collect();
+    let left_out = view.nodes.iter().filter(drawn).count() - shown.len();
+    let mut entries: Vec<LegendEntry> = shown
         .iter()
-        .filter(drawn)
         .map(|n| {
             let label = match &n.builder {
                 Some(b) => format!("{} ({b})", n.name),
@@ -22,6 +27,12 @@ pub fn draw(view: &View) -> Result<String> {
             LegendEntry::new(label, Swatch::Line(rgb(n.colour)))
         })
         .collect();
+    if left_out > 0 {
+        entries.push(LegendEntry::new(
+            format!("{left_out} more nodes not drawn (data.json has them all)"),
+            Swatch::Line(WHITE),
+        ));
+    }
     if !entries.is_empty() {
         let grey = RGBColor(110, 110, 110);
         entries.push(LegendEntry::new("CPU busy", Swatch::Line(grey)));
@@ -50,8 +61,8 @@ pub fn draw(view: &View) -> Result<String> {
         if let Some(why) = view.why_empty.get(crate::view::CPU_MEM) {
             return message(&root, why);
         }
-        let budget = Budget::for_nodes(view.nodes.iter().filter(drawn).count());
-        for n in &view.nodes {
+        let budget = Budget::for_nodes(shown.len());
+        for n in &shown {
             let c = rgb(n.colour);
             let (cpu_t, cpu_v) = thin(&n.cpu.t, &n.cpu.v, budget.cpu_points, axis);
             let (mem_t, mem_v) = thin(&n.mem.t, &n.mem.v, budget.mem_points, axis);
@@ -104,7 +115,8 @@ impl Budget {
         if nodes <= full {
             return Budget::FULL;
         }
-        let share = |n: usize| (n * full / nodes).max(n / 16);
+        // Four points is the least a reduced line keeps (a bucket's extremes).
+        let share = |n: usize| (n * full / nodes).max(4);
         Budget {
             cpu_points: share(Budget::FULL.cpu_points),
             mem_points: share(Budget::FULL.mem_points),
