@@ -148,38 +148,7 @@ pub fn load(dir: &Path) -> Result<Run> {
 /// As `load`; with a cache, the big logs are parsed only from where the
 /// previous load stopped (see `input::incremental`).
 pub fn load_with(dir: &Path, cache: Option<&mut LogCache>) -> Result<Run> {
-    let meta = std::fs::metadata(dir).map_err(|e| Error::NotARun {
-        path: dir.to_path_buf(),
-        reason: format!("cannot open: {e}"),
-    })?;
-    if !meta.is_dir() {
-        return Err(Error::NotARun {
-            path: dir.to_path_buf(),
-            reason: "not a directory".into(),
-        });
-    }
-    let listing = std::fs::read_dir(dir).map_err(|e| Error::NotARun {
-        path: dir.to_path_buf(),
-        reason: format!("cannot list: {e}"),
-    })?;
-    let mut trace_files: Vec<(String, String)> = listing
-        .flatten()
-        .filter_map(|e| {
-            let file = e.file_name().to_string_lossy().into_owned();
-            trace::target_of_file(&file).map(|t| (t.to_string(), file.clone()))
-        })
-        .collect();
-    trace_files.sort();
-    if !is_run_dir(dir) {
-        return Err(Error::NotARun {
-            path: dir.to_path_buf(),
-            reason: format!(
-                "no run inputs here (expected some of {} or trace-<target>.json)",
-                FIXED_INPUTS.join(", ")
-            ),
-        });
-    }
-
+    let trace_files = trace_files_of(dir)?;
     let mut run = Run {
         dir: dir.to_path_buf(),
         dir_name: dir
@@ -189,201 +158,16 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>) -> Result<Run> {
         ..Default::default()
     };
     let mut inputs = Vec::new();
-
     // run.json first: the others need to know whether the run is in flight
     // and which sccache prefix is this run's. It is tiny.
-    match read_small(dir, RUN_JSON) {
-        Ok(None) => inputs.push(InputReport::absent(RUN_JSON)),
-        Err(r) => inputs.push(*r),
-        Ok(Some((data, n))) => {
-            let (info, stats) = run_json::parse(&data);
-            inputs.push(
-                InputReport::from_parse(RUN_JSON, n, Some("run.json".into()), &stats)
-                    .with_identity(mtime_of(&dir.join(RUN_JSON)), xxh3(&data)),
-            );
-            run.info = info;
-        }
-    }
-    let tail = match &run.info {
-        Some(i) if !i.in_flight => Tail::Complete,
-        _ => Tail::MayBePartial,
-    };
-    let prefix = run.info.as_ref().and_then(|i| i.sccache_prefix.clone());
-    let node_hosts: Vec<String> = run
-        .info
-        .iter()
-        .flat_map(|i| &i.nodes)
-        .filter_map(|n| n.addr.clone())
-        .collect();
-
+    let (info, report) = read_run_json(dir);
+    run.info = info;
+    inputs.push(report);
     // The log format decides how sccache.log is read.
-    let (format, format_report) = match read_small(dir, NGINX_FORMAT) {
-        Ok(None) => (LogFormat::combined(), InputReport::absent(NGINX_FORMAT)),
-        Err(r) => (LogFormat::combined(), *r),
-        Ok(Some((data, n))) => {
-            let text = String::from_utf8_lossy(&data);
-            let mut stats = ParseStats {
-                lines: text.lines().count() as u64,
-                ..Default::default()
-            };
-            match LogFormat::from_directive(&text) {
-                Ok(f) => {
-                    stats.records = 1;
-                    (
-                        f,
-                        InputReport::from_parse(NGINX_FORMAT, n, Some("nginx log_format directive".into()), &stats)
-                            .with_identity(mtime_of(&dir.join(NGINX_FORMAT)), xxh3(&data)),
-                    )
-                }
-                Err(e) => {
-                    stats.note_malformed(1, format!("{e}; reading sccache.log as nginx `combined` instead"));
-                    (
-                        LogFormat::combined(),
-                        InputReport::from_parse(NGINX_FORMAT, n, None, &stats)
-                            .with_identity(mtime_of(&dir.join(NGINX_FORMAT)), xxh3(&data)),
-                    )
-                }
-            }
-        }
-    };
-    inputs.push(format_report);
-
-    // Everything else at once: the big logs are themselves parsed in parallel chunks.
-    let mut placement = None;
-    let mut artifacts = None;
-    let mut samples = None;
-    let mut sccache = None;
-    let mut zot = None;
-    let mut traces = Vec::new();
-    rayon::scope(|s| {
-        s.spawn(|_| {
-            placement = Some(read_lines(
-                dir,
-                PLACEMENT,
-                Tail::Complete,
-                Some("placement".into()),
-                Placements::default,
-            ))
-        });
-        s.spawn(|_| {
-            artifacts = Some(read_lines(
-                dir,
-                ARTIFACTS,
-                Tail::Complete,
-                Some("artifacts".into()),
-                Artifacts::default,
-            ))
-        });
-        let (cache_samples, cache_sccache, cache_zot) = match cache {
-            Some(c) => (Some(&mut c.samples), Some(&mut c.sccache), Some(&mut c.zot)),
-            None => (None, None, None),
-        };
-        s.spawn(|_| {
-            let format = Some("samples: JSON lines".into());
-            samples = Some(match cache_samples {
-                Some(slot) => incremental::read_tracked(dir, SAMPLES, tail, format, "", slot, Samples::default),
-                None => read_lines(dir, SAMPLES, tail, format, Samples::default),
-            })
-        });
-        s.spawn(|_| {
-            let format = std::sync::Arc::new(format.clone());
-            let prefix: Option<std::sync::Arc<str>> = prefix.as_deref().map(Into::into);
-            let describe = format.describe();
-            // A changed log format or prefix invalidates what was parsed before.
-            let tag = format!("{describe} prefix={prefix:?}");
-            let make = || SccacheSink {
-                format: format.clone(),
-                prefix: prefix.clone(),
-                log: SccacheLog::default(),
-            };
-            let (sink, report) = match cache_sccache {
-                Some(slot) => incremental::read_tracked(dir, SCCACHE, tail, Some(describe), &tag, slot, make),
-                None => read_lines(dir, SCCACHE, tail, Some(describe), make),
-            };
-            sccache = Some((sink.map(|s| s.log), report));
-        });
-        s.spawn(|_| {
-            let format = Some("zot.jsonl: JSON lines".into());
-            // The nodes' writes are kept apart to be tied to their targets.
-            let hosts = NodeHosts::new(node_hosts);
-            let make = || ZotLog::for_nodes(hosts.clone());
-            zot = Some(match cache_zot {
-                Some(slot) => incremental::read_tracked(dir, ZOT, tail, format, &hosts.tag(), slot, make),
-                None => read_lines(dir, ZOT, tail, format, make),
-            })
-        });
-        s.spawn(|_| {
-            use rayon::prelude::*;
-            traces = trace_files
-                .par_iter()
-                .map(|(target, file)| read_trace(dir, target, file))
-                .collect();
-        });
-    });
-
-    if let Some((p, r)) = placement {
-        run.placements = p.map(|p| p.items).unwrap_or_default();
-        inputs.push(r);
-    }
-    if let Some((a, r)) = artifacts {
-        run.artifacts = a.map(|a| a.items).unwrap_or_default();
-        inputs.push(r);
-    }
-    if let Some((s, r)) = samples {
-        let mut s = s.unwrap_or_default();
-        s.finish();
-        run.samples = s;
-        inputs.push(r);
-    }
-    if let Some((log, mut r)) = sccache {
-        if r.present && !format.has_request_length() {
-            r.warnings.push(format!(
-                "{SCCACHE}: the log format has no $request_length, so the size of cache writes is unknown"
-            ));
-        }
-        if let Some(log) = &log {
-            if log.untimed > 0 {
-                r.warnings.push(format!(
-                    "{SCCACHE}: {} requests without a readable time: counted in the totals, not on the cache lane",
-                    log.untimed
-                ));
-            }
-            if r.present && r.records > 0 && log.hits + log.misses + log.writes == 0 {
-                r.warnings.push(format!(
-                    "{SCCACHE}: {} requests read but none was a cache hit, miss or write{}",
-                    r.records,
-                    if log.other_prefix > 0 {
-                        format!(" under this run's prefix ({} under other prefixes)", log.other_prefix)
-                    } else {
-                        String::new()
-                    }
-                ));
-            }
-        }
-        run.sccache = log.map(|log| SccacheInput {
-            log,
-            sizes_known: format.has_request_length(),
-        });
-        inputs.push(r);
-    }
-    if let Some((z, mut r)) = zot {
-        if let Some(z) = &z {
-            if r.present && r.records > 0 && z.requests == 0 {
-                r.warnings.push(format!(
-                    "{ZOT}: {} JSON lines but no `HTTP API` request among them",
-                    r.records + r.skipped
-                ));
-            }
-        }
-        run.zot = z;
-        inputs.push(r);
-    }
-    for (t, r) in traces {
-        if let Some(t) = t {
-            run.traces.push(t);
-        }
-        inputs.push(r);
-    }
+    let (format, report) = read_log_format(dir);
+    inputs.push(report);
+    let logs = read_logs(dir, &run, &format, &trace_files, cache);
+    logs.into_run(&mut run, &format, &mut inputs);
     // A target the harness announced but whose trace is missing.
     if let Some(info) = &run.info {
         let missing = run_rules::announced_without_trace(info, |file| inputs.iter().any(|i| i.name == file));
@@ -396,6 +180,232 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>) -> Result<Run> {
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
     run.inputs = inputs;
     Ok(run)
+}
+
+/// The traces of a run directory as (target, file), sorted; an error when
+/// `dir` is not a run.
+fn trace_files_of(dir: &Path) -> Result<Vec<(String, String)>> {
+    let not_a_run = |reason: String| Error::NotARun {
+        path: dir.to_path_buf(),
+        reason,
+    };
+    let meta = std::fs::metadata(dir).map_err(|e| not_a_run(format!("cannot open: {e}")))?;
+    if !meta.is_dir() {
+        return Err(not_a_run("not a directory".into()));
+    }
+    let listing = std::fs::read_dir(dir).map_err(|e| not_a_run(format!("cannot list: {e}")))?;
+    let mut trace_files: Vec<(String, String)> = listing
+        .flatten()
+        .filter_map(|e| {
+            let file = e.file_name().to_string_lossy().into_owned();
+            trace::target_of_file(&file).map(|t| (t.to_string(), file.clone()))
+        })
+        .collect();
+    trace_files.sort();
+    if !is_run_dir(dir) {
+        return Err(not_a_run(format!(
+            "no run inputs here (expected some of {} or trace-<target>.json)",
+            FIXED_INPUTS.join(", ")
+        )));
+    }
+    Ok(trace_files)
+}
+
+fn read_run_json(dir: &Path) -> (Option<RunInfo>, InputReport) {
+    match read_small(dir, RUN_JSON) {
+        Ok(None) => (None, InputReport::absent(RUN_JSON)),
+        Err(r) => (None, *r),
+        Ok(Some((data, n))) => {
+            let (info, stats) = run_json::parse(&data);
+            let report = InputReport::from_parse(RUN_JSON, n, Some("run.json".into()), &stats)
+                .with_identity(mtime_of(&dir.join(RUN_JSON)), xxh3(&data));
+            (info, report)
+        }
+    }
+}
+
+/// The nginx `log_format` sccache.log is written in: the directive in the
+/// run, else nginx's `combined`.
+fn read_log_format(dir: &Path) -> (LogFormat, InputReport) {
+    let (data, n) = match read_small(dir, NGINX_FORMAT) {
+        Ok(None) => return (LogFormat::combined(), InputReport::absent(NGINX_FORMAT)),
+        Err(r) => return (LogFormat::combined(), *r),
+        Ok(Some(read)) => read,
+    };
+    let text = String::from_utf8_lossy(&data);
+    let mut stats = ParseStats {
+        lines: text.lines().count() as u64,
+        ..Default::default()
+    };
+    let (format, read_as) = match LogFormat::from_directive(&text) {
+        Ok(f) => {
+            stats.records = 1;
+            (f, Some("nginx log_format directive".into()))
+        }
+        Err(e) => {
+            stats.note_malformed(1, format!("{e}; reading sccache.log as nginx `combined` instead"));
+            (LogFormat::combined(), None)
+        }
+    };
+    let report = InputReport::from_parse(NGINX_FORMAT, n, read_as, &stats)
+        .with_identity(mtime_of(&dir.join(NGINX_FORMAT)), xxh3(&data));
+    (format, report)
+}
+
+/// What each log and trace gave, with its report.
+#[derive(Default)]
+struct Logs {
+    placement: Option<(Option<Placements>, InputReport)>,
+    artifacts: Option<(Option<Artifacts>, InputReport)>,
+    samples: Option<(Option<Samples>, InputReport)>,
+    sccache: Option<(Option<SccacheLog>, InputReport)>,
+    zot: Option<(Option<ZotLog>, InputReport)>,
+    traces: Vec<(Option<TargetTrace>, InputReport)>,
+}
+
+/// Reads every input but run.json and the log format at once: the big logs
+/// are themselves parsed in parallel chunks, incrementally with a cache.
+fn read_logs(
+    dir: &Path,
+    run: &Run,
+    format: &LogFormat,
+    trace_files: &[(String, String)],
+    cache: Option<&mut LogCache>,
+) -> Logs {
+    let tail = if run.info.as_ref().is_some_and(|i| !i.in_flight) {
+        Tail::Complete
+    } else {
+        Tail::MayBePartial
+    };
+    let prefix: Option<std::sync::Arc<str>> = run
+        .info
+        .as_ref()
+        .and_then(|i| i.sccache_prefix.as_deref())
+        .map(Into::into);
+    let node_hosts: Vec<String> = run
+        .info
+        .iter()
+        .flat_map(|i| &i.nodes)
+        .filter_map(|n| n.addr.clone())
+        .collect();
+    let (cache_samples, cache_sccache, cache_zot) = match cache {
+        Some(c) => (Some(&mut c.samples), Some(&mut c.sccache), Some(&mut c.zot)),
+        None => (None, None, None),
+    };
+    let mut logs = Logs::default();
+    let Logs {
+        placement,
+        artifacts,
+        samples,
+        sccache,
+        zot,
+        traces,
+    } = &mut logs;
+    rayon::scope(|s| {
+        s.spawn(|_| {
+            *placement = Some(read_lines(
+                dir,
+                PLACEMENT,
+                Tail::Complete,
+                Some("placement".into()),
+                Placements::default,
+            ))
+        });
+        s.spawn(|_| {
+            *artifacts = Some(read_lines(
+                dir,
+                ARTIFACTS,
+                Tail::Complete,
+                Some("artifacts".into()),
+                Artifacts::default,
+            ))
+        });
+        s.spawn(|_| {
+            let format = Some("samples: JSON lines".into());
+            *samples = Some(incremental::read_log(
+                dir,
+                SAMPLES,
+                tail,
+                format,
+                "",
+                cache_samples,
+                Samples::default,
+            ));
+        });
+        s.spawn(|_| {
+            let format = std::sync::Arc::new(format.clone());
+            let describe = format.describe();
+            // A changed log format or prefix invalidates what was parsed before.
+            let tag = format!("{describe} prefix={prefix:?}");
+            let make = || SccacheSink {
+                format: format.clone(),
+                prefix: prefix.clone(),
+                log: SccacheLog::default(),
+            };
+            let (sink, report) = incremental::read_log(dir, SCCACHE, tail, Some(describe), &tag, cache_sccache, make);
+            *sccache = Some((sink.map(|s| s.log), report));
+        });
+        s.spawn(|_| {
+            let format = Some("zot.jsonl: JSON lines".into());
+            // The nodes' writes are kept apart to be tied to their targets.
+            let hosts = NodeHosts::new(node_hosts);
+            let make = || ZotLog::for_nodes(hosts.clone());
+            *zot = Some(incremental::read_log(
+                dir,
+                ZOT,
+                tail,
+                format,
+                &hosts.tag(),
+                cache_zot,
+                make,
+            ));
+        });
+        s.spawn(|_| {
+            use rayon::prelude::*;
+            *traces = trace_files
+                .par_iter()
+                .map(|(target, file)| read_trace(dir, target, file))
+                .collect();
+        });
+    });
+    logs
+}
+
+impl Logs {
+    /// Hands each input to the run, with its report and its own warnings.
+    fn into_run(self, run: &mut Run, format: &LogFormat, inputs: &mut Vec<InputReport>) {
+        if let Some((p, r)) = self.placement {
+            run.placements = p.map(|p| p.items).unwrap_or_default();
+            inputs.push(r);
+        }
+        if let Some((a, r)) = self.artifacts {
+            run.artifacts = a.map(|a| a.items).unwrap_or_default();
+            inputs.push(r);
+        }
+        if let Some((s, r)) = self.samples {
+            let mut s = s.unwrap_or_default();
+            s.finish();
+            run.samples = s;
+            inputs.push(r);
+        }
+        if let Some((log, mut r)) = self.sccache {
+            crate::input::sccache::warn(log.as_ref(), format, &mut r);
+            run.sccache = log.map(|log| SccacheInput {
+                log,
+                sizes_known: format.has_request_length(),
+            });
+            inputs.push(r);
+        }
+        if let Some((z, mut r)) = self.zot {
+            crate::input::zot::warn(z.as_ref(), &mut r);
+            run.zot = z;
+            inputs.push(r);
+        }
+        for (t, r) in self.traces {
+            run.traces.extend(t);
+            inputs.push(r);
+        }
+    }
 }
 
 fn read_trace(dir: &Path, target: &str, file: &str) -> (Option<TargetTrace>, InputReport) {

@@ -92,6 +92,27 @@ fn read_head(file: &mut std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// Reads a log whole, or with a slot of a cache, from where the previous
+/// read stopped: the one way the model reads its big logs.
+pub fn read_log<S, F>(
+    dir: &Path,
+    name: &str,
+    tail: Tail,
+    format: Option<String>,
+    tag: &str,
+    slot: Option<&mut Option<Tracked<S>>>,
+    make: F,
+) -> (Option<S>, InputReport)
+where
+    S: LineSink + Clone,
+    F: Fn() -> S + Sync,
+{
+    match slot {
+        Some(slot) => read_tracked(dir, name, tail, format, tag, slot, make),
+        None => super::read::read_lines(dir, name, tail, format, make),
+    }
+}
+
 /// Parses a log incrementally into `slot`; returns what the run model needs: the
 /// aggregate including the unfinished last line, and the input's report.
 pub fn read_tracked<S, F>(

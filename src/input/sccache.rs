@@ -4,6 +4,7 @@
 //! so producer and consumer cannot drift apart.
 
 use super::lines::{LineSink, Outcome};
+use super::InputReport;
 use crate::timefmt::{self, Micros};
 use perfreport_scan::find::{each_of_two, find_byte, find_str, rfind_byte};
 use std::borrow::Cow;
@@ -661,9 +662,69 @@ impl LineSink for SccacheSink {
     }
 }
 
+/// What the report says of sccache.log beyond its parse: write sizes that
+/// cannot be known, requests off the cache lane, and a log that read fine
+/// but held no cache traffic.
+pub fn warn(log: Option<&SccacheLog>, format: &LogFormat, report: &mut InputReport) {
+    const SCCACHE: &str = "sccache.log";
+    if report.present && !format.has_request_length() {
+        report.warnings.push(format!(
+            "{SCCACHE}: the log format has no $request_length, so the size of cache writes is unknown"
+        ));
+    }
+    let Some(log) = log else {
+        return;
+    };
+    if log.untimed > 0 {
+        report.warnings.push(format!(
+            "{SCCACHE}: {} requests without a readable time: counted in the totals, not on the cache lane",
+            log.untimed
+        ));
+    }
+    if report.present && report.records > 0 && log.hits + log.misses + log.writes == 0 {
+        report.warnings.push(format!(
+            "{SCCACHE}: {} requests read but none was a cache hit, miss or write{}",
+            report.records,
+            if log.other_prefix > 0 {
+                format!(" under this run's prefix ({} under other prefixes)", log.other_prefix)
+            } else {
+                String::new()
+            }
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_format_without_request_length_and_a_log_without_cache_traffic_are_warned_about() {
+        let stats = crate::input::ParseStats {
+            lines: 4,
+            records: 4,
+            ..Default::default()
+        };
+        let mut r = InputReport::from_parse("sccache.log", 100, None, &stats);
+        let log = SccacheLog {
+            untimed: 2,
+            other_prefix: 4,
+            ..Default::default()
+        };
+        warn(Some(&log), &LogFormat::combined(), &mut r);
+        assert_eq!(
+            r.warnings,
+            [
+                "sccache.log: the log format has no $request_length, so the size of cache writes is unknown",
+                "sccache.log: 2 requests without a readable time: counted in the totals, not on the cache lane",
+                "sccache.log: 4 requests read but none was a cache hit, miss or write under this run's prefix (4 under other prefixes)",
+            ]
+        );
+        // An absent log says nothing at all.
+        let mut absent = InputReport::absent("sccache.log");
+        warn(None, &LogFormat::combined(), &mut absent);
+        assert!(absent.warnings.is_empty());
+    }
 
     const SPEC_FORMAT: &str = r#"log_format sccache '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_length $request_time';"#;
 

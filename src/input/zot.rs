@@ -4,6 +4,7 @@
 //! (`json_scan`) for a plain line, by serde_json for anything else.
 
 use super::lines::{LineSink, Outcome};
+use super::InputReport;
 use crate::timefmt::{self, Micros};
 use perfreport_scan::find::each_of_two;
 use perfreport_scan::json_scan::{once, Bail, Cursor, Scan, Via};
@@ -822,9 +823,51 @@ fn count_message(by_message: &mut BTreeMap<String, u64>, message: &str, n: u64) 
     *c = c.saturating_add(n);
 }
 
+/// What the report says of zot.jsonl beyond its parse: JSON lines none of
+/// which was a request.
+pub fn warn(log: Option<&ZotLog>, report: &mut InputReport) {
+    if let Some(z) = log {
+        if report.present && report.records > 0 && z.requests == 0 {
+            report.warnings.push(format!(
+                "zot.jsonl: {} JSON lines but no `HTTP API` request among them",
+                report.records + report.skipped
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn report_of(records: u64) -> InputReport {
+        let stats = crate::input::ParseStats {
+            lines: records,
+            records,
+            ..Default::default()
+        };
+        InputReport::from_parse("zot.jsonl", 100, None, &stats)
+    }
+
+    #[test]
+    fn json_lines_without_a_single_request_are_warned_about() {
+        let mut r = report_of(3);
+        warn(Some(&ZotLog::default()), &mut r);
+        assert_eq!(
+            r.warnings,
+            ["zot.jsonl: 3 JSON lines but no `HTTP API` request among them"]
+        );
+        // A log with requests, or an empty one, says nothing.
+        let mut z = ZotLog::default();
+        z.requests = 1;
+        let mut r = report_of(3);
+        warn(Some(&z), &mut r);
+        assert!(r.warnings.is_empty());
+        // An empty log is the parse's own warning, not this one.
+        let mut r = report_of(0);
+        warn(Some(&ZotLog::default()), &mut r);
+        assert!(!r.warnings.iter().any(|w| w.contains("HTTP API")), "{:?}", r.warnings);
+    }
 
     /// Found by attacking the fixes: 200,000 messages that each carry their own
     /// id made an 83 MB report.md line and a 166 MB page.
