@@ -858,8 +858,10 @@ mod tests {
             ["zot.jsonl: 3 JSON lines but no `HTTP API` request among them"]
         );
         // A log with requests, or an empty one, says nothing.
-        let mut z = ZotLog::default();
-        z.requests = 1;
+        let z = ZotLog {
+            requests: 1,
+            ..Default::default()
+        };
         let mut r = report_of(3);
         warn(Some(&z), &mut r);
         assert!(r.warnings.is_empty());
