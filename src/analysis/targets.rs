@@ -192,9 +192,32 @@ fn upload_figures(spans: &[Span], f: &mut TargetFigures) {
     f.upload_bytes_traced = bytes;
 }
 
+/// A target whose time outside its own steps exceeds this share is a story.
+pub const GAP_SHARE: f64 = 0.5;
+
+/// The share of a target's time spent outside its own steps, when it is
+/// over `GAP_SHARE` (the summary then names the target); `None` otherwise.
+pub fn outside_share_worth_telling(total_s: f64, gap_s: f64) -> Option<f64> {
+    let share = gap_s / total_s;
+    (total_s > 0.0 && share > GAP_SHARE).then_some(share)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_is_a_story_when_over_half_its_time_is_outside_its_steps() {
+        // triton-wheel: 39m56s of 55m45s outside its steps, 72%.
+        let share = outside_share_worth_telling(3345.5, 2395.8).unwrap();
+        assert!((share - 0.716).abs() < 1e-3, "{share}");
+        // Exactly half is not over half; a little under is not either.
+        assert_eq!(outside_share_worth_telling(100.0, 50.0), None);
+        assert_eq!(outside_share_worth_telling(1523.6, 42.1), None);
+        // No time at all tells nothing (and divides by nothing).
+        assert_eq!(outside_share_worth_telling(0.0, 0.0), None);
+        assert_eq!(outside_share_worth_telling(0.0, 5.0), None);
+    }
 
     fn span(id: &str, parent: Option<&str>, name: &str, start_s: f64, end_s: f64) -> Span {
         Span {

@@ -5,8 +5,7 @@ use super::{human_bytes, View};
 use crate::analysis::costs::WORTH_SAYING_S;
 use crate::timefmt::human_duration as dur;
 
-/// A target whose time outside its own steps exceeds this share is a story.
-pub const GAP_SHARE: f64 = 0.5;
+use crate::analysis::targets::outside_share_worth_telling;
 
 /// The sentences in the order the report opens with them.
 pub fn sentences(v: &View) -> Vec<String> {
@@ -89,7 +88,7 @@ fn outside_own_steps(v: &View) -> Vec<String> {
         let (Some(total), Some(gap)) = (t.total_s, t.gap_s) else {
             continue;
         };
-        if total <= 0.0 || gap / total <= GAP_SHARE {
+        if outside_share_worth_telling(total, gap).is_none() {
             continue;
         }
         let node = t.node.as_deref().map(|n| format!(" on {n}")).unwrap_or_default();
