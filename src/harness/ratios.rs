@@ -187,21 +187,52 @@ fn stats(rows: &[&BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> Option<Pool
     })
 }
 
-/// Pools the rows and computes every ratio. `cores` maps a builder to its core count.
-pub fn analyse(rows: &[BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> RatiosReport {
+/// Successful rows by key and pool; a row's key is its whole (target,
+/// builder, arch, max_jobs).
+type Pooled<'r> = BTreeMap<Key, BTreeMap<Pool, Vec<&'r BenchRow>>>;
+
+/// The max_jobs values each (target, builder, arch) has each pool at.
+type Widths = BTreeMap<(String, String, String, Pool), BTreeSet<String>>;
+
+/// Each ratio: its name, numerator pool and denominator pool.
+const RATIOS: [(&str, Pool, Pool); 3] = [
+    ("registry", Pool::Frozen, Pool::Cold),
+    ("compiler_cache", Pool::Cold, Pool::Compiled),
+    ("layer_cache", Pool::Compiled, Pool::Skipped),
+];
+
+impl Failure {
+    fn of(r: &BenchRow) -> Failure {
+        Failure {
+            line: r.line,
+            ts: r.ts_text.clone(),
+            target: r.target.clone(),
+            builder: r.builder.clone(),
+            rc: r.rc,
+            failure: r.failure.clone(),
+        }
+    }
+}
+
+impl Ratios {
+    fn set(&mut self, name: &str, value: f64) {
+        match name {
+            "registry" => self.registry = Some(value),
+            "compiler_cache" => self.compiler_cache = Some(value),
+            _ => self.layer_cache = Some(value),
+        }
+    }
+}
+
+/// Failed builds are listed, never pooled; a successful row goes to its
+/// pool, or is excluded with the reason it fits none.
+fn pool_rows(rows: &[BenchRow]) -> (Pooled<'_>, Vec<Failure>, Vec<Excluded>) {
     let mut failures = vec![];
     let mut excluded = vec![];
-    let mut pooled: BTreeMap<Key, BTreeMap<Pool, Vec<&BenchRow>>> = BTreeMap::new();
+    let mut pooled: Pooled = BTreeMap::new();
     for r in rows {
         if r.rc != 0 {
-            failures.push(Failure {
-                line: r.line,
-                ts: r.ts_text.clone(),
-                target: r.target.clone(),
-                builder: r.builder.clone(),
-                rc: r.rc,
-                failure: r.failure.clone(),
-            });
+            failures.push(Failure::of(r));
             continue;
         }
         match pool_of(r) {
@@ -209,9 +240,12 @@ pub fn analyse(rows: &[BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> Ratios
             Err(reason) => excluded.push(Excluded { line: r.line, reason }),
         }
     }
-    // Which max_jobs each (target, builder, arch) has each pool at, for the reasons.
-    let mut widths: BTreeMap<(String, String, String, Pool), BTreeSet<String>> = BTreeMap::new();
-    for (k, pools) in &pooled {
+    (pooled, failures, excluded)
+}
+
+fn widths(pooled: &Pooled) -> Widths {
+    let mut widths = Widths::new();
+    for (k, pools) in pooled {
         for p in pools.keys() {
             widths
                 .entry((k.target.clone(), k.builder.clone(), k.arch.clone(), *p))
@@ -219,97 +253,120 @@ pub fn analyse(rows: &[BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> Ratios
                 .insert(k.jobs());
         }
     }
-    let mut keys = vec![];
-    for (key, pools) in &pooled {
-        let stats: BTreeMap<Pool, PoolStats> = pools
-            .iter()
-            .filter_map(|(p, rows)| Some((*p, stats(rows, cores)?)))
-            .collect();
-        let mut report = KeyReport {
-            key: key.clone(),
-            pools: stats,
-            ratios: Ratios::default(),
-            why_null: BTreeMap::new(),
-            suspect: BTreeMap::new(),
-        };
-        for (name, num, den) in [
-            ("registry", Pool::Frozen, Pool::Cold),
-            ("compiler_cache", Pool::Cold, Pool::Compiled),
-            ("layer_cache", Pool::Compiled, Pool::Skipped),
-        ] {
-            match (report.pools.get(&num), report.pools.get(&den)) {
-                (Some(a), Some(b)) if b.newest_s > 0.0 && !(a.newest_s / b.newest_s).is_finite() => {
-                    report.why_null.insert(
-                        name.into(),
-                        format!("{:e} s over {:e} s is past the largest number", a.newest_s, b.newest_s),
-                    );
-                }
-                (Some(a), Some(b)) if b.newest_s > 0.0 => {
-                    let ratio = a.newest_s / b.newest_s;
-                    // Rounded to hundredths, unless too large to scale.
-                    let value = Some((ratio * 100.0).round() / 100.0)
-                        .filter(|v| v.is_finite())
-                        .unwrap_or(ratio);
-                    match name {
-                        "registry" => report.ratios.registry = Some(value),
-                        "compiler_cache" => report.ratios.compiler_cache = Some(value),
-                        _ => report.ratios.layer_cache = Some(value),
-                    }
-                    let flags: Vec<String> = [a, b]
-                        .iter()
-                        .filter_map(|s| {
-                            s.newest
-                                .suspect
-                                .clone()
-                                .map(|why| format!("line {}: {why}", s.newest.line))
-                        })
-                        .collect();
-                    if !flags.is_empty() {
-                        report.suspect.insert(name.into(), flags.join("; "));
-                    }
-                }
-                (Some(_), Some(_)) => {
-                    report
-                        .why_null
-                        .insert(name.into(), format!("the newest {} took 0 s", den.describe()));
-                }
-                (a, b) => {
-                    let missing: Vec<Pool> = [(num, a.is_none()), (den, b.is_none())]
-                        .into_iter()
-                        .filter(|x| x.1)
-                        .map(|x| x.0)
-                        .collect();
-                    let reasons: Vec<String> = missing
-                        .iter()
-                        .map(|p| {
-                            let elsewhere =
-                                widths.get(&(key.target.clone(), key.builder.clone(), key.arch.clone(), *p));
-                            match elsewhere {
-                                Some(w) => format!(
-                                    "no {} at max_jobs={} (there is one at max_jobs={})",
-                                    p.describe(),
-                                    key.jobs(),
-                                    w.iter().cloned().collect::<Vec<_>>().join(", ")
-                                ),
-                                None => format!(
-                                    "no {} for {} on {} ({})",
-                                    p.describe(),
-                                    key.target,
-                                    key.builder,
-                                    key.arch
-                                ),
-                            }
-                        })
-                        .collect();
-                    report.why_null.insert(name.into(), reasons.join("; "));
+    widths
+}
+
+/// A ratio of the newest samples of two pools, rounded to hundredths unless
+/// too large to scale; `Err` says why there is none.
+fn ratio_of(num: &PoolStats, den: &PoolStats, den_pool: Pool) -> Result<f64, String> {
+    // Written as `> 0` so that a NaN denominator is refused too.
+    if den.newest_s > 0.0 {
+        let ratio = num.newest_s / den.newest_s;
+        if !ratio.is_finite() {
+            return Err(format!(
+                "{:e} s over {:e} s is past the largest number",
+                num.newest_s, den.newest_s
+            ));
+        }
+        return Ok(Some((ratio * 100.0).round() / 100.0)
+            .filter(|v| v.is_finite())
+            .unwrap_or(ratio));
+    }
+    Err(format!("the newest {} took 0 s", den_pool.describe()))
+}
+
+/// Why each sample a ratio is built on is suspect, joined; `None` when neither is.
+fn suspect_sides(sides: [&PoolStats; 2]) -> Option<String> {
+    let flags: Vec<String> = sides
+        .iter()
+        .filter_map(|s| {
+            s.newest
+                .suspect
+                .as_ref()
+                .map(|why| format!("line {}: {why}", s.newest.line))
+        })
+        .collect();
+    (!flags.is_empty()).then(|| flags.join("; "))
+}
+
+/// Why a pool is missing at this key: at another max_jobs, say which; else
+/// there is none for the target on that builder at all.
+fn why_missing(key: &Key, pool: Pool, widths: &Widths) -> String {
+    match widths.get(&(key.target.clone(), key.builder.clone(), key.arch.clone(), pool)) {
+        Some(w) => format!(
+            "no {} at max_jobs={} (there is one at max_jobs={})",
+            pool.describe(),
+            key.jobs(),
+            w.iter().cloned().collect::<Vec<_>>().join(", ")
+        ),
+        None => format!(
+            "no {} for {} on {} ({})",
+            pool.describe(),
+            key.target,
+            key.builder,
+            key.arch
+        ),
+    }
+}
+
+/// Fills one ratio of a key's report: its value and suspicion, or why it is null.
+fn add_ratio(report: &mut KeyReport, (name, num, den): (&str, Pool, Pool), widths: &Widths) {
+    match (report.pools.get(&num), report.pools.get(&den)) {
+        (Some(a), Some(b)) => match ratio_of(a, b, den) {
+            Ok(value) => {
+                let suspect = suspect_sides([a, b]);
+                report.ratios.set(name, value);
+                if let Some(why) = suspect {
+                    report.suspect.insert(name.into(), why);
                 }
             }
+            Err(why) => {
+                report.why_null.insert(name.into(), why);
+            }
+        },
+        (a, b) => {
+            let reasons: Vec<String> = [(num, a.is_none()), (den, b.is_none())]
+                .into_iter()
+                .filter(|x| x.1)
+                .map(|(p, _)| why_missing(&report.key, p, widths))
+                .collect();
+            report.why_null.insert(name.into(), reasons.join("; "));
         }
-        keys.push(report);
     }
+}
+
+fn key_report(
+    key: &Key,
+    pools: &BTreeMap<Pool, Vec<&BenchRow>>,
+    widths: &Widths,
+    cores: &dyn Fn(&str) -> Option<u32>,
+) -> KeyReport {
+    let mut report = KeyReport {
+        key: key.clone(),
+        pools: pools
+            .iter()
+            .filter_map(|(p, rows)| Some((*p, stats(rows, cores)?)))
+            .collect(),
+        ratios: Ratios::default(),
+        why_null: BTreeMap::new(),
+        suspect: BTreeMap::new(),
+    };
+    for ratio in RATIOS {
+        add_ratio(&mut report, ratio, widths);
+    }
+    report
+}
+
+/// Pools the rows and computes every ratio. `cores` maps a builder to its core count.
+pub fn analyse(rows: &[BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> RatiosReport {
+    let (pooled, failures, excluded) = pool_rows(rows);
+    let widths = widths(&pooled);
     RatiosReport {
         schema: 1,
-        keys,
+        keys: pooled
+            .iter()
+            .map(|(key, pools)| key_report(key, pools, &widths, cores))
+            .collect(),
         failures,
         excluded,
     }
@@ -458,5 +515,52 @@ mod tests {
         let r = analyse(&[row(1, COLD), row(2, &frozen), row(3, &not_evicted)], &no_cores);
         assert_eq!(r.keys[0].ratios.registry, Some(2.0));
         assert_eq!(r.excluded[0].line, 3);
+    }
+
+    #[test]
+    fn a_zero_second_denominator_gives_no_ratio_and_says_so() {
+        let compiled = COLD
+            .replace("\"cold\"", "\"hot\"")
+            .replace("\"steps_cached\": 0", "\"steps_cached\": 3");
+        let zero = SKIPPED.replace("\"seconds\": 1.0", "\"seconds\": 0.0");
+        let r = analyse(&[row(1, &compiled), row(2, &zero)], &no_cores);
+        let k = &r.keys[0];
+        assert_eq!(k.ratios.layer_cache, None);
+        assert_eq!(
+            k.why_null["layer_cache"],
+            "the newest hot run with at least half its steps cached took 0 s"
+        );
+    }
+
+    #[test]
+    fn a_ratio_is_rounded_to_hundredths_unless_too_large_to_scale() {
+        let side = |seconds: f64| {
+            let rows = [row(1, &COLD.replace("2297.3", &seconds.to_string()))];
+            stats(&rows.iter().collect::<Vec<_>>(), &no_cores).unwrap()
+        };
+        assert_eq!(ratio_of(&side(10.0), &side(3.0), Pool::Cold), Ok(3.33));
+        assert_eq!(ratio_of(&side(2.0), &side(3.0), Pool::Cold), Ok(0.67));
+        // Too large to scale by 100: kept unrounded rather than made infinite.
+        let big = ratio_of(&side(1e307), &side(0.1), Pool::Cold);
+        assert!(big.as_ref().is_ok_and(|v| v.is_finite() && *v > 9e307), "{big:?}");
+    }
+
+    #[test]
+    fn a_ratio_missing_both_sides_gives_both_reasons() {
+        let r = analyse(&[row(1, SKIPPED)], &no_cores);
+        assert_eq!(
+            r.keys[0].why_null["registry"],
+            "no frozen run with the registry evicted for pytorch on snoc-think (gfx950); \
+             no cold run for pytorch on snoc-think (gfx950)"
+        );
+    }
+
+    #[test]
+    fn a_hot_run_without_step_counts_is_excluded_with_its_reason() {
+        let bare = SKIPPED.replace("\"steps_cached\": 11, ", "");
+        let r = analyse(&[row(7, &bare)], &no_cores);
+        assert!(r.keys.is_empty());
+        assert_eq!(r.excluded[0].line, 7);
+        assert!(r.excluded[0].reason.contains("whether it compiled cannot be judged"));
     }
 }
