@@ -24,8 +24,18 @@ fn main() {
         _ => "unknown".to_string(),
     };
     println!("cargo:rustc-env=PERFREPORT_COMMIT={commit}");
-    for path in [".git/HEAD", ".git/index", ".git/refs/heads"] {
-        if std::path::Path::new(path).exists() {
+    // In a worktree `.git` is a file: HEAD and the index are in its own git
+    // directory, the branches in the common one.
+    let own = git(&["rev-parse", "--git-dir"]).unwrap_or_else(|| ".git".into());
+    let common = git(&["rev-parse", "--git-common-dir"]).unwrap_or_else(|| own.clone());
+    let watched = [
+        format!("{own}/HEAD"),
+        format!("{own}/index"),
+        format!("{common}/refs/heads"),
+        format!("{common}/packed-refs"),
+    ];
+    for path in watched {
+        if std::path::Path::new(&path).exists() {
             println!("cargo:rerun-if-changed={path}");
         }
     }
