@@ -242,3 +242,77 @@ fn a_samples_file_naming_3000_nodes_draws_64_and_says_how_many_it_left_out() {
     );
     assert!(svg.len() <= 500_000, "cpu-mem.svg is {} bytes", svg.len());
 }
+
+/// Found attacking issue 17's bound: the cold sample run beside a
+/// samples.jsonl naming 3000 more nodes gave the timeline 3000 empty rows,
+/// a 90,000-pixel-tall, 800 kB timeline.svg (26 MB for 100,000 nodes). The
+/// timeline keeps every node that ran a target and says how many idle nodes
+/// it left out.
+#[test]
+fn a_samples_file_naming_3000_nodes_leaves_the_idle_ones_off_the_timeline() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    super::copy_run(&super::sample(super::COLD), &run);
+    let mut lines = std::fs::read_to_string(run.join("samples.jsonl")).unwrap();
+    for poll in 0..4u64 {
+        for n in 0..3000u64 {
+            lines.push_str(&format!(
+                r#"{{"ts":"2026-10-20T02:0{poll}:00Z","node":"n{n:04}","cpu":{{"user":{},"idle":{}}},"mem":{{"total":100,"available":50}}}}"#,
+                poll * 50,
+                poll * 50,
+            ));
+            lines.push('\n');
+        }
+    }
+    std::fs::write(run.join("samples.jsonl"), lines).unwrap();
+    let out = dir.path().join("out");
+    let o = report(&run, &out, &["-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = std::fs::read_to_string(out.join("charts/timeline.svg")).unwrap();
+    assert!(svg.len() <= 500_000, "timeline.svg is {} bytes", svg.len());
+    // The five sample nodes ran targets, so 59 idle rows fit in 64.
+    assert!(
+        svg.contains("2941 idle nodes not drawn"),
+        "the timeline says what it left out"
+    );
+    for busy in ["think", "strix", "triton-wheel"] {
+        assert!(svg.contains(busy), "{busy} is still on the timeline");
+    }
+}
+
+/// Found attacking issue 17's bound: eight nodes (full detail) whose memory
+/// swings from empty to full at every poll drew a dash per 10 px of a
+/// zig-zag line, a 13 MB cpu-mem.svg and index.html. Full detail keeps
+/// every point but shares the fleet's dashes.
+#[test]
+fn eight_nodes_with_a_zig_zag_memory_line_keep_cpu_mem_svg_under_500_kb() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let mut lines = String::new();
+    for n in 0..8u64 {
+        for poll in 0..2000u64 {
+            lines.push_str(&format!(
+                r#"{{"ts":{},"node":"n{n}","cpu":{{"user":{},"idle":{}}},"mem":{{"total":100,"available":{}}}}}"#,
+                1_790_000_000 + poll,
+                poll * 50,
+                poll * 50,
+                if poll % 2 == 0 { 0 } else { 100 },
+            ));
+            lines.push('\n');
+        }
+    }
+    std::fs::write(run.join("samples.jsonl"), lines).unwrap();
+    let out = dir.path().join("out");
+    let o = report(&run, &out, &["-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = std::fs::read_to_string(out.join("charts/cpu-mem.svg")).unwrap();
+    assert!(svg.len() <= 500_000, "cpu-mem.svg is {} bytes", svg.len());
+    let size = std::fs::metadata(out.join("index.html")).unwrap().len();
+    assert!(size <= 3_000_000, "index.html is {size} bytes");
+    // Every node is still drawn, memory dashed.
+    for n in 0..8 {
+        assert!(svg.contains(&format!(">\nn{n}\n<")), "n{n} is in the legend");
+    }
+}

@@ -105,9 +105,12 @@ impl Budget {
     const FULL: Budget = Budget {
         cpu_points: 2 * WIDTH as usize,
         mem_points: WIDTH as usize / 2,
-        dashes: f64::INFINITY,
+        // One node's share of the fleet's dashes: even at full detail a
+        // zig-zag memory line would otherwise draw a dash per 10 px of its
+        // length, 13 MB for eight nodes.
+        dashes: Budget::FLEET_DASHES / crate::view::FULL_DETAIL_NODES as f64,
     };
-    /// Every node's memory lines together, past `FULL_DETAIL_NODES`.
+    /// Every node's memory lines together, at most (eight nodes' worth).
     const FLEET_DASHES: f64 = 2000.0;
 
     fn for_nodes(nodes: usize) -> Budget {
@@ -151,7 +154,18 @@ mod tests {
         for n in 0..=crate::view::FULL_DETAIL_NODES {
             assert_eq!(Budget::for_nodes(n), Budget::FULL);
         }
-        assert_eq!(Budget::FULL.dash(1e9), (6, 4));
+        // A memory line across the chart and back keeps the usual dash.
+        assert_eq!(Budget::FULL.dash(2.0 * f64::from(WIDTH)), (6, 4));
+    }
+
+    #[test]
+    fn a_zig_zag_memory_line_of_a_small_fleet_draws_at_most_its_share_of_dashes() {
+        let (dash, gap) = Budget::FULL.dash(1e6);
+        let drawn = 1e6 / f64::from(dash + gap);
+        assert!(
+            drawn * crate::view::FULL_DETAIL_NODES as f64 <= Budget::FLEET_DASHES,
+            "{drawn}"
+        );
     }
 
     #[test]

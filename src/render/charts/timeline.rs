@@ -10,6 +10,10 @@ const LANE_PX: u32 = 30;
 /// Where the plot starts: the chart's margin and the node names' width.
 const PLOT_LEFT: i32 = 12 + 150;
 const LABEL_FONT: u32 = 11;
+/// At most this many rows; past it, idle nodes (no target placed) are left
+/// out, so a samples.jsonl naming thousands of nodes cannot make the chart
+/// thousands of rows tall.
+const MAX_ROWS: usize = 64;
 
 /// Rows of the chart: a node and its targets spread over lanes so that
 /// targets running at once on one node do not hide each other.
@@ -61,6 +65,28 @@ pub fn rows(view: &View) -> Vec<Row<'_>> {
     rows
 }
 
+/// The rows drawn, and how many idle nodes were left out: every row with a
+/// target, then idle nodes in the view's order up to `MAX_ROWS` rows.
+fn bounded(rows: Vec<Row<'_>>) -> (Vec<Row<'_>>, usize) {
+    let busy = rows.iter().filter(|r| r.lanes.iter().any(|l| !l.is_empty())).count();
+    let mut idle_room = MAX_ROWS.saturating_sub(busy);
+    let total = rows.len();
+    let kept: Vec<Row> = rows
+        .into_iter()
+        .filter(|r| {
+            let idle = r.lanes.iter().all(|l| l.is_empty());
+            if !idle {
+                return true;
+            }
+            let keep = idle_room > 0;
+            idle_room = idle_room.saturating_sub(1);
+            keep
+        })
+        .collect();
+    let left_out = total - kept.len();
+    (kept, left_out)
+}
+
 fn end_of(t: &TargetView) -> f64 {
     t.end_s
         .or_else(|| t.phases.iter().map(|p| p.end_s).reduce(f64::max))
@@ -71,11 +97,11 @@ fn end_of(t: &TargetView) -> f64 {
 pub fn draw(view: &View) -> Result<String> {
     let axis = TimeAxis::for_span(x_max(view));
     let span = axis.x(x_max(view));
-    let rows = rows(view);
+    let (rows, left_out) = bounded(rows(view));
     let lanes: u32 = rows.iter().map(|r| r.lanes.len() as u32).sum::<u32>().max(1);
     let any = view.targets.iter().any(|t| t.start_s.is_some());
     // A legend by example: the colour is the builder's, so the first one's.
-    let entries = if any {
+    let mut entries = if any {
         vec![
             LegendEntry::new("own steps", Swatch::Fill(rgb(0), 1.0)),
             LegendEntry::new("setup / export", Swatch::Fill(rgb(0), LIGHT_ALPHA)),
@@ -84,6 +110,12 @@ pub fn draw(view: &View) -> Result<String> {
     } else {
         vec![]
     };
+    if left_out > 0 {
+        entries.push(LegendEntry::new(
+            format!("{left_out} idle nodes not drawn (data.json has them all)"),
+            Swatch::Line(WHITE),
+        ));
+    }
     let legend = Legend::new(entries, WIDTH - PLOT_LEFT as u32 - 12);
     let height = 120 + lanes * LANE_PX + legend.height;
     let svg = svg("timeline", (WIDTH, height), |root| {
