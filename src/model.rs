@@ -20,9 +20,9 @@ use std::path::{Path, PathBuf};
 pub const RUN_JSON: &str = run_json::FILE;
 pub const PLACEMENT: &str = "placement.txt";
 pub const SAMPLES: &str = "samples.jsonl";
-pub const SCCACHE: &str = "sccache.log";
+pub const SCCACHE: &str = crate::input::sccache::FILE;
 pub const NGINX_FORMAT: &str = "nginx-log-format";
-pub const ZOT: &str = "zot.jsonl";
+pub const ZOT: &str = crate::input::zot::FILE;
 pub const ARTIFACTS: &str = "artifacts.txt";
 
 /// The fixed inputs, in the order the report lists them.

@@ -5,6 +5,9 @@
 
 use super::lines::{LineSink, Outcome};
 use super::InputReport;
+
+/// The cache server's access log, in a run directory.
+pub const FILE: &str = "sccache.log";
 use crate::timefmt::{self, Micros};
 use perfreport_scan::find::{each_of_two, find_byte, find_str, rfind_byte};
 use std::borrow::Cow;
@@ -666,10 +669,9 @@ impl LineSink for SccacheSink {
 /// cannot be known, requests off the cache lane, and a log that read fine
 /// but held no cache traffic.
 pub fn warn(log: Option<&SccacheLog>, format: &LogFormat, report: &mut InputReport) {
-    const SCCACHE: &str = "sccache.log";
     if report.present && !format.has_request_length() {
         report.warnings.push(format!(
-            "{SCCACHE}: the log format has no $request_length, so the size of cache writes is unknown"
+            "{FILE}: the log format has no $request_length, so the size of cache writes is unknown"
         ));
     }
     let Some(log) = log else {
@@ -677,13 +679,13 @@ pub fn warn(log: Option<&SccacheLog>, format: &LogFormat, report: &mut InputRepo
     };
     if log.untimed > 0 {
         report.warnings.push(format!(
-            "{SCCACHE}: {} requests without a readable time: counted in the totals, not on the cache lane",
+            "{FILE}: {} requests without a readable time: counted in the totals, not on the cache lane",
             log.untimed
         ));
     }
     if report.present && report.records > 0 && log.hits + log.misses + log.writes == 0 {
         report.warnings.push(format!(
-            "{SCCACHE}: {} requests read but none was a cache hit, miss or write{}",
+            "{FILE}: {} requests read but none was a cache hit, miss or write{}",
             report.records,
             if log.other_prefix > 0 {
                 format!(" under this run's prefix ({} under other prefixes)", log.other_prefix)

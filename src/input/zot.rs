@@ -5,6 +5,9 @@
 
 use super::lines::{LineSink, Outcome};
 use super::InputReport;
+
+/// The registry's log, in a run directory.
+pub const FILE: &str = "zot.jsonl";
 use crate::timefmt::{self, Micros};
 use perfreport_scan::find::each_of_two;
 use perfreport_scan::json_scan::{once, Bail, Cursor, Scan, Via};
@@ -829,7 +832,7 @@ pub fn warn(log: Option<&ZotLog>, report: &mut InputReport) {
     if let Some(z) = log {
         if report.present && report.records > 0 && z.requests == 0 {
             report.warnings.push(format!(
-                "zot.jsonl: {} JSON lines but no `HTTP API` request among them",
+                "{FILE}: {} JSON lines but no `HTTP API` request among them",
                 report.records + report.skipped
             ));
         }
