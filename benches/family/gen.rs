@@ -694,8 +694,10 @@ pub mod zot {
 
     /// `n` distinct key sets: a client's own headers plus a distinct choice
     /// of optional ones each; a read's sets lack Content-Length, a write's
-    /// carry it (with one set, it carries it and reads send 0).
-    fn key_sets(n: usize) -> Vec<KeySet> {
+    /// carry it (with one set, it carries it and reads send 0). With
+    /// `accept_max` above 1 every set carries `Accept`: without it, a member
+    /// of one BuildKit set varied `Accept` and never wrote one.
+    fn key_sets(n: usize, accept_max: usize) -> Vec<KeySet> {
         (0..n)
             .map(|i| {
                 let client = i % CLIENTS.len();
@@ -712,6 +714,9 @@ pub mod zot {
                 let sized = n == 1 || i % 2 == 1;
                 if sized {
                     names.push("Content-Length");
+                }
+                if accept_max > 1 && !names.contains(&"Accept") {
+                    names.push("Accept");
                 }
                 names.sort_unstable();
                 KeySet { client, names, sized }
@@ -954,7 +959,7 @@ pub mod zot {
     pub(super) fn write<W: Write>(k: &Knobs, rng: &mut Rng, start_us: i64, out: &mut Out<W>) -> io::Result<Tally> {
         let mut log = Log {
             knobs: k,
-            sets: key_sets(k.key_sets),
+            sets: key_sets(k.key_sets, k.accept_max),
             t_us: start_us,
         };
         let mut t = Tally {

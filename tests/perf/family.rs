@@ -36,6 +36,20 @@ fn every_family_member_is_the_same_bytes_from_the_same_seed() {
     }
 }
 
+/// Found by a profile of `accept-1to6` that looked like `keysets-1`: the
+/// member's one header set was BuildKit's, which sends no `Accept`.
+#[test]
+fn the_accept_member_writes_one_to_six_accept_values() {
+    let m = gen::find(gen::Kind::Zot, "accept-1to6").expect("the member exists");
+    let text = String::from_utf8(bytes_of(&m, 17)).unwrap();
+    let counts: std::collections::BTreeSet<usize> = text
+        .lines()
+        .filter_map(|l| l.split("\"Accept\":[").nth(1))
+        .map(|rest| rest.split(']').next().unwrap_or("").matches("\",\"").count() + 1)
+        .collect();
+    assert_eq!(counts, (1..=6).collect(), "values per Accept header");
+}
+
 /// `data.json` figures that differ from what the generator says it wrote.
 fn differences(m: &gen::Member, t: &gen::Tally, d: &Value) -> Vec<String> {
     let mut diffs = Vec::new();
