@@ -410,6 +410,28 @@ impl<W: Write> Out<W> {
             Size::Lines(n) => self.lines >= n,
         }
     }
+
+    /// How much of the size asked for is written, from 0 to 1.
+    fn progress(&self) -> f64 {
+        match self.size {
+            Size::Bytes(n) => self.bytes as f64 / n.max(1) as f64,
+            Size::Lines(n) => self.lines as f64 / n.max(1) as f64,
+        }
+    }
+}
+
+/// How long a registry or cache log spans, whatever its size: a nightly
+/// run's twelve hours. A bigger log is a busier server, not a longer run, so
+/// the 30 MB, 300 MB and 1 GB sizes of a member share one window and what
+/// grows between them is the log alone (the lanes follow the window).
+/// samples.jsonl keeps its poll period instead: its size is nodes × time.
+pub const SPAN_US: i64 = 12 * 3600 * 1_000_000;
+
+/// The time of the next line: where the size written so far falls in the
+/// span, never before the last line, with up to a millisecond of jitter.
+fn clock(now: i64, start_us: i64, progress: f64, rng: &mut Rng) -> i64 {
+    let due = start_us + (SPAN_US as f64 * progress.min(1.0)) as i64;
+    now.max(due) + rng.below(1_000) as i64
 }
 
 /// Where every member's clock starts unless told otherwise: 2026-11-01T00:00:00Z.
@@ -970,8 +992,7 @@ pub mod zot {
         t.add("not_json", 1);
         t.add("skipped", 1);
         while !out.full() {
-            // About 25 lines a second: a 300 MB log spans about 8 hours.
-            log.t_us += rng.below(80_000) as i64;
+            log.t_us = super::clock(log.t_us, start_us, out.progress(), rng);
             // A not-JSON event writes 2.3 lines on average (a panic is 14).
             if rng.chance(k.not_json_per_mille * 9 / 20) {
                 not_json(rng, &mut log, &mut t, out)?;
@@ -1585,7 +1606,7 @@ pub mod sccache {
             }
             let addr = client_addr(rng.below(k.clients as u64) as usize, k.clients);
             for r in &batch {
-                now += rng.below(40_000) as i64;
+                now = super::clock(now, start_us, out.progress(), rng);
                 line.clear();
                 let ua = if r.what == "checks" {
                     "opendal/0.52.0"

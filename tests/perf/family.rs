@@ -50,6 +50,29 @@ fn the_accept_member_writes_one_to_six_accept_values() {
     assert_eq!(counts, (1..=6).collect(), "values per Accept header");
 }
 
+/// Memory was measured growing from 30 MB to 1 GB of registry log when the
+/// log's window grew with it (53 minutes to 24 hours): the lanes follow the
+/// window. Every size of a zot or sccache member now spans the same twelve
+/// hours, so what grows between sizes is the log alone.
+#[test]
+fn every_size_of_a_registry_or_cache_member_spans_the_same_window() {
+    for kind in [gen::Kind::Zot, gen::Kind::Sccache] {
+        let m = gen::members().into_iter().find(|m| m.kind == kind).unwrap();
+        let span = |lines: u64| {
+            let t = gen::generate(&m, 17, gen::Size::Lines(lines), gen::DEFAULT_START_US, std::io::sink()).unwrap();
+            t.last_us - t.first_us
+        };
+        for lines in [400, 4000] {
+            let hours = span(lines) as f64 / 3.6e9;
+            assert!(
+                (11.9..12.1).contains(&hours),
+                "{} of {lines} lines spans {hours:.2} h",
+                kind.name()
+            );
+        }
+    }
+}
+
 /// `data.json` figures that differ from what the generator says it wrote.
 fn differences(m: &gen::Member, t: &gen::Tally, d: &Value) -> Vec<String> {
     let mut diffs = Vec::new();
