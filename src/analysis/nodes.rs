@@ -59,10 +59,10 @@ pub fn analyse(samples: &[Sample]) -> NodeSeries {
     fold.finish()
 }
 
-/// Buckets a folded series may hold before adjacent ones are merged: more
-/// than the view's largest budget (`view::MAX_SERIES_POINTS`, two points a
-/// bucket) keeps, so a reduced series still has its display's detail.
-pub const FOLD_BUCKETS: usize = 2048;
+/// Buckets a folded series may hold before adjacent ones are merged: it
+/// keeps 256 to 512 buckets of two points (at most 25 kB), half to all the
+/// detail of the view's largest budget (`view::MAX_SERIES_POINTS`).
+pub const FOLD_BUCKETS: usize = 512;
 
 /// A series kept at bounded size as it grows: each bucket of `per` points
 /// reduced to its extremes (or its break), adjacent buckets merged pairwise

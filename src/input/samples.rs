@@ -39,11 +39,11 @@ pub trait PollFold: Clone + fmt::Debug + PartialEq + Send + Sync {
     fn add(&mut self, s: &Sample);
 }
 
-/// Polls a node may hold unsummarised (64 nodes hold about 20 MB): below
+/// Polls a node may hold unsummarised (64 nodes hold about 5 MB): below
 /// it every poll is kept and the figures are those of all of them at once.
-pub const POLL_CAP: usize = 2048;
+pub const POLL_CAP: usize = 512;
 /// Coarse spans the summarised polls of a node are counted in, at most.
-const MAX_SPANS: usize = 1024;
+const MAX_SPANS: usize = 256;
 
 /// Summarised polls counted by time: a minute's (or, past `MAX_SPANS`, a
 /// wider stretch's) polls, with the first and last poll's time.
@@ -232,9 +232,8 @@ impl<F: PollFold> Samples<F> {
             .filter_map(|(name, n)| Some((name, n.summary.as_ref()?.late)))
             .filter(|(_, late)| *late > 0)
             .map(|(name, late)| {
-                format!(
-                    "samples.jsonl: {late} polls of node {name} arrived after later ones had been summarised: left out"
-                )
+                let polls = if late == 1 { "poll" } else { "polls" };
+                format!("samples.jsonl: {late} {polls} of node {name} arrived after later ones had been summarised: left out")
             })
             .collect()
     }

@@ -31,9 +31,12 @@ fn node_series(samples: &NodeSamples<NodeFold>) -> NodeSeries {
 
 /// A node's analysis; its series share the fleet's point budget.
 fn analyse_node(samples: &NodeSamples<NodeFold>, cx: &Context) -> AnalysedNode {
-    let ns = node_series(samples);
+    let mut ns = node_series(samples);
     let budget = series_budget(cx.run.samples.by_node.len());
     let (cpu, mem) = (series(&ns.cpu, cx.t0, budget), series(&ns.mem, cx.t0, budget));
+    // Every node's analysis is held until the nodes are assembled: only
+    // the reduced series are, not each node's full ones.
+    (ns.cpu, ns.mem) = (Vec::new(), Vec::new());
     (ns, cpu, mem)
 }
 
