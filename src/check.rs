@@ -131,20 +131,8 @@ pub fn check(run: &Run) -> CheckReport {
 
 /// The time the samples cover, over every node.
 fn sample_window(run: &Run) -> Option<(Micros, Micros)> {
-    let first = run
-        .samples
-        .by_node
-        .values()
-        .filter_map(|v| v.first())
-        .map(|s| s.ts)
-        .min()?;
-    let last = run
-        .samples
-        .by_node
-        .values()
-        .filter_map(|v| v.last())
-        .map(|s| s.ts)
-        .max()?;
+    let first = run.samples.by_node.values().filter_map(|v| v.first_ts()).min()?;
+    let last = run.samples.by_node.values().filter_map(|v| v.last_ts()).max()?;
     Some((first, last))
 }
 

@@ -3,7 +3,7 @@
 //! (`input::incremental`).
 
 use crate::error::Result;
-use crate::input::incremental::LogCache;
+use crate::model::LogCache;
 use crate::model::{self, Run};
 use std::path::{Path, PathBuf};
 

@@ -3,19 +3,24 @@
 
 use crate::error::{Error, Result};
 use crate::input::artifacts::{Artifact, Artifacts};
-use crate::input::incremental::{self, LogCache};
+use crate::input::incremental;
 use crate::input::lines::Tail;
 use crate::input::placement::{Placement, Placements};
 pub(crate) use crate::input::read::{mtime_of, read_at_most};
 use crate::input::read::{read_lines, size_of};
 use crate::input::run_json::{self, RunInfo};
 use crate::input::run_rules;
-use crate::input::samples::Samples;
+use crate::input::samples;
 use crate::input::sccache::{LogFormat, SccacheLog, SccacheSink};
 use crate::input::trace::{self, Encoding, Span};
 use crate::input::zot::{NodeHosts, ZotLog};
 use crate::input::{InputReport, ParseStats};
 use std::path::{Path, PathBuf};
+
+/// The samples of a run: a node's oldest polls summarised by the analysis's fold.
+pub type Samples = samples::Samples<crate::analysis::nodes::NodeFold>;
+/// What a live view keeps of a run's big logs between refreshes.
+pub type LogCache = incremental::LogCache<crate::analysis::nodes::NodeFold>;
 
 pub const RUN_JSON: &str = run_json::FILE;
 pub const PLACEMENT: &str = "placement.txt";
@@ -382,9 +387,10 @@ impl Logs {
             run.artifacts = a.map(|a| a.items).unwrap_or_default();
             inputs.push(r);
         }
-        if let Some((s, r)) = self.samples {
+        if let Some((s, mut r)) = self.samples {
             let mut s = s.unwrap_or_default();
             s.finish();
+            r.warnings.extend(s.warnings());
             run.samples = s;
             inputs.push(r);
         }

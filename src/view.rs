@@ -372,34 +372,7 @@ pub fn reduce_min_max(points: &[(Micros, Option<f64>)], max: usize) -> (Vec<(Mic
     let per = points.len().div_ceil(max / 2);
     let mut out = Vec::with_capacity(max + 8);
     for bucket in points.chunks(per) {
-        if bucket.iter().any(|p| p.1.is_none()) {
-            // Keep the break visible: the bucket's first value, its gap, its last value.
-            let first = bucket.iter().find(|p| p.1.is_some());
-            let gap = bucket.iter().find(|p| p.1.is_none());
-            let last = bucket.iter().rev().find(|p| p.1.is_some());
-            let mut keep: Vec<(Micros, Option<f64>)> = [first, gap, last].into_iter().flatten().copied().collect();
-            keep.sort_by_key(|p| p.0);
-            keep.dedup();
-            out.extend(keep);
-            continue;
-        }
-        let lo = bucket
-            .iter()
-            .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
-        let hi = bucket
-            .iter()
-            .max_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
-        if let (Some(lo), Some(hi)) = (lo, hi) {
-            if lo.0 <= hi.0 {
-                out.push(*lo);
-                if hi != lo {
-                    out.push(*hi);
-                }
-            } else {
-                out.push(*hi);
-                out.push(*lo);
-            }
-        }
+        out.extend(crate::analysis::nodes::reduce_bucket(bucket));
     }
     (out, true)
 }

@@ -1,8 +1,10 @@
 //! Per-node figures from node_exporter samples: CPU busy % by
 //! node_exporter's own rule, memory used %, with counter resets dropped and
-//! long gaps breaking the line.
+//! long gaps breaking the line. The figures are a fold over the polls in
+//! time order (`NodeFold`), so a long samples.jsonl can be summarised while
+//! it is read instead of held whole.
 
-use crate::input::samples::Sample;
+use crate::input::samples::{PollFold, Sample};
 use crate::timefmt::{Micros, MICROS_PER_SEC};
 
 /// A point of a chart series; `None` breaks the line (a gap, not a zero).
@@ -36,77 +38,234 @@ fn median(mut v: Vec<Micros>) -> Option<Micros> {
     Some(v[v.len() / 2])
 }
 
-/// `samples` must be sorted by time.
-pub fn analyse(samples: &[Sample]) -> NodeSeries {
-    let mut out = NodeSeries::default();
+/// The rule for a gap: an interval longer than three times the median of
+/// the node's intervals (`samples` sorted by time; a summarised node's
+/// first polls, see `input::samples`).
+pub fn gap_limit(samples: &[Sample]) -> Option<Micros> {
     let steps: Vec<Micros> = samples
         .windows(2)
         .map(|w| w[1].ts - w[0].ts)
         .filter(|d| *d > 0)
         .collect();
-    let gap_limit = median(steps).map(|m| m * 3);
+    median(steps).map(|m| m.saturating_mul(3))
+}
 
-    let mut weighted = 0.0;
-    let mut weight = 0.0;
-    for (i, s) in samples.iter().enumerate() {
+/// `samples` must be sorted by time.
+pub fn analyse(samples: &[Sample]) -> NodeSeries {
+    let mut fold = NodeFold::new(gap_limit(samples));
+    for s in samples {
+        fold.add(s);
+    }
+    fold.finish()
+}
+
+/// Buckets a folded series may hold before adjacent ones are merged: it
+/// keeps 256 to 512 buckets of two points (at most 25 kB), half to all the
+/// detail of the view's largest budget (`view::MAX_SERIES_POINTS`).
+pub const FOLD_BUCKETS: usize = 512;
+
+/// A series kept at bounded size as it grows: each bucket of `per` points
+/// reduced to its extremes (or its break), adjacent buckets merged pairwise
+/// when there are more than `FOLD_BUCKETS`, so the detail stays even over
+/// time. Until the first merge every point is kept as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Points {
+    kept: Vec<Point>,
+    /// Where each whole bucket's points end in `kept`.
+    ends: Vec<u32>,
+    /// The points of the bucket being filled.
+    open: Vec<Point>,
+    per: usize,
+}
+
+impl Default for Points {
+    fn default() -> Self {
+        Points {
+            kept: vec![],
+            ends: vec![],
+            open: vec![],
+            per: 1,
+        }
+    }
+}
+
+impl Points {
+    pub fn push(&mut self, p: Point) {
+        self.open.push(p);
+        if self.open.len() < self.per {
+            return;
+        }
+        self.kept.extend(reduce_bucket(&self.open));
+        self.open.clear();
+        // A series is at most a few million points: u32 holds its length.
+        self.ends.push(u32::try_from(self.kept.len()).unwrap_or(u32::MAX));
+        if self.ends.len() > FOLD_BUCKETS {
+            self.merge_pairs();
+        }
+    }
+
+    /// Halves the buckets: each pair reduced as one, twice as wide.
+    fn merge_pairs(&mut self) {
+        let mut kept = Vec::with_capacity(self.kept.len() / 2 + 4);
+        let mut ends = Vec::with_capacity(self.ends.len() / 2 + 1);
+        let mut start = 0;
+        for pair in self.ends.chunks(2) {
+            let end = pair[pair.len() - 1] as usize;
+            kept.extend(reduce_bucket(&self.kept[start..end]));
+            ends.push(u32::try_from(kept.len()).unwrap_or(u32::MAX));
+            start = end;
+        }
+        self.kept = kept;
+        self.ends = ends;
+        self.per = self.per.saturating_mul(2);
+    }
+
+    /// The points kept, the open bucket's reduced as the others were.
+    pub fn finish(mut self) -> Vec<Point> {
+        let open = reduce_bucket(&self.open);
+        self.kept.extend(open);
+        self.kept
+    }
+}
+
+/// One bucket of a series reduced: its minimum and maximum in time order,
+/// or, when it holds a break, its first value, the break and its last value
+/// (a single point is kept as it is).
+pub fn reduce_bucket(bucket: &[Point]) -> Vec<Point> {
+    if bucket.iter().any(|p| p.1.is_none()) {
+        let first = bucket.iter().find(|p| p.1.is_some());
+        let gap = bucket.iter().find(|p| p.1.is_none());
+        let last = bucket.iter().rev().find(|p| p.1.is_some());
+        let mut keep: Vec<Point> = [first, gap, last].into_iter().flatten().copied().collect();
+        keep.sort_by_key(|p| p.0);
+        keep.dedup();
+        return keep;
+    }
+    let lo = bucket
+        .iter()
+        .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
+    let hi = bucket
+        .iter()
+        .max_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
+    let (Some(lo), Some(hi)) = (lo, hi) else {
+        return vec![];
+    };
+    if lo.0 <= hi.0 {
+        if hi != lo {
+            vec![*lo, *hi]
+        } else {
+            vec![*lo]
+        }
+    } else {
+        vec![*hi, *lo]
+    }
+}
+
+/// The node figures so far, over polls given in time order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeFold {
+    gap_limit: Option<Micros>,
+    prev: Option<Sample>,
+    cpu: Points,
+    mem: Points,
+    /// Busy % times seconds, and the seconds, of the intervals averaged.
+    weighted: f64,
+    weight: f64,
+    /// Bytes sent: the sum of non-negative counter deltas.
+    tx: Option<f64>,
+    out: NodeSeries,
+}
+
+impl PollFold for NodeFold {
+    fn starting_from(first: &[Sample]) -> Self {
+        NodeFold::new(gap_limit(first))
+    }
+    fn add(&mut self, s: &Sample) {
+        NodeFold::add(self, s)
+    }
+}
+
+impl NodeFold {
+    pub fn new(gap_limit: Option<Micros>) -> Self {
+        NodeFold {
+            gap_limit,
+            prev: None,
+            cpu: Points::default(),
+            mem: Points::default(),
+            weighted: 0.0,
+            weight: 0.0,
+            tx: None,
+            out: NodeSeries::default(),
+        }
+    }
+
+    /// The next poll, not older than the previous one.
+    pub fn add(&mut self, s: &Sample) {
         if let (Some(t), Some(a)) = (s.mem_total, s.mem_available) {
             if t > 0.0 && a >= 0.0 && a <= t {
                 let pct = 100.0 * (1.0 - a / t);
-                out.mem_pct_max = Some(out.mem_pct_max.map_or(pct, |m: f64| m.max(pct)));
-                out.mem.push((s.ts, Some(pct)));
+                self.out.mem_pct_max = Some(self.out.mem_pct_max.map_or(pct, |m: f64| m.max(pct)));
+                self.mem.push((s.ts, Some(pct)));
             }
         }
         if let Some(l) = s.load1 {
-            out.load1_max = Some(out.load1_max.map_or(l, |m: f64| m.max(l)));
-            out.load1_end = Some(l);
+            self.out.load1_max = Some(self.out.load1_max.map_or(l, |m: f64| m.max(l)));
+            self.out.load1_end = Some(l);
         }
-        let Some(prev) = i.checked_sub(1).map(|j| &samples[j]) else {
-            continue;
+        let Some(prev) = self.prev.replace(*s) else {
+            return;
         };
+        if let (Some(a), Some(b)) = (prev.net_tx, s.net_tx) {
+            if b >= a {
+                self.tx = Some(self.tx.unwrap_or(0.0) + (b - a));
+            }
+        }
+        self.interval(&prev, s);
+    }
+
+    /// The interval from `prev` to `s`: a duplicate, a gap, a reset or a busy %.
+    fn interval(&mut self, prev: &Sample, s: &Sample) {
         let dt = s.ts - prev.ts;
         if dt <= 0 {
-            out.duplicate_polls += 1;
-            continue;
+            self.out.duplicate_polls += 1;
+            return;
         }
-        if gap_limit.is_some_and(|g| dt > g) {
-            out.gaps += 1;
-            out.cpu.push((prev.ts + dt / 2, None));
-            out.mem.push((prev.ts + dt / 2, None));
-            continue;
+        if self.gap_limit.is_some_and(|g| dt > g) {
+            self.out.gaps += 1;
+            self.cpu.push((prev.ts + dt / 2, None));
+            self.mem.push((prev.ts + dt / 2, None));
+            return;
         }
         let (Some(t0), Some(i0), Some(t1), Some(i1)) = (prev.cpu_total, prev.cpu_idle, s.cpu_total, s.cpu_idle) else {
-            continue;
+            return;
         };
         let (d_total, d_idle) = (t1 - t0, i1 - i0);
         if d_total < 0.0 || d_idle < 0.0 || d_idle > d_total {
-            out.counter_resets += 1;
-            out.cpu.push((s.ts, None));
-            continue;
+            self.out.counter_resets += 1;
+            self.cpu.push((s.ts, None));
+            return;
         }
         if d_total == 0.0 {
-            continue;
+            return;
         }
         let busy = 100.0 * (1.0 - d_idle / d_total);
-        out.cpu.push((s.ts, Some(busy)));
+        self.cpu.push((s.ts, Some(busy)));
         let w = dt as f64 / MICROS_PER_SEC;
-        weighted += busy * w;
-        weight += w;
+        self.weighted += busy * w;
+        self.weight += w;
     }
-    if weight > 0.0 {
-        out.cpu_pct_mean = Some(weighted / weight).filter(|m| m.is_finite());
-    }
-    // Bytes sent over the run: the sum of non-negative counter deltas.
-    let mut tx = None;
-    for w in samples.windows(2) {
-        if let (Some(a), Some(b)) = (w[0].net_tx, w[1].net_tx) {
-            if b >= a {
-                tx = Some(tx.unwrap_or(0.0) + (b - a));
-            }
+
+    pub fn finish(self) -> NodeSeries {
+        let mut out = self.out;
+        out.cpu = self.cpu.finish();
+        out.mem = self.mem.finish();
+        if self.weight > 0.0 {
+            out.cpu_pct_mean = Some(self.weighted / self.weight).filter(|m| m.is_finite());
         }
+        // Deltas of finite counters can still add up past the largest number.
+        out.net_tx_bytes = self.tx.filter(|t: &f64| t.is_finite());
+        out
     }
-    // Deltas of finite counters can still add up past the largest number.
-    out.net_tx_bytes = tx.filter(|t: &f64| t.is_finite());
-    out
 }
 
 #[cfg(test)]
@@ -186,5 +345,65 @@ mod tests {
             x.cpu_total = None;
         }
         assert_eq!(analyse(&s).cpu_pct_mean, None);
+    }
+
+    /// Polls with a counter reset, a gap and a duplicate poll, every 2 s.
+    fn eventful() -> Vec<Sample> {
+        let mut s: Vec<Sample> = (0..40).map(|i| sample(2 * i, 8.0 * i as f64, 3.0 * i as f64)).collect();
+        s[12].cpu_total = Some(1.0); // a reset: the counter went backwards
+        for x in &mut s[25..] {
+            x.ts += 60_000_000; // a gap of a minute
+        }
+        s[20].ts = s[19].ts; // a duplicate poll
+        for (i, x) in s.iter_mut().enumerate() {
+            x.net_tx = Some(100.0 * i as f64);
+            x.mem_available = Some(75.0 - i as f64);
+        }
+        s
+    }
+
+    #[test]
+    fn folding_in_two_parts_with_the_limit_fixed_equals_folding_at_once() {
+        let s = eventful();
+        let once = analyse(&s);
+        assert_eq!((once.counter_resets, once.gaps, once.duplicate_polls), (1, 1, 1));
+        // Cut at the reset, the duplicate and the gap: the fold carries the
+        // previous poll across.
+        for cut in [0, 12, 13, 20, 25, 39, 40] {
+            let mut fold = NodeFold::new(gap_limit(&s));
+            s[..cut].iter().for_each(|x| fold.add(x));
+            let mut later = fold.clone();
+            s[cut..].iter().for_each(|x| later.add(x));
+            assert_eq!(later.finish(), once, "cut at {cut}");
+        }
+        assert_eq!(once.net_tx_bytes, Some(3900.0));
+    }
+
+    #[test]
+    fn a_long_series_is_kept_in_bounded_buckets_with_its_peaks_and_breaks() {
+        let mut p = Points::default();
+        let n = 100_000i64;
+        for i in 0..n {
+            let v = match i {
+                31_337 => None,
+                77_777 => Some(1000.0),
+                _ => Some((i % 10) as f64),
+            };
+            p.push((i, v));
+        }
+        let kept = p.finish();
+        assert!(kept.len() <= 3 * FOLD_BUCKETS + 3, "{} points kept", kept.len());
+        assert!(
+            kept.len() >= FOLD_BUCKETS,
+            "{} points kept: the display's detail",
+            kept.len()
+        );
+        assert!(kept.contains(&(31_337, None)), "the break");
+        assert!(kept.contains(&(77_777, Some(1000.0))), "the peak");
+        assert!(kept.windows(2).all(|w| w[0].0 < w[1].0), "in time order");
+        // Below the bound every point is kept as it is.
+        let mut few = Points::default();
+        (0..100).for_each(|i| few.push((i, Some(i as f64))));
+        assert_eq!(few.finish(), (0..100).map(|i| (i, Some(i as f64))).collect::<Vec<_>>());
     }
 }

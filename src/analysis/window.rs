@@ -47,6 +47,12 @@ pub fn is_far(t: Micros, window: (Micros, Micros), open_end: bool) -> bool {
     t < window.0.saturating_sub(FAR) || (!open_end && t > window.1.saturating_add(FAR))
 }
 
+/// Whether every record of a stretch from `first` to `last` lies far
+/// outside `window` (on one side): a stretch across the limit is not.
+pub fn span_is_far(first: Micros, last: Micros, window: (Micros, Micros)) -> bool {
+    (last < window.0 && is_far(last, window, false)) || (first > window.1 && is_far(first, window, false))
+}
+
 /// Records of one input that lie far outside the window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outside {
@@ -80,6 +86,16 @@ mod tests {
 
     const S: Micros = 1_000_000;
     const YEAR: Micros = 365 * 24 * 3600 * S;
+
+    #[test]
+    fn a_span_is_far_only_when_all_of_it_is_on_one_side() {
+        let w = (10 * FAR, 20 * FAR);
+        assert!(span_is_far(0, 8 * FAR, w), "wholly before");
+        assert!(span_is_far(22 * FAR, 30 * FAR, w), "wholly after");
+        assert!(!span_is_far(8 * FAR, 9 * FAR + 1, w), "reaches within an hour");
+        assert!(!span_is_far(0, 30 * FAR, w), "across the window");
+        assert!(!span_is_far(12 * FAR, 13 * FAR, w), "inside");
+    }
 
     #[test]
     fn records_years_away_do_not_stretch_the_window_of_the_traces() {

@@ -34,15 +34,25 @@ pub struct Tracked<S> {
     skipping: bool,
 }
 
-/// The tracked state of the three big logs of one run.
-#[derive(Default)]
-pub struct LogCache {
-    pub samples: Option<Tracked<super::samples::Samples>>,
+/// The tracked state of the three big logs of one run (`F`: what a node's
+/// oldest samples are summarised into, see `samples::PollFold`).
+pub struct LogCache<F> {
+    pub samples: Option<Tracked<super::samples::Samples<F>>>,
     pub sccache: Option<Tracked<super::sccache::SccacheSink>>,
     pub zot: Option<Tracked<super::zot::ZotLog>>,
 }
 
-impl LogCache {
+impl<F> Default for LogCache<F> {
+    fn default() -> Self {
+        LogCache {
+            samples: None,
+            sccache: None,
+            zot: None,
+        }
+    }
+}
+
+impl<F> LogCache<F> {
     /// Bytes of whole lines already parsed, per log (what the next refresh skips).
     pub fn offsets(&self) -> [u64; 3] {
         [
@@ -165,9 +175,12 @@ where
             },
         };
         file.seek(SeekFrom::Start(t.offset))?;
-        let appended = lines::parse_stream(&mut file, tail, true, t.skipping, &mut t.hasher, &make)?;
+        // The new blocks are appended to what was parsed before, in file
+        // order, just as a full parse appends them.
+        let before = std::mem::replace(&mut t.sink, make());
+        let appended = lines::parse_stream(&mut file, tail, true, t.skipping, &mut t.hasher, before, &make)?;
         t.skipping = appended.skipping;
-        t.sink.merge_following(appended.sink);
+        t.sink = appended.sink;
         t.sink.settle();
         t.stats.merge_following(appended.stats);
         t.offset += appended.bytes;
@@ -300,7 +313,7 @@ mod tests {
 
     #[test]
     fn samples_followed_live_equal_a_full_parse_even_out_of_order() {
-        use crate::input::samples::Samples;
+        type Samples = crate::input::samples::Samples<crate::input::samples::kept::Kept>;
         let sample = |node: &str, ts: u32| format!("{{\"ts\": {ts}, \"node\": \"{node}\", \"load1\": {ts}.5}}\n");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("samples.jsonl");
@@ -337,8 +350,46 @@ mod tests {
         let mut full = full.unwrap();
         full.finish();
         assert_eq!(live, full.by_node);
-        assert_eq!(live["a"].len(), 152);
-        assert_eq!(live["a"][0].ts, 999_000_000, "sorted by time after the append");
+        assert_eq!(live["a"].polls.len(), 152);
+        assert_eq!(live["a"].polls[0].ts, 999_000_000, "sorted by time after the append");
+    }
+
+    #[test]
+    fn samples_followed_live_past_the_cap_summarise_as_a_full_parse_does() {
+        type Samples = crate::input::samples::Samples<crate::input::samples::kept::Kept>;
+        let sample = |node: &str, ts: u32| format!("{{\"ts\": {ts}, \"node\": \"{node}\", \"load1\": {ts}.5}}\n");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.jsonl");
+        let make = || Samples::with_cap(16);
+        let mut slot = None;
+        let read = |slot: &mut Option<Tracked<Samples>>| {
+            let (s, _) = read_tracked(dir.path(), "samples.jsonl", Tail::MayBePartial, None, "", slot, make);
+            let mut s = s.unwrap();
+            s.finish();
+            s.by_node
+        };
+        let mut text = String::new();
+        let mut live = Default::default();
+        for step in 0..10u32 {
+            for i in 0..37 {
+                let t = 1000 + step * 37 + i;
+                text += &sample(["a", "b"][i as usize % 2], t);
+            }
+            // Now and then a late poll, older than what was summarised.
+            if step % 3 == 2 {
+                text += &sample("a", 1000 + step);
+            }
+            // The last poll is left half written.
+            let half = &sample("b", 9000)[..10];
+            std::fs::write(&path, format!("{text}{half}")).unwrap();
+            live = read(&mut slot);
+        }
+        let (full, _) = read_lines(dir.path(), "samples.jsonl", Tail::MayBePartial, None, make);
+        let mut full = full.unwrap();
+        full.finish();
+        assert_eq!(live, full.by_node);
+        let a = live["a"].summary.as_ref().expect("summarised");
+        assert!(a.late > 0 && live["a"].polls.len() < 16);
     }
 
     #[test]

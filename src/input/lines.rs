@@ -56,6 +56,12 @@ pub trait LineSink: Send + Sized {
     fn passed_over(&mut self) {}
     /// Absorbs the aggregate of the chunk that follows this one in the file.
     fn merge_following(&mut self, later: Self);
+    /// Absorbs the next block's aggregate into the aggregate of everything
+    /// before it, from the start of the file: called in file order, so a
+    /// sink may summarise here what it need not hold (samples.jsonl does).
+    fn append_block(&mut self, later: Self) {
+        self.merge_following(later);
+    }
     /// Puts a whole file's aggregate into its final form. A live view keeps
     /// its aggregate between reads and copies it for every view, so work
     /// done here is not repeated on each copy.
@@ -112,7 +118,7 @@ where
     R: Read + Send,
 {
     let mut hasher = twox_hash::XxHash3_64::new();
-    let mut p = parse_stream(reader, tail, false, false, &mut hasher, make)?;
+    let mut p = parse_stream(reader, tail, false, false, &mut hasher, make(), make)?;
     p.xxh3 = hasher.finish();
     Ok(p)
 }
@@ -122,12 +128,15 @@ where
 /// writing that line; a live view parses it again next time). `hasher` sees
 /// exactly the bytes consumed, so a live view can continue it. `skipping`:
 /// the stream starts inside an over-long line an earlier parse counted.
+/// `before`: the aggregate of what precedes the stream (a live view's),
+/// which the blocks are appended to in order.
 pub fn parse_stream<S, F, R>(
     reader: &mut R,
     tail: Tail,
     keep_tail: bool,
     skipping: bool,
     hasher: &mut twox_hash::XxHash3_64,
+    before: S,
     make: F,
 ) -> std::io::Result<LineParse<S>>
 where
@@ -135,15 +144,18 @@ where
     F: Fn() -> S + Sync,
     R: Read + Send,
 {
-    stream(reader, tail, keep_tail, skipping, hasher, make, SIZES)
+    stream(reader, tail, keep_tail, skipping, hasher, before, make, SIZES)
 }
 
+// parse_stream's arguments and the sizes the tests shrink.
+#[allow(clippy::too_many_arguments)]
 fn stream<S, F, R>(
     reader: &mut R,
     tail: Tail,
     keep_tail: bool,
     mut skipping: bool,
     hasher: &mut twox_hash::XxHash3_64,
+    before: S,
     make: F,
     sz: Sizes,
 ) -> std::io::Result<LineParse<S>>
@@ -153,7 +165,7 @@ where
     R: Read + Send,
 {
     let mut total = LineParse {
-        sink: make(),
+        sink: before,
         stats: ParseStats::default(),
         bytes: 0,
         xxh3: 0,
@@ -222,7 +234,7 @@ where
             },
             || parse_block(block, eof && !keep_tail, tail, &make, sz),
         );
-        total.sink.merge_following(sink);
+        total.sink.append_block(sink);
         total.stats.merge_following(stats);
         total.bytes += cut as u64;
         if eof {
@@ -610,6 +622,7 @@ mod tests {
                     false,
                     false,
                     &mut hasher,
+                    Lengths::default(),
                     Lengths::default,
                     sz,
                 )
@@ -640,6 +653,7 @@ mod tests {
                         true,
                         false,
                         &mut hasher,
+                        Lengths::default(),
                         Lengths::default,
                         sz,
                     )
@@ -655,6 +669,7 @@ mod tests {
                         true,
                         a.skipping,
                         &mut hasher,
+                        Lengths::default(),
                         Lengths::default,
                         sz,
                     )

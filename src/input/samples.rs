@@ -28,46 +28,214 @@ pub struct Sample {
     pub load1: Option<f64>,
 }
 
-/// Per node, sorted by time once `finish` has run.
-#[derive(Debug, Default, Clone)]
-pub struct Samples {
-    /// Shared, so that a live view's copy of the followed samples costs a
-    /// reference count, not 16 MB, on every refresh (copied on write only
-    /// while a view still holds them).
-    pub by_node: BTreeMap<String, Arc<Vec<Sample>>>,
-    /// Each chunk's samples per node, in file order, until `finish`: merging
-    /// moves these vectors instead of copying their samples up the merge tree.
-    parts: BTreeMap<String, Vec<Vec<Sample>>>,
+/// What a node's oldest polls are summarised into once it has sent more
+/// than the samples' cap: the analysis's fold (`analysis::nodes::NodeFold`),
+/// fed here in time order so a long samples.jsonl is not held whole.
+pub trait PollFold: Clone + fmt::Debug + PartialEq + Send + Sync {
+    /// An empty fold whose rules (the gap limit) are fixed by a node's
+    /// first polls, sorted by time.
+    fn starting_from(first: &[Sample]) -> Self;
+    /// The next poll, in time order.
+    fn add(&mut self, s: &Sample);
 }
 
-impl Samples {
-    /// Joins the parts and sorts each node's samples by time (polls can land
-    /// out of order across chunks).
-    pub fn finish(&mut self) {
-        // Memory: the first part's allocation grows in place (a large
-        // realloc remaps rather than copies) and every other part is freed
-        // as soon as it is moved, so the samples are never held twice.
-        for (node, parts) in std::mem::take(&mut self.parts) {
-            let mut parts = parts.into_iter();
-            let Some(mut joined) = parts.next() else { continue };
-            let all = self.by_node.entry(node).or_default();
-            if !all.is_empty() {
-                let earlier = Arc::make_mut(all);
-                earlier.append(&mut joined);
-                joined = std::mem::take(earlier);
-            }
-            for mut p in parts {
-                joined.append(&mut p);
-            }
-            *all = Arc::new(joined);
+/// Polls a node may hold unsummarised (64 nodes hold about 5 MB): below
+/// it every poll is kept and the figures are those of all of them at once.
+pub const POLL_CAP: usize = 512;
+/// Coarse spans the summarised polls of a node are counted in, at most.
+const MAX_SPANS: usize = 256;
+
+/// Summarised polls counted by time: a minute's (or, past `MAX_SPANS`, a
+/// wider stretch's) polls, with the first and last poll's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub first: Micros,
+    pub last: Micros,
+    pub polls: u64,
+}
+
+/// A node's polls older than its unsummarised ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary<F> {
+    pub fold: F,
+    /// The earliest summarised poll's time.
+    pub first: Micros,
+    /// The latest summarised poll's time: a poll older than this arriving
+    /// now is left out (`late`).
+    pub last: Micros,
+    pub late: u64,
+    /// The summarised polls by time, oldest first.
+    pub spans: Vec<Span>,
+}
+
+/// One node's polls: the newest as they are, the oldest summarised.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeSamples<F> {
+    /// Sorted by time once `finish` has run. Shared, so that a live view's
+    /// copy of the followed samples costs a reference count on every
+    /// refresh (copied on write only while a view still holds them).
+    pub polls: Arc<Vec<Sample>>,
+    pub summary: Option<Arc<Summary<F>>>,
+}
+
+impl<F> Default for NodeSamples<F> {
+    fn default() -> Self {
+        NodeSamples {
+            polls: Arc::default(),
+            summary: None,
         }
-        for v in self.by_node.values_mut() {
+    }
+}
+
+impl<F: PollFold> NodeSamples<F> {
+    pub fn is_empty(&self) -> bool {
+        self.polls.is_empty() && self.summary.is_none()
+    }
+
+    /// The earliest and latest poll's time.
+    pub fn first_ts(&self) -> Option<Micros> {
+        let held = self.polls.iter().map(|s| s.ts).min();
+        self.summary.as_ref().map(|m| m.first).into_iter().chain(held).min()
+    }
+    pub fn last_ts(&self) -> Option<Micros> {
+        let held = self.polls.iter().map(|s| s.ts).max();
+        self.summary.as_ref().map(|m| m.last).into_iter().chain(held).max()
+    }
+
+    /// Takes the next poll in file order; past `cap` held, the oldest half
+    /// is summarised. The outcome depends only on the node's polls in file
+    /// order, not on how the file was cut into chunks or appended to.
+    fn push(&mut self, s: Sample, cap: usize) {
+        if let Some(m) = self.summary.as_mut().filter(|m| s.ts < m.last) {
+            Arc::make_mut(m).late += 1;
+            return;
+        }
+        let polls = Arc::make_mut(&mut self.polls);
+        if polls.capacity() == 0 {
+            polls.reserve_exact(PART_CAPACITY.min(cap));
+        }
+        polls.push(s);
+        if polls.len() >= cap {
+            self.summarise_oldest_half();
+        }
+    }
+
+    /// Folds the oldest half of the polls held (a reorder window: polls land
+    /// out of order across chunks), freezing the gap limit from the polls
+    /// held the first time.
+    fn summarise_oldest_half(&mut self) {
+        let polls = Arc::make_mut(&mut self.polls);
+        polls.sort_by_key(|s| s.ts);
+        let half = polls.len() / 2;
+        let m = self.summary.get_or_insert_with(|| {
+            Arc::new(Summary {
+                fold: F::starting_from(polls),
+                first: polls[0].ts,
+                last: polls[0].ts,
+                late: 0,
+                spans: vec![],
+            })
+        });
+        let m = Arc::make_mut(m);
+        for s in polls.drain(..half) {
+            m.fold.add(&s);
+            m.last = s.ts;
+            count_in_spans(&mut m.spans, s.ts);
+        }
+    }
+}
+
+/// Counts a poll (in time order) in its minute's span, halving the spans
+/// when there are more than `MAX_SPANS`.
+fn count_in_spans(spans: &mut Vec<Span>, ts: Micros) {
+    const MINUTE: Micros = 60_000_000;
+    match spans.last_mut() {
+        Some(sp) if ts.div_euclid(MINUTE) == sp.first.div_euclid(MINUTE) => {
+            sp.last = ts;
+            sp.polls += 1;
+        }
+        _ => spans.push(Span {
+            first: ts,
+            last: ts,
+            polls: 1,
+        }),
+    }
+    if spans.len() > MAX_SPANS {
+        *spans = spans
+            .chunks(2)
+            .map(|p| Span {
+                first: p[0].first,
+                last: p[p.len() - 1].last,
+                polls: p.iter().map(|x| x.polls).sum(),
+            })
+            .collect();
+    }
+}
+
+/// Per node: the polls, the oldest summarised past a cap.
+#[derive(Debug, Clone)]
+pub struct Samples<F> {
+    pub by_node: BTreeMap<String, NodeSamples<F>>,
+    /// Each chunk's samples per node, in file order, until they are taken
+    /// in file order (`append_block`, `finish`).
+    parts: BTreeMap<String, Vec<Vec<Sample>>>,
+    cap: usize,
+}
+
+impl<F> Default for Samples<F> {
+    fn default() -> Self {
+        Samples {
+            by_node: BTreeMap::new(),
+            parts: BTreeMap::new(),
+            cap: POLL_CAP,
+        }
+    }
+}
+
+impl<F: PollFold> Samples<F> {
+    /// With another cap on the polls a node holds (the tests reach it quickly).
+    pub fn with_cap(cap: usize) -> Self {
+        Samples {
+            cap: cap.max(2),
+            ..Samples::default()
+        }
+    }
+
+    /// Takes the chunks' polls in file order, then sorts each node's polls
+    /// by time (polls can land out of order across chunks).
+    pub fn finish(&mut self) {
+        self.take_parts();
+        for n in self.by_node.values_mut() {
             // Polls are nearly always in order already; a stable sort would
             // allocate half the samples again as scratch just to find that out.
-            if !v.is_sorted_by_key(|s| s.ts) {
-                Arc::make_mut(v).sort_by_key(|s| s.ts);
+            if !n.polls.is_sorted_by_key(|s| s.ts) {
+                Arc::make_mut(&mut n.polls).sort_by_key(|s| s.ts);
             }
         }
+    }
+
+    /// Moves the chunks' polls, in file order, to their nodes.
+    fn take_parts(&mut self) {
+        for (node, parts) in std::mem::take(&mut self.parts) {
+            let n = self.by_node.entry(node).or_default();
+            for s in parts.into_iter().flatten() {
+                n.push(s, self.cap);
+            }
+        }
+    }
+
+    /// What the samples' report warns about: polls left out because they
+    /// arrived after later ones had been summarised.
+    pub fn warnings(&self) -> Vec<String> {
+        self.by_node
+            .iter()
+            .filter_map(|(name, n)| Some((name, n.summary.as_ref()?.late)))
+            .filter(|(_, late)| *late > 0)
+            .map(|(name, late)| {
+                let polls = if late == 1 { "poll" } else { "polls" };
+                format!("samples.jsonl: {late} {polls} of node {name} arrived after later ones had been summarised: left out")
+            })
+            .collect()
     }
 }
 
@@ -467,15 +635,14 @@ const PART_CAPACITY: usize = 256;
 /// 300 kB reserved a chunk, whatever the size of the fleet).
 const PARTS_RESERVED: usize = 8;
 
-impl LineSink for Samples {
+impl<F: PollFold> LineSink for Samples<F> {
     fn line(&mut self, line: &[u8]) -> Outcome {
         match SHAPES.with_borrow_mut(|shapes| parse_line_shaped(line, shapes)) {
             Ok((node, s)) => {
                 // A chunk's part starts large enough for most of its node's
                 // samples, so it is not regrown copy by copy. Only the first
                 // few nodes of a chunk get the head start, so that a fleet of
-                // hundreds does not reserve hundreds of parts
-                // (merge_following trims the slack).
+                // hundreds does not reserve hundreds of parts.
                 let capacity = if self.parts.len() < PARTS_RESERVED {
                     PART_CAPACITY
                 } else {
@@ -506,24 +673,146 @@ impl LineSink for Samples {
     }
 
     fn merge_following(&mut self, later: Self) {
-        // A chunk's vectors grew by doubling; their slack was most of the
-        // peak memory of a long run, so it goes before they are kept.
-        for part in self.parts.values_mut().flatten() {
-            part.shrink_to_fit();
-        }
-        for (node, mut v) in later.parts {
-            v.iter_mut().for_each(Vec::shrink_to_fit);
+        for (node, v) in later.parts {
             self.parts.entry(node).or_default().extend(v);
         }
-        for (node, v) in later.by_node {
-            Arc::make_mut(self.by_node.entry(node).or_default()).extend(v.iter().copied());
+        // Only a chunk's aggregate follows (its polls are parts), but
+        // polls already taken are not lost either: they follow as a part.
+        for (node, n) in later.by_node {
+            self.parts.entry(node).or_default().push(n.polls.to_vec());
+        }
+    }
+
+    fn append_block(&mut self, later: Self) {
+        self.merge_following(later);
+        self.take_parts();
+    }
+}
+
+/// A fold that keeps what it was given, for tests of what is summarised when.
+#[cfg(test)]
+pub(crate) mod kept {
+    use super::{PollFold, Sample};
+    use crate::timefmt::Micros;
+
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct Kept {
+        /// The times of the polls the rules were fixed from.
+        pub from: Vec<Micros>,
+        pub polls: Vec<Sample>,
+    }
+
+    impl PollFold for Kept {
+        fn starting_from(first: &[Sample]) -> Self {
+            Kept {
+                from: first.iter().map(|s| s.ts).collect(),
+                polls: vec![],
+            }
+        }
+        fn add(&mut self, s: &Sample) {
+            self.polls.push(*s);
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::kept::Kept;
     use super::*;
+    use crate::input::lines::{parse_bytes, Tail};
+
+    /// Polls of `nodes` nodes every 10 s, each node's load its poll number.
+    fn polls(nodes: usize, per_node: u32) -> Vec<String> {
+        (0..per_node)
+            .flat_map(|i| {
+                (0..nodes)
+                    .map(move |n| format!(r#"{{"ts": {}, "node": "n{n}", "load1": {i}}}"#, 1_790_000_000 + 10 * i))
+            })
+            .collect()
+    }
+
+    fn read(lines: &[String], cap: usize) -> Samples<Kept> {
+        let (parts, _) = parse_bytes(lines.join("\n").as_bytes(), Tail::Complete, || Samples::with_cap(cap));
+        let mut s = Samples::with_cap(cap);
+        s.append_block(parts);
+        s.finish();
+        s
+    }
+
+    #[test]
+    fn a_node_past_the_cap_holds_fewer_polls_than_the_cap_and_summarises_the_rest_in_time_order() {
+        let mut lines = polls(3, 500);
+        // Two polls of n0 swapped across where a chunk might end.
+        lines.swap(300, 303);
+        let s = read(&lines, 64);
+        for (name, n) in &s.by_node {
+            assert!(n.polls.len() < 64, "{name} holds {}", n.polls.len());
+            let m = n.summary.as_ref().expect("summarised");
+            assert_eq!(m.fold.from.len(), 64, "the gap rule is fixed from the first 64 polls");
+            let all: Vec<Micros> = m.fold.polls.iter().chain(n.polls.iter()).map(|p| p.ts).collect();
+            let want: Vec<Micros> = (0..500).map(|i| (1_790_000_000 + 10 * i) * 1_000_000).collect();
+            assert_eq!(all, want, "{name}: every poll once, in time order");
+            assert_eq!(m.late, 0);
+            assert_eq!(
+                m.spans.iter().map(|sp| sp.polls).sum::<u64>(),
+                m.fold.polls.len() as u64
+            );
+            assert_eq!((n.first_ts(), n.last_ts()), (Some(want[0]), Some(want[499])));
+        }
+        assert!(s.warnings().is_empty());
+    }
+
+    #[test]
+    fn what_is_summarised_does_not_depend_on_where_the_file_was_cut() {
+        let lines = polls(2, 300);
+        let whole = read(&lines, 32);
+        for cut in [1, 77, 301, 599] {
+            let (a, _) = parse_bytes(lines[..cut].join("\n").as_bytes(), Tail::Complete, || {
+                Samples::<Kept>::with_cap(32)
+            });
+            let (b, _) = parse_bytes(lines[cut..].join("\n").as_bytes(), Tail::Complete, || {
+                Samples::with_cap(32)
+            });
+            let mut s = Samples::with_cap(32);
+            s.append_block(a);
+            // A live view settles between reads.
+            s.finish();
+            s.append_block(b);
+            s.finish();
+            assert_eq!(s.by_node, whole.by_node, "cut after line {cut}");
+        }
+    }
+
+    #[test]
+    fn a_poll_older_than_the_summarised_ones_is_counted_and_warned_about_not_dropped_silently() {
+        let mut lines = polls(1, 200);
+        lines.push(r#"{"ts": 1790000005, "node": "n0", "load1": 1}"#.into());
+        lines.push(r#"{"ts": 1790000001, "node": "n0", "load1": 1}"#.into());
+        let s = read(&lines, 32);
+        assert_eq!(s.by_node["n0"].summary.as_ref().unwrap().late, 2);
+        assert_eq!(
+            s.warnings(),
+            vec!["samples.jsonl: 2 polls of node n0 arrived after later ones had been summarised: left out"]
+        );
+        // Below the cap, a late poll is sorted in as before.
+        let s = read(&lines, 4096);
+        assert_eq!(s.by_node["n0"].polls.len(), 202);
+        assert!(s.by_node["n0"].summary.is_none() && s.warnings().is_empty());
+    }
+
+    #[test]
+    fn summarised_polls_are_counted_in_minutes_and_wider_spans_past_the_bound() {
+        let mut spans = vec![];
+        for i in 0..(MAX_SPANS as i64 * 3) {
+            count_in_spans(&mut spans, i * 60_000_000 + 5);
+            count_in_spans(&mut spans, i * 60_000_000 + 7);
+        }
+        assert!(spans.len() <= MAX_SPANS);
+        assert_eq!(spans.iter().map(|s| s.polls).sum::<u64>(), MAX_SPANS as u64 * 6);
+        assert_eq!(spans[0].first, 5);
+        assert_eq!(spans.last().unwrap().last, (MAX_SPANS as i64 * 3 - 1) * 60_000_000 + 7);
+        assert!(spans.windows(2).all(|w| w[0].last < w[1].first), "in time order, apart");
+    }
 
     const SPEC_LINE: &str = r#"{"ts": "2026-10-20T02:00:05.120Z", "node": "strix", "cpu": {"user": 81234.5, "nice": 0.0, "system": 5120.2, "idle": 990112.0, "iowait": 310.4, "irq": 0.0, "softirq": 95.1, "steal": 0.0}, "mem": {"total": 137438953472, "available": 96207267840}, "disk": {"read": 123456789, "written": 987654321}, "net": {"rx": 5566778899, "tx": 1122334455}, "load1": 12.4}"#;
 
@@ -666,7 +955,7 @@ mod tests {
                 assert!(ok > variants.len(), "{shape}: {ok} read of {}", variants.len());
             }
             let before = SHAPES.with_borrow(Shapes::replayed);
-            let mut sink = Samples::default();
+            let mut sink = Samples::<Kept>::default();
             for line in text.lines() {
                 sink.line(line.as_bytes());
             }

@@ -120,8 +120,22 @@ pub(super) fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static s
         let lane = format!("{n} {noun}{bytes} {when} {verb} outside the run's window by more than an hour");
         out.insert(input, FarRecords { lane, warning });
     };
-    let samples = run.samples.by_node.values().flat_map(|v| v.iter()).map(|s| (s.ts, 1));
-    if let Some(o) = window::outside(samples, w) {
+    let held = run
+        .samples
+        .by_node
+        .values()
+        .flat_map(|v| v.polls.iter())
+        .map(|s| (s.ts, 1));
+    // Summarised polls count by span, and only a span wholly far out.
+    let summarised = run
+        .samples
+        .by_node
+        .values()
+        .filter_map(|v| v.summary.as_ref())
+        .flat_map(|m| m.spans.iter())
+        .filter(|sp| window::span_is_far(sp.first, sp.last, w))
+        .flat_map(|sp| [(sp.first, 1), (sp.last, sp.polls.saturating_sub(1))]);
+    if let Some(o) = window::outside(held.chain(summarised), w) {
         say(
             model::SAMPLES,
             "samples",

@@ -5,20 +5,38 @@
 use super::context::Context;
 use super::{r1, r3, series, series_budget, NodeView, Series, TargetView};
 use crate::analysis::node_time::node_time;
-use crate::analysis::nodes::{self, NodeSeries};
+use crate::analysis::nodes::{self, NodeFold, NodeSeries};
 use crate::input::run_rules;
-use crate::input::samples::Sample;
+use crate::input::samples::NodeSamples;
 use crate::model::{self, Run};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A node's analysis with its CPU and memory series, each with whether it was reduced.
 type AnalysedNode = (NodeSeries, (Series, bool), (Series, bool));
 
+/// A node's figures: its summarised polls' fold continued over the polls
+/// held, or, below the cap, all its polls at once.
+fn node_series(samples: &NodeSamples<NodeFold>) -> NodeSeries {
+    match &samples.summary {
+        Some(m) => {
+            let mut fold = m.fold.clone();
+            for s in samples.polls.iter() {
+                fold.add(s);
+            }
+            fold.finish()
+        }
+        None => nodes::analyse(&samples.polls),
+    }
+}
+
 /// A node's analysis; its series share the fleet's point budget.
-fn analyse_node(samples: &[Sample], cx: &Context) -> AnalysedNode {
-    let ns = nodes::analyse(samples);
+fn analyse_node(samples: &NodeSamples<NodeFold>, cx: &Context) -> AnalysedNode {
+    let mut ns = node_series(samples);
     let budget = series_budget(cx.run.samples.by_node.len());
     let (cpu, mem) = (series(&ns.cpu, cx.t0, budget), series(&ns.mem, cx.t0, budget));
+    // Every node's analysis is held until the nodes are assembled: only
+    // the reduced series are, not each node's full ones.
+    (ns.cpu, ns.mem) = (Vec::new(), Vec::new());
     (ns, cpu, mem)
 }
 
@@ -97,7 +115,8 @@ fn node(
     if let Some(w) = time.why_busy {
         why.insert("busy_s".to_string(), w.to_string());
     }
-    let samples = cx.run.samples.by_node.get(name).map(|v| v.as_slice()).unwrap_or(&[]);
+    let none = NodeSamples::default();
+    let samples = cx.run.samples.by_node.get(name).unwrap_or(&none);
     let (ns, (cpu, cpu_reduced), (mem, mem_reduced)) = analysed.unwrap_or_else(|| analyse_node(samples, cx));
     if samples.is_empty() {
         why.insert("cpu_pct_mean".into(), format!("no samples from {name}"));
@@ -148,4 +167,59 @@ pub(super) fn why_cpu_mem_empty(run: &Run, nodes: &[NodeView]) -> Option<String>
     } else {
         "no samples.jsonl in this run".into()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::lines::{parse_bytes, LineSink, Tail};
+    use crate::model::Samples;
+
+    /// Three nodes polled every 5 s, a few polls out of order, a counter
+    /// reset, a gap and a duplicate poll on one node.
+    fn text() -> String {
+        let mut lines = vec![];
+        for i in 0..3000u64 {
+            for n in 0..3u64 {
+                let mut ts = 1_790_000_000 + 5 * i + if i >= 2000 { 120 } else { 0 };
+                if n == 0 && i == 1500 {
+                    ts -= 5;
+                }
+                let total = if n == 1 && i == 900 { 1 } else { 40 * i + n };
+                let idle = 10 * i + (i * n) % 7;
+                lines.push(format!(
+                    r#"{{"ts":{ts},"node":"n{n}","cpu":{{"user":{},"idle":{idle}}},"mem":{{"total":100,"available":{}}},"net":{{"tx":{}}},"load1":{}}}"#,
+                    total.saturating_sub(idle),
+                    (i * 13 + n) % 90,
+                    i * 1000,
+                    (i % 17) as f64 / 4.0
+                ));
+            }
+        }
+        // Two polls swapped across where a chunk ends.
+        lines.swap(4000, 4006);
+        lines.join("\n")
+    }
+
+    #[test]
+    fn a_summarised_node_has_the_figures_of_all_its_polls_at_once() {
+        let text = text();
+        let (parts, _) = parse_bytes(text.as_bytes(), Tail::Complete, || Samples::with_cap(256));
+        let mut folded = Samples::with_cap(256);
+        folded.append_block(parts);
+        folded.finish();
+        let (mut whole, _) = parse_bytes(text.as_bytes(), Tail::Complete, || Samples::with_cap(usize::MAX));
+        whole.finish();
+        for (name, n) in &folded.by_node {
+            assert!(n.summary.is_some() && n.polls.len() < 256, "{name} is summarised");
+            let all = &whole.by_node[name];
+            assert!(all.summary.is_none() && all.polls.len() == 3000);
+            let got = node_series(n);
+            // The gap rule from the first polls is the rule from all of them here.
+            assert_eq!(got, nodes::analyse(&all.polls), "{name}");
+            assert!(got.gaps == 1 && got.cpu_pct_mean.is_some());
+        }
+        assert_eq!(node_series(&folded.by_node["n1"]).counter_resets, 1);
+        assert_eq!(node_series(&folded.by_node["n0"]).duplicate_polls, 1);
+    }
 }

@@ -15,8 +15,8 @@ pub(super) fn run_window(run: &Run, join: &TargetJoin) -> Option<(Micros, Micros
     }
     let mut events: Vec<Micros> = Vec::new();
     for v in run.samples.by_node.values() {
-        events.extend(v.first().map(|s| s.ts));
-        events.extend(v.last().map(|s| s.ts));
+        events.extend(v.first_ts());
+        events.extend(v.last_ts());
     }
     if let Some(s) = &run.sccache {
         events.extend(s.log.first);

@@ -37,6 +37,9 @@ mod history;
 #[path = "../perf/family.rs"]
 mod family;
 
+#[path = "../perf/samples_fold.rs"]
+mod samples_fold;
+
 #[path = "../design/module_graph.rs"]
 mod design;
 
