@@ -372,7 +372,7 @@ pub fn reduce_min_max(points: &[(Micros, Option<f64>)], max: usize) -> (Vec<(Mic
     let per = points.len().div_ceil(max / 2);
     let mut out = Vec::with_capacity(max + 8);
     for bucket in points.chunks(per) {
-        out.extend(crate::analysis::nodes::reduce_bucket(bucket));
+        crate::analysis::nodes::reduce_bucket(bucket, &mut out);
     }
     (out, true)
 }

@@ -95,7 +95,7 @@ impl Points {
         if self.open.len() < self.per {
             return;
         }
-        self.kept.extend(reduce_bucket(&self.open));
+        reduce_bucket(&self.open, &mut self.kept);
         self.open.clear();
         // A series is at most a few million points: u32 holds its length.
         self.ends.push(u32::try_from(self.kept.len()).unwrap_or(u32::MAX));
@@ -111,7 +111,7 @@ impl Points {
         let mut start = 0;
         for pair in self.ends.chunks(2) {
             let end = pair[pair.len() - 1] as usize;
-            kept.extend(reduce_bucket(&self.kept[start..end]));
+            reduce_bucket(&self.kept[start..end], &mut kept);
             ends.push(u32::try_from(kept.len()).unwrap_or(u32::MAX));
             start = end;
         }
@@ -122,24 +122,29 @@ impl Points {
 
     /// The points kept, the open bucket's reduced as the others were.
     pub fn finish(mut self) -> Vec<Point> {
-        let open = reduce_bucket(&self.open);
-        self.kept.extend(open);
+        reduce_bucket(&self.open, &mut self.kept);
         self.kept
     }
 }
 
-/// One bucket of a series reduced: its minimum and maximum in time order,
-/// or, when it holds a break, its first value, the break and its last value
-/// (a single point is kept as it is).
-pub fn reduce_bucket(bucket: &[Point]) -> Vec<Point> {
+/// One bucket of a series reduced, appended to `out`: its minimum and
+/// maximum in time order, or, when it holds a break, its first value, the
+/// break and its last value (a single point is kept as it is). Appended
+/// rather than returned: a folded series closes a bucket every few polls.
+pub fn reduce_bucket(bucket: &[Point], out: &mut Vec<Point>) {
     if bucket.iter().any(|p| p.1.is_none()) {
         let first = bucket.iter().find(|p| p.1.is_some());
         let gap = bucket.iter().find(|p| p.1.is_none());
         let last = bucket.iter().rev().find(|p| p.1.is_some());
-        let mut keep: Vec<Point> = [first, gap, last].into_iter().flatten().copied().collect();
-        keep.sort_by_key(|p| p.0);
-        keep.dedup();
-        return keep;
+        let mut keep = [first, gap, last];
+        keep.sort_by_key(|p| p.map(|p| p.0));
+        let from = out.len();
+        for p in keep.into_iter().flatten() {
+            if out.len() == from || out.last() != Some(p) {
+                out.push(*p);
+            }
+        }
+        return;
     }
     let lo = bucket
         .iter()
@@ -148,16 +153,15 @@ pub fn reduce_bucket(bucket: &[Point]) -> Vec<Point> {
         .iter()
         .max_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
     let (Some(lo), Some(hi)) = (lo, hi) else {
-        return vec![];
+        return;
     };
     if lo.0 <= hi.0 {
+        out.push(*lo);
         if hi != lo {
-            vec![*lo, *hi]
-        } else {
-            vec![*lo]
+            out.push(*hi);
         }
     } else {
-        vec![*hi, *lo]
+        out.extend([*hi, *lo]);
     }
 }
 
