@@ -104,3 +104,29 @@ fn a_node_whose_poll_interval_changes_after_the_cap_is_warned_about_its_gap_limi
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("poll interval changed"), "the report says it too");
 }
+
+#[test]
+fn a_node_written_in_reverse_past_the_cap_fails_check_instead_of_agreeing() {
+    // Node a's polls in reverse time order: after its first 512 are
+    // summarised, every older one is left out. `check` must not say the
+    // producer and the parser agree, and --strict fails.
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let mut text = String::new();
+    for i in 0..2000u64 {
+        text += &format!("{{\"ts\":{},\"node\":\"a\",\"load1\":1}}\n", T0 + 5 * (1999 - i));
+        text += &format!("{{\"ts\":{},\"node\":\"b\",\"load1\":1}}\n", T0 + 5 * i);
+    }
+    std::fs::write(run.join("samples.jsonl"), text).unwrap();
+    let o = super::perfreport(&["check", run.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("FAIL  samples.jsonl") && said.contains("1488 of 4000 polls left out"),
+        "{said}"
+    );
+    let out = dir.path().join("out");
+    let o = report(&run, &out, &["-q", "--strict"]);
+    assert_eq!(o.status.code(), Some(1), "--strict fails on it");
+}
