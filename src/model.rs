@@ -391,6 +391,11 @@ impl Logs {
             let mut s = s.unwrap_or_default();
             s.finish();
             r.warnings.extend(s.warnings());
+            if let Some(b) = crate::input::contract::left_out_breach(s.late(), r.records) {
+                r.warnings.insert(r.breaches.len(), format!("{SAMPLES}: {b}"));
+                r.breaches.push(b);
+                r.contract_broken = true;
+            }
             run.samples = s;
             inputs.push(r);
         }

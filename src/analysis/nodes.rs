@@ -6,6 +6,7 @@
 
 use crate::input::samples::{PollFold, Sample};
 use crate::timefmt::{Micros, MICROS_PER_SEC};
+use std::collections::BTreeMap;
 
 /// A point of a chart series; `None` breaks the line (a gap, not a zero).
 pub type Point = (Micros, Option<f64>);
@@ -28,6 +29,76 @@ pub struct NodeSeries {
     /// The last poll's load: whether the node ended the run loaded beyond its cores.
     pub load1_end: Option<f64>,
     pub net_tx_bytes: Option<f64>,
+    /// The gap limit in force differs from the one all the intervals give
+    /// (a summarised node's limit is fixed by its first polls).
+    pub gap_limit_moved: Option<LimitMoved>,
+}
+
+/// A node's gap limit, fixed by its first polls, against three times the
+/// median of all its intervals, with the intervals the two count otherwise.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LimitMoved {
+    pub used: Micros,
+    /// About (within a fifth) the limit all the intervals give.
+    pub all: Micros,
+    /// Intervals one limit calls a gap and the other not, at least.
+    pub intervals: u64,
+}
+
+/// Positive poll intervals counted in buckets a quarter of a power of two
+/// wide: at most 256 buckets a node whatever it sent, enough to tell where
+/// the median interval lies within a fifth.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Intervals {
+    counts: BTreeMap<u8, u64>,
+}
+
+fn bucket_of(dt: Micros) -> u8 {
+    // dt >= 1 µs: log2 lies in 0..63, so the bucket in 0..252.
+    ((dt.max(1) as f64).log2() * 4.0).floor() as u8
+}
+
+impl Intervals {
+    pub fn add(&mut self, dt: Micros) {
+        if dt > 0 {
+            *self.counts.entry(bucket_of(dt)).or_default() += 1;
+        }
+    }
+
+    /// The bucket of the median interval, as `median` picks it (the n/2-th).
+    fn median_bucket(&self) -> Option<u8> {
+        let n: u64 = self.counts.values().sum();
+        let mut seen = 0;
+        self.counts.iter().find_map(|(b, c)| {
+            seen += c;
+            (seen > n / 2).then_some(*b)
+        })
+    }
+}
+
+/// Whether a gap limit counts intervals otherwise than three times the
+/// median of `all` would. Three times a median in bucket m lies in bucket
+/// m+6 or m+7 (m+5 to m+8 allowing for rounding); only the buckets strictly
+/// between those and the limit's own are surely counted otherwise, so a limit that is all the intervals'
+/// is never said to have moved.
+pub fn limit_moved(used: Option<Micros>, all: &Intervals) -> Option<LimitMoved> {
+    let (used, m) = (used?, all.median_bucket()?);
+    let (lo, hi) = (m.saturating_add(5), m.saturating_add(8));
+    let b = bucket_of(used);
+    let between = |from: u8, to: u8| -> u64 { all.counts.range(from..to).map(|(_, c)| c).sum() };
+    let intervals = if b < lo {
+        between(b + 1, lo)
+    } else if b > hi {
+        between(hi + 1, b)
+    } else {
+        0
+    };
+    let median = 2f64.powf((f64::from(m) + 0.5) / 4.0);
+    (intervals > 0).then_some(LimitMoved {
+        used,
+        all: (3.0 * median) as Micros,
+        intervals,
+    })
 }
 
 fn median(mut v: Vec<Micros>) -> Option<Micros> {
@@ -175,6 +246,7 @@ pub struct NodeFold {
     /// Busy % times seconds, and the seconds, of the intervals averaged.
     weighted: f64,
     weight: f64,
+    intervals: Intervals,
     /// Bytes sent: the sum of non-negative counter deltas.
     tx: Option<f64>,
     out: NodeSeries,
@@ -198,6 +270,7 @@ impl NodeFold {
             mem: Points::default(),
             weighted: 0.0,
             weight: 0.0,
+            intervals: Intervals::default(),
             tx: None,
             out: NodeSeries::default(),
         }
@@ -230,6 +303,7 @@ impl NodeFold {
     /// The interval from `prev` to `s`: a duplicate, a gap, a reset or a busy %.
     fn interval(&mut self, prev: &Sample, s: &Sample) {
         let dt = s.ts - prev.ts;
+        self.intervals.add(dt);
         if dt <= 0 {
             self.out.duplicate_polls += 1;
             return;
@@ -268,6 +342,7 @@ impl NodeFold {
         }
         // Deltas of finite counters can still add up past the largest number.
         out.net_tx_bytes = self.tx.filter(|t: &f64| t.is_finite());
+        out.gap_limit_moved = limit_moved(self.gap_limit, &self.intervals);
         out
     }
 }
@@ -409,5 +484,48 @@ mod tests {
         let mut few = Points::default();
         (0..100).for_each(|i| few.push((i, Some(i as f64))));
         assert_eq!(few.finish(), (0..100).map(|i| (i, Some(i as f64))).collect::<Vec<_>>());
+    }
+
+    fn intervals(secs: &[(i64, u64)]) -> Intervals {
+        let mut all = Intervals::default();
+        for &(s, n) in secs {
+            (0..n).for_each(|_| all.add(s * 1_000_000));
+        }
+        all
+    }
+
+    #[test]
+    fn a_gap_limit_fixed_by_polls_every_2s_is_said_to_have_moved_when_most_came_every_30s() {
+        // 1,000 intervals of 2 s, then 4,000 of 30 s: the median is 30 s, so
+        // all the intervals' limit is 90 s; a limit of 6 s breaks at each 30 s.
+        let all = intervals(&[(2, 1000), (30, 4000)]);
+        let m = limit_moved(Some(6_000_000), &all).expect("moved");
+        assert_eq!(m.intervals, 4000);
+        assert!((80_000_000..100_000_000).contains(&m.all), "{}", m.all);
+        // The other way: a 90 s limit from 30 s polls, when most came every 2 s.
+        let all = intervals(&[(30, 1000), (2, 4000)]);
+        assert_eq!(limit_moved(Some(90_000_000), &all).map(|m| m.intervals), Some(1000));
+    }
+
+    #[test]
+    fn a_gap_limit_that_is_all_the_intervals_own_has_not_moved() {
+        // Jittered polls, a few real gaps: the exact limit is never flagged.
+        for (step, jitter) in [(2_000_000, 900_000), (5_000_000, 1), (1, 0), (30_000_000, 29_000_000)] {
+            let dts: Vec<Micros> = (0..2000i64)
+                .map(|i| step + (i * 7919) % (jitter + 1) + if i % 400 == 0 { 100 * step } else { 0 })
+                .collect();
+            let mut all = Intervals::default();
+            dts.iter().for_each(|d| all.add(*d));
+            let limit = median(dts.clone()).map(|m| m * 3);
+            assert_eq!(limit_moved(limit, &all), None, "every {step} µs ± {jitter}");
+        }
+        assert_eq!(limit_moved(None, &intervals(&[(2, 10)])), None);
+        assert_eq!(limit_moved(Some(6_000_000), &Intervals::default()), None);
+    }
+
+    #[test]
+    fn the_analysis_of_all_polls_at_once_never_says_its_limit_moved() {
+        let s = eventful();
+        assert_eq!(analyse(&s).gap_limit_moved, None);
     }
 }

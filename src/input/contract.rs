@@ -4,7 +4,8 @@
 //! and `InputReport::breaches`), so they cannot tell different stories.
 //!
 //! A contract is broken when a present file yields no record, when more
-//! than [`MALFORMED_SHARE`] of what was read is malformed, or when the file
+//! than [`MALFORMED_SHARE`] of what was read is malformed (or, of
+//! samples.jsonl's polls, left out for arriving too late), or when the file
 //! does not fit the format it should have (it cannot be read or decoded at
 //! all). A few stray lines are only warnings, each with its line number: a
 //! log that rotates or a writer that was killed mid-line leaves them, and
@@ -51,6 +52,20 @@ pub fn breaches(r: &Reading) -> Vec<String> {
         ));
     }
     out
+}
+
+/// Records read but left out of the figures because they arrived too late
+/// (samples.jsonl: a node's poll older than its summarised ones): past the
+/// malformed share, the producer no longer writes in the order the parser
+/// needs, and that breaks the contract too.
+pub fn left_out_breach(left_out: u64, records: u64) -> Option<String> {
+    malformed_share_exceeded(left_out, records).then(|| {
+        format!(
+            "{left_out} of {records} polls left out because they arrived after later ones had been summarised ({:.1}%, more than {:.0}%): the poller may no longer write them in time order",
+            100.0 * left_out as f64 / records as f64,
+            100.0 * MALFORMED_SHARE
+        )
+    })
 }
 
 /// What was read: every line of a log (or every span of a trace, whose
@@ -135,5 +150,14 @@ mod tests {
             ..reading(10, 10, 0)
         };
         assert_eq!(breaches(&r), vec!["unknown trace encoding".to_string()]);
+    }
+
+    #[test]
+    fn polls_left_out_past_the_malformed_share_break_the_contract() {
+        assert_eq!(left_out_breach(0, 100), None);
+        assert_eq!(left_out_breach(1, 100), None, "1% is a few stray polls");
+        let b = left_out_breach(4488, 15000).expect("breach");
+        assert!(b.starts_with("4488 of 15000 polls left out because they arrived after later ones had been summarised (29.9%, more than 1%)"), "{b}");
+        assert_eq!(left_out_breach(3, 0), None);
     }
 }

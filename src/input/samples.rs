@@ -224,6 +224,16 @@ impl<F: PollFold> Samples<F> {
         }
     }
 
+    /// Polls left out, over every node, because they arrived after later
+    /// ones had been summarised.
+    pub fn late(&self) -> u64 {
+        self.by_node
+            .values()
+            .filter_map(|n| n.summary.as_ref())
+            .map(|m| m.late)
+            .sum()
+    }
+
     /// What the samples' report warns about: polls left out because they
     /// arrived after later ones had been summarised.
     pub fn warnings(&self) -> Vec<String> {

@@ -7,8 +7,9 @@ use super::{r1, r3, series, series_budget, NodeView, Series, TargetView};
 use crate::analysis::node_time::node_time;
 use crate::analysis::nodes::{self, NodeFold, NodeSeries};
 use crate::input::run_rules;
-use crate::input::samples::NodeSamples;
+use crate::input::samples::{NodeSamples, POLL_CAP};
 use crate::model::{self, Run};
+use crate::timefmt;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A node's analysis with its CPU and memory series, each with whether it was reduced.
@@ -130,6 +131,7 @@ fn node(
             ns.counter_resets
         ));
     }
+    warnings.extend(gap_limit_warning(name, &ns));
     NodeView {
         name: name.to_string(),
         builder: ni
@@ -155,6 +157,24 @@ fn node(
         reduced: cpu_reduced || mem_reduced,
         why_null: why,
     }
+}
+
+/// A summarised node whose gap limit, fixed by its first polls, counts
+/// intervals otherwise than all its polls' would: said, not silent.
+fn gap_limit_warning(name: &str, ns: &NodeSeries) -> Option<String> {
+    let m = ns.gap_limit_moved?;
+    let s = |us: i64| timefmt::human_duration(us as f64 / timefmt::MICROS_PER_SEC);
+    let what = if m.used < m.all {
+        "are breaks in its line, left out of its CPU mean, that the whole file's rule would keep"
+    } else {
+        "are kept in its line and CPU mean that the whole file's rule would count as gaps"
+    };
+    Some(format!(
+        "samples.jsonl: node {name}'s poll interval changed after its first {POLL_CAP} polls: a gap is an interval over {} (three times their median), not over about {} (all its polls'); at least {} intervals {what}",
+        s(m.used),
+        s(m.all),
+        m.intervals,
+    ))
 }
 
 /// Why the CPU and memory chart draws nothing: no node has a point of either.

@@ -61,3 +61,72 @@ fn a_samples_file_past_the_cap_gives_every_polls_figures_and_warns_about_a_late_
     let report_md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report_md.contains("1 poll of node c arrived after later ones"));
 }
+
+#[test]
+fn a_node_whose_poll_interval_changes_after_the_cap_is_warned_about_its_gap_limit() {
+    // Node a polls every 2 s for 1,000 polls, then every 30 s: its gap limit,
+    // fixed by the first 512 (6 s), breaks its line at every later poll,
+    // where all its polls' median (30 s) would not. Node b polls steadily.
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let mut text = String::new();
+    for i in 0..POLLS {
+        let a = T0 + if i < 1000 { 2 * i } else { 2000 + 30 * (i - 1000) };
+        text += &format!("{{\"ts\":{a},\"node\":\"a\",\"load1\":1}}\n");
+        text += &format!("{{\"ts\":{},\"node\":\"b\",\"load1\":1}}\n", T0 + 5 * i);
+    }
+    std::fs::write(run.join("samples.jsonl"), text).unwrap();
+    let out = dir.path().join("out");
+    let o = report(&run, &out, &["-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = data(&out);
+    assert_eq!(
+        node(&d, "a")["gaps"],
+        POLLS - 1001,
+        "the documented rule, still applied"
+    );
+    let warnings: Vec<&str> = d["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .filter(|w| w.contains("poll interval changed"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "only node a: {warnings:?}");
+    assert!(
+        warnings[0].starts_with(
+            "samples.jsonl: node a's poll interval changed after its first 512 polls: a gap is an interval over 6s"
+        ) && warnings[0].contains("at least 3999 intervals are breaks in its line"),
+        "{}",
+        warnings[0]
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("poll interval changed"), "the report says it too");
+}
+
+#[test]
+fn a_node_written_in_reverse_past_the_cap_fails_check_instead_of_agreeing() {
+    // Node a's polls in reverse time order: after its first 512 are
+    // summarised, every older one is left out. `check` must not say the
+    // producer and the parser agree, and --strict fails.
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let mut text = String::new();
+    for i in 0..2000u64 {
+        text += &format!("{{\"ts\":{},\"node\":\"a\",\"load1\":1}}\n", T0 + 5 * (1999 - i));
+        text += &format!("{{\"ts\":{},\"node\":\"b\",\"load1\":1}}\n", T0 + 5 * i);
+    }
+    std::fs::write(run.join("samples.jsonl"), text).unwrap();
+    let o = super::perfreport(&["check", run.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("FAIL  samples.jsonl") && said.contains("1488 of 4000 polls left out"),
+        "{said}"
+    );
+    let out = dir.path().join("out");
+    let o = report(&run, &out, &["-q", "--strict"]);
+    assert_eq!(o.status.code(), Some(1), "--strict fails on it");
+}
