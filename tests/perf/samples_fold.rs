@@ -21,11 +21,17 @@ fn poll(n: &str, i: u64) -> String {
     )
 }
 
-#[test]
-fn a_samples_file_past_the_cap_gives_every_polls_figures_and_warns_about_a_late_poll() {
+/// A run directory holding only `samples` as its samples.jsonl.
+fn run_of(samples: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("samples.jsonl"), samples).unwrap();
+    (dir, run)
+}
+
+#[test]
+fn a_samples_file_past_the_cap_gives_every_polls_figures_and_warns_about_a_late_poll() {
     let mut text = String::new();
     for i in 0..POLLS {
         for n in ["a", "b", "c"] {
@@ -36,7 +42,7 @@ fn a_samples_file_past_the_cap_gives_every_polls_figures_and_warns_about_a_late_
     // Long after its time, a poll of c older than what was summarised.
     text.push_str(&poll("c", 10));
     text.push('\n');
-    std::fs::write(run.join("samples.jsonl"), text).unwrap();
+    let (dir, run) = run_of(&text);
     let out = dir.path().join("out");
     let o = report(&run, &out, &["-q"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -67,16 +73,13 @@ fn a_node_whose_poll_interval_changes_after_the_cap_is_warned_about_its_gap_limi
     // Node a polls every 2 s for 1,000 polls, then every 30 s: its gap limit,
     // fixed by the first 512 (6 s), breaks its line at every later poll,
     // where all its polls' median (30 s) would not. Node b polls steadily.
-    let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("run");
-    std::fs::create_dir_all(&run).unwrap();
     let mut text = String::new();
     for i in 0..POLLS {
         let a = T0 + if i < 1000 { 2 * i } else { 2000 + 30 * (i - 1000) };
         text += &format!("{{\"ts\":{a},\"node\":\"a\",\"load1\":1}}\n");
         text += &format!("{{\"ts\":{},\"node\":\"b\",\"load1\":1}}\n", T0 + 5 * i);
     }
-    std::fs::write(run.join("samples.jsonl"), text).unwrap();
+    let (dir, run) = run_of(&text);
     let out = dir.path().join("out");
     let o = report(&run, &out, &["-q"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -110,15 +113,12 @@ fn a_node_written_in_reverse_past_the_cap_fails_check_instead_of_agreeing() {
     // Node a's polls in reverse time order: after its first 512 are
     // summarised, every older one is left out. `check` must not say the
     // producer and the parser agree, and --strict fails.
-    let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("run");
-    std::fs::create_dir_all(&run).unwrap();
     let mut text = String::new();
     for i in 0..2000u64 {
         text += &format!("{{\"ts\":{},\"node\":\"a\",\"load1\":1}}\n", T0 + 5 * (1999 - i));
         text += &format!("{{\"ts\":{},\"node\":\"b\",\"load1\":1}}\n", T0 + 5 * i);
     }
-    std::fs::write(run.join("samples.jsonl"), text).unwrap();
+    let (dir, run) = run_of(&text);
     let o = super::perfreport(&["check", run.to_str().unwrap()]);
     let said = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{said}");
