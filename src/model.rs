@@ -342,11 +342,7 @@ fn read_logs(
             let describe = format.describe();
             // A changed log format or prefix invalidates what was parsed before.
             let tag = format!("{describe} prefix={prefix:?}");
-            let make = || SccacheSink {
-                format: format.clone(),
-                prefix: prefix.clone(),
-                log: SccacheLog::default(),
-            };
+            let make = || SccacheSink::new(format.clone(), prefix.clone());
             let (sink, report) = incremental::read_log(dir, SCCACHE, tail, Some(describe), &tag, cache_sccache, make);
             *sccache = Some((sink.map(|s| s.log), report));
         });

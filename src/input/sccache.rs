@@ -9,7 +9,7 @@ use super::InputReport;
 /// The cache server's access log, in a run directory.
 pub const FILE: &str = "sccache.log";
 use crate::timefmt::{self, Micros};
-use perfreport_scan::find::{each_of_two, find_byte, find_str, rfind_byte};
+use perfreport_scan::find::{each_of_two, find_byte, find_str, rfind_byte, Marks};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -60,7 +60,7 @@ impl Field {
 #[derive(Debug, Clone, PartialEq)]
 enum Shape {
     /// Default or `escape=none`: literals and variables on one line.
-    Text(Vec<Part>),
+    Text(TextPlan),
     /// `escape=json` with a JSON-object format: key -> field.
     Json(Vec<(String, Field)>),
 }
@@ -129,7 +129,7 @@ impl LogFormat {
                     return Err("two variables with nothing between them cannot be told apart".into());
                 }
             }
-            Shape::Text(parts)
+            Shape::Text(TextPlan::new(parts))
         };
         Ok(LogFormat {
             name: name.to_string(),
@@ -161,7 +161,8 @@ impl LogFormat {
     /// The shape a line must have, for the message when lines do not fit.
     pub fn expected_shape(&self) -> String {
         match &self.shape {
-            Shape::Text(parts) => parts
+            Shape::Text(plan) => plan
+                .parts
                 .iter()
                 .map(|p| match p {
                     Part::Literal(s) => s.clone(),
@@ -176,9 +177,15 @@ impl LogFormat {
     }
 
     pub fn parse_line<'a>(&self, line: &'a [u8]) -> Result<Request<'a>, Cow<'static, str>> {
+        self.parse_line_with(line, &mut TimeCache::default())
+    }
+
+    /// `parse_line`, with the time of the line before remembered: an access
+    /// log writes the same second on many lines in a row.
+    pub fn parse_line_with<'a>(&self, line: &'a [u8], times: &mut TimeCache) -> Result<Request<'a>, Cow<'static, str>> {
         match &self.shape {
-            Shape::Text(parts) => parse_text(parts, line),
-            Shape::Json(keys) => parse_json(keys, line),
+            Shape::Text(plan) => plan.parse(line, times),
+            Shape::Json(keys) => parse_json(keys, line, times),
         }
     }
 }
@@ -308,25 +315,26 @@ pub struct Request<'a> {
     pub request_length: Option<u64>,
 }
 
+/// The values of one line, borrowed from it (or, for a JSON line, from its
+/// decoded values): plain slices, so a field costs a store.
 #[derive(Default)]
 struct Fields<'a> {
-    addr: Option<Cow<'a, str>>,
-    time: Option<Micros>,
-    request: Option<Cow<'a, str>>,
-    method: Option<Cow<'a, str>>,
-    uri: Option<Cow<'a, str>>,
-    status: Option<Cow<'a, str>>,
-    request_length: Option<Cow<'a, str>>,
+    addr: Option<&'a str>,
+    /// The time's variable and text, read in `finish` (through the cache).
+    time: Option<(Field, &'a str)>,
+    request: Option<&'a str>,
+    method: Option<&'a str>,
+    uri: Option<&'a str>,
+    status: Option<&'a str>,
+    request_length: Option<&'a str>,
 }
 
 impl<'a> Fields<'a> {
     #[inline]
-    fn set(&mut self, f: Field, v: Cow<'a, str>) {
+    fn set(&mut self, f: Field, v: &'a str) {
         match f {
             Field::RemoteAddr => self.addr = Some(v),
-            Field::TimeLocal => self.time = timefmt::parse_nginx_local(&v),
-            Field::TimeIso8601 => self.time = timefmt::parse_rfc3339(&v),
-            Field::Msec => self.time = v.parse::<f64>().ok().and_then(timefmt::secs_to_micros),
+            Field::TimeLocal | Field::TimeIso8601 | Field::Msec => self.time = Some((f, v)),
             Field::Request => self.request = Some(v),
             Field::RequestMethod => self.method = Some(v),
             Field::RequestUri => self.uri = Some(v),
@@ -336,27 +344,19 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn finish(self) -> Result<Request<'a>, Cow<'static, str>> {
+    fn finish(self, times: &mut TimeCache) -> Result<Request<'a>, Cow<'static, str>> {
         let (method, path) = match (self.method, self.uri, self.request) {
             (Some(m), Some(u), _) => (m, u),
-            (_, _, Some(Cow::Borrowed(r))) => {
-                let (m, p) = method_and_path(r).ok_or("the request is not `METHOD PATH PROTOCOL`")?;
-                (Cow::Borrowed(m), Cow::Borrowed(p))
-            }
-            (_, _, Some(Cow::Owned(r))) => {
-                let (m, p) = method_and_path(&r).ok_or("the request is not `METHOD PATH PROTOCOL`")?;
-                (Cow::Owned(m.to_string()), Cow::Owned(p.to_string()))
-            }
+            (_, _, Some(r)) => method_and_path(r).ok_or("the request is not `METHOD PATH PROTOCOL`")?,
             _ => return Err("no request in the line".into()),
         };
         let status = self
             .status
-            .as_deref()
             .and_then(|s| s.parse::<u16>().ok())
             .ok_or("the status is not a number")?;
         // A number field that holds something else means the line does not
         // have the directive's shape (a trailing field swallowed the rest).
-        let request_length = match self.request_length.as_deref() {
+        let request_length = match self.request_length {
             None | Some("-") => None,
             Some(s) => Some(
                 s.parse()
@@ -364,13 +364,27 @@ impl<'a> Fields<'a> {
             ),
         };
         Ok(Request {
-            addr: self.addr.unwrap_or(Cow::Borrowed("-")),
-            time: self.time,
-            method,
-            path,
+            addr: Cow::Borrowed(self.addr.unwrap_or("-")),
+            time: self.time.and_then(|(f, text)| times.read(f, text)),
+            method: Cow::Borrowed(method),
+            path: Cow::Borrowed(path),
             status,
             request_length,
         })
+    }
+}
+
+impl Request<'_> {
+    /// The request with its text owned, to outlive what it was read from.
+    fn into_owned(self) -> Request<'static> {
+        Request {
+            addr: Cow::Owned(self.addr.into_owned()),
+            time: self.time,
+            method: Cow::Owned(self.method.into_owned()),
+            path: Cow::Owned(self.path.into_owned()),
+            status: self.status,
+            request_length: self.request_length,
+        }
     }
 }
 
@@ -383,55 +397,136 @@ fn method_and_path(request: &str) -> Option<(&str, &str)> {
     Some((&request[..first], &rest[..second]))
 }
 
-fn parse_text<'a>(parts: &[Part], line: &'a [u8]) -> Result<Request<'a>, Cow<'static, str>> {
-    let line = simdutf8::basic::from_utf8(line)
-        .map_err(|_| "not UTF-8 (nginx escapes such bytes as \\xXX; is this the right file?)")?;
-    let mut rest = line;
-    let mut fields = Fields::default();
-    let mut parts = parts.iter().peekable();
-    while let Some(part) = parts.next() {
-        match part {
-            Part::Literal(lit) => {
-                rest = strip_literal(rest, lit)
-                    .ok_or_else(|| Cow::Owned(format!("expected {lit:?} at column {}", line.len() - rest.len() + 1)))?;
-            }
-            Part::Var(f) => {
-                let value = match parts.peek() {
-                    Some(Part::Literal(next)) => {
-                        let end = find_str(rest, next).ok_or_else(|| {
-                            Cow::Owned(format!(
-                                "expected {next:?} after column {}",
-                                line.len() - rest.len() + 1
-                            ))
-                        })?;
-                        let v = &rest[..end];
-                        // The search found the literal: past it, not compared again.
-                        rest = &rest[end + next.len()..];
-                        parts.next();
-                        v
-                    }
-                    _ => std::mem::take(&mut rest),
-                };
-                fields.set(*f, Cow::Borrowed(value));
-            }
-        }
-    }
-    fields.finish()
+/// A text format compiled for matching: the literal a line starts with,
+/// then each variable with the literal that ends it (the format has no two
+/// literals in a row, and no two variables: `split_vars` and the directive's
+/// check see to that).
+#[derive(Debug, Clone, PartialEq)]
+struct TextPlan {
+    /// The format's parts, for the message of a line that does not fit.
+    parts: Vec<Part>,
+    lead: Option<String>,
+    /// Each variable and the literal after it; the last may have none (it
+    /// takes the rest of the line).
+    steps: Vec<(Field, Option<String>)>,
+    /// The first bytes of the literals after variables: where one of them
+    /// may start. A value ends at its literal's first occurrence.
+    starts: Vec<u8>,
 }
 
-fn parse_json<'a>(keys: &[(String, Field)], line: &'a [u8]) -> Result<Request<'a>, Cow<'static, str>> {
+impl TextPlan {
+    fn new(parts: Vec<Part>) -> TextPlan {
+        let mut lead = None;
+        let mut steps: Vec<(Field, Option<String>)> = Vec::new();
+        for part in &parts {
+            match (part, steps.last_mut()) {
+                (Part::Literal(l), None) => lead = Some(l.clone()),
+                (Part::Literal(l), Some((_, end))) => *end = Some(l.clone()),
+                (Part::Var(f), _) => steps.push((*f, None)),
+            }
+        }
+        let mut starts: Vec<u8> = steps
+            .iter()
+            .filter_map(|(_, end)| end.as_ref()?.bytes().next())
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        TextPlan {
+            parts,
+            lead,
+            steps,
+            starts,
+        }
+    }
+
+    fn parse<'a>(&self, line: &'a [u8], times: &mut TimeCache) -> Result<Request<'a>, Cow<'static, str>> {
+        let text = simdutf8::basic::from_utf8(line)
+            .map_err(|_| "not UTF-8 (nginx escapes such bytes as \\xXX; is this the right file?)")?;
+        let mut at = 0;
+        if let Some(lead) = &self.lead {
+            if !line.starts_with(lead.as_bytes()) {
+                return Err(Cow::Owned(format!("expected {lead:?} at column 1")));
+            }
+            at = lead.len();
+        }
+        // One mask of every place a literal may start, walked field by
+        // field; a format with more than four such bytes searches each.
+        let mut marks = Marks::new(line, &self.starts);
+        let mut fields = Fields::default();
+        for (field, end) in &self.steps {
+            let (value_end, next) = match end {
+                Some(lit) => {
+                    let found = match marks.as_mut() {
+                        Some(m) => m.find_from(at, lit.as_bytes()),
+                        None => text.get(at..).and_then(|rest| find_str(rest, lit)).map(|i| at + i),
+                    };
+                    let Some(found) = found else {
+                        return Err(Cow::Owned(format!("expected {lit:?} after column {}", at + 1)));
+                    };
+                    (found, found + lit.len())
+                }
+                None => (line.len(), line.len()),
+            };
+            // A literal's first byte never continues a character, so both
+            // ends are character boundaries.
+            let value = text
+                .get(at..value_end)
+                .ok_or("a field does not end on a character boundary")?;
+            fields.set(*field, value);
+            at = next;
+        }
+        fields.finish(times)
+    }
+}
+
+/// The time of the last line read and its text: consecutive lines of an
+/// access log mostly carry the same second, so the date arithmetic runs
+/// once per second, not once per line.
+#[derive(Debug, Clone, Default)]
+pub struct TimeCache {
+    field: Option<Field>,
+    text: String,
+    time: Option<Micros>,
+}
+
+impl TimeCache {
+    fn read(&mut self, field: Field, text: &str) -> Option<Micros> {
+        if self.field == Some(field) && self.text == text {
+            return self.time;
+        }
+        self.time = match field {
+            Field::TimeLocal => timefmt::parse_nginx_local(text),
+            Field::TimeIso8601 => timefmt::parse_rfc3339(text),
+            Field::Msec => text.parse::<f64>().ok().and_then(timefmt::secs_to_micros),
+            _ => None,
+        };
+        self.field = Some(field);
+        self.text.clear();
+        self.text.push_str(text);
+        self.time
+    }
+}
+
+fn parse_json<'a>(
+    keys: &[(String, Field)],
+    line: &'a [u8],
+    times: &mut TimeCache,
+) -> Result<Request<'a>, Cow<'static, str>> {
     let map: BTreeMap<Cow<'a, str>, serde_json::Value> =
         serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a JSON log line: {e}")))?;
+    let values: Vec<(Field, String)> = keys
+        .iter()
+        .filter_map(|(key, f)| match map.get(key.as_str()) {
+            Some(serde_json::Value::String(s)) => Some((*f, s.clone())),
+            Some(serde_json::Value::Number(n)) => Some((*f, n.to_string())),
+            _ => None,
+        })
+        .collect();
     let mut fields = Fields::default();
-    for (key, f) in keys {
-        let value = match map.get(key.as_str()) {
-            Some(serde_json::Value::String(s)) => s.clone(),
-            Some(serde_json::Value::Number(n)) => n.to_string(),
-            _ => continue,
-        };
-        fields.set(*f, Cow::Owned(value));
+    for (f, v) in &values {
+        fields.set(*f, v);
     }
-    fields.finish()
+    fields.finish(times).map(Request::into_owned)
 }
 
 /// What a request was to the compiler cache.
@@ -513,6 +608,12 @@ fn last_segments(path: &str) -> [Option<&str>; 4] {
 
 /// Whether `path` holds `segments` (one or more whole path segments).
 fn has_segments(path: &str, segments: &str) -> bool {
+    // Nearly every path starts with the prefix: no search for that.
+    if let Some(after) = path.strip_prefix('/').and_then(|p| p.strip_prefix(segments)) {
+        if after.is_empty() || after.starts_with('/') {
+            return true;
+        }
+    }
     let mut from = 0;
     while let Some(i) = path
         .get(from..)
@@ -527,14 +628,6 @@ fn has_segments(path: &str, segments: &str) -> bool {
         from = i + segments.len().max(1);
     }
     false
-}
-
-/// `rest.strip_prefix(lit)`, compared in place: the literals are a few bytes.
-fn strip_literal<'a>(rest: &'a str, lit: &str) -> Option<&'a str> {
-    let (r, l) = (rest.as_bytes(), lit.as_bytes());
-    let head = r.get(..l.len())?;
-    // A whole literal matched, so the cut is a character boundary.
-    head.iter().zip(l).all(|(a, b)| a == b).then(|| &rest[l.len()..])
 }
 
 /// Counts of one time bucket of the cache lane.
@@ -578,11 +671,23 @@ pub struct SccacheSink {
     pub format: std::sync::Arc<LogFormat>,
     pub prefix: Option<std::sync::Arc<str>>,
     pub log: SccacheLog,
+    times: TimeCache,
+}
+
+impl SccacheSink {
+    pub fn new(format: std::sync::Arc<LogFormat>, prefix: Option<std::sync::Arc<str>>) -> SccacheSink {
+        SccacheSink {
+            format,
+            prefix,
+            log: SccacheLog::default(),
+            times: TimeCache::default(),
+        }
+    }
 }
 
 impl LineSink for SccacheSink {
     fn line(&mut self, line: &[u8]) -> Outcome {
-        let req = match self.format.parse_line(line) {
+        let req = match self.format.parse_line_with(line, &mut self.times) {
             Ok(r) => r,
             // The line itself goes with the reason: `check` shows it beside the expected shape.
             Err(e) => return Outcome::Malformed(format!("{e}; the line: {}", super::lines::excerpt(line)).into()),
@@ -808,12 +913,9 @@ mod tests {
     fn a_write_without_its_size_leaves_the_buckets_bytes_unknown() {
         let format = std::sync::Arc::new(LogFormat::combined());
         let line = r#"10.0.3.12 - - [20/Oct/2026:02:00:05 +0000] "PUT /p/a/b/c/abcdef HTTP/1.1" 201 0 "-" "opendal""#;
-        let (sink, _) =
-            crate::input::lines::parse_bytes(line.as_bytes(), crate::input::lines::Tail::Complete, || SccacheSink {
-                format: format.clone(),
-                prefix: None,
-                log: SccacheLog::default(),
-            });
+        let (sink, _) = crate::input::lines::parse_bytes(line.as_bytes(), crate::input::lines::Tail::Complete, || {
+            SccacheSink::new(format.clone(), None)
+        });
         let bucket = sink.log.series.values().next().unwrap();
         assert_eq!((bucket.writes, bucket.write_bytes, bucket.writes_unsized), (1, 0, 1));
         assert_eq!(sink.log.writes_unsized, 1);
@@ -825,14 +927,99 @@ mod tests {
         let line = r#"10.0.3.12 - - [20/Oct/2026:02:00:05 +0000] "PUT /p/a/b/c/abcdef HTTP/1.1" 201 0 "-" "opendal" 18446744073709551615 0.012"#;
         let text = [line; 3].join("\n");
         let (sink, stats) =
-            crate::input::lines::parse_bytes(text.as_bytes(), crate::input::lines::Tail::Complete, || SccacheSink {
-                format: format.clone(),
-                prefix: None,
-                log: SccacheLog::default(),
+            crate::input::lines::parse_bytes(text.as_bytes(), crate::input::lines::Tail::Complete, || {
+                SccacheSink::new(format.clone(), None)
             });
         assert_eq!(stats.records, 3);
         assert_eq!((sink.log.writes, sink.log.write_bytes), (3, u64::MAX));
         assert_eq!(sink.log.series.values().next().unwrap().write_bytes, u64::MAX);
+    }
+
+    /// The walk the compiled plan replaced: each literal stripped or
+    /// searched for with `find_str`, one part after another.
+    fn walk_parts<'a>(parts: &[Part], line: &'a [u8]) -> Result<Request<'a>, Cow<'static, str>> {
+        let line = std::str::from_utf8(line).map_err(|_| "not UTF-8")?;
+        let mut rest = line;
+        let mut fields = Fields::default();
+        let mut parts = parts.iter().peekable();
+        while let Some(part) = parts.next() {
+            match part {
+                Part::Literal(lit) => {
+                    rest = rest
+                        .strip_prefix(lit.as_str())
+                        .ok_or_else(|| format!("expected {lit:?} at column {}", line.len() - rest.len() + 1))?;
+                }
+                Part::Var(f) => {
+                    let value = match parts.peek() {
+                        Some(Part::Literal(next)) => {
+                            let end = rest.find(next.as_str()).ok_or_else(|| {
+                                format!("expected {next:?} after column {}", line.len() - rest.len() + 1)
+                            })?;
+                            let v = &rest[..end];
+                            rest = &rest[end + next.len()..];
+                            parts.next();
+                            v
+                        }
+                        _ => std::mem::take(&mut rest),
+                    };
+                    fields.set(*f, value);
+                }
+            }
+        }
+        fields.finish(&mut TimeCache::default())
+    }
+
+    #[test]
+    fn the_compiled_text_parser_reads_every_line_as_the_literal_walk_did() {
+        let formats = [
+            COMBINED.to_string(),
+            SPEC_FORMAT.to_string(),
+            // A leading literal, and more than four bytes that start a literal (searched one by one).
+            r#"log_format x '<$remote_addr> [$time_local] {$status} ($request) |$request_length| ~$http_user_agent';"#
+                .to_string(),
+        ];
+        let seeds = [
+            r#"10.0.3.12 - - [20/Oct/2026:02:00:05 +0000] "GET /p/a/b/c/abcdef HTTP/1.1" 200 153 "-" "opendal" 310 0.012"#,
+            r#"<10.0.3.12> [20/Oct/2026:02:00:05 +0000] {404} (PUT /p/a/b/c/abcdef HTTP/1.1) |310| ~sccache/0.10"#,
+        ];
+        let noise = [
+            " ", "\"", "]", "[", "-", "é", "<", ">", "{", "}", "(", ")", "|", "~", "x", "\" \"", "] \"",
+        ];
+        let mut seed = 11u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut compared = 0;
+        for directive in &formats {
+            let format = LogFormat::from_directive(directive).unwrap();
+            let Shape::Text(plan) = &format.shape else {
+                unreachable!("text formats");
+            };
+            for base in seeds {
+                for _ in 0..400 {
+                    // Cut, doubled or foreign delimiters at random places.
+                    let mut line = base.to_string();
+                    for _ in 0..next() % 4 {
+                        let at = (0..=next() % (line.len() + 1))
+                            .rev()
+                            .find(|&i| line.is_char_boundary(i))
+                            .unwrap_or(0);
+                        if next() % 3 == 0 && at < line.len() {
+                            let end = (at + 1..=line.len()).find(|&i| line.is_char_boundary(i)).unwrap();
+                            line.replace_range(at..end, "");
+                        } else {
+                            line.insert_str(at, noise[next() % noise.len()]);
+                        }
+                    }
+                    let want = walk_parts(&plan.parts, line.as_bytes());
+                    let got = format.parse_line(line.as_bytes());
+                    assert_eq!(got, want, "{directive}\n{line}");
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, 2400);
     }
 
     #[test]
