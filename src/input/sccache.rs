@@ -549,6 +549,11 @@ pub enum Access {
 
 /// Classifies one request. `prefix` is this run's `sccache_prefix`, if known.
 pub fn classify(method: &str, path: &str, status: u16, prefix: Option<&str>) -> Access {
+    classify_under(method, path, status, prefix.map(|p| p.trim_matches('/')))
+}
+
+/// `classify` with the prefix's slashes already trimmed (once per log, not per line).
+fn classify_under(method: &str, path: &str, status: u16, prefix: Option<&str>) -> Access {
     // One SIMD pass finds both cut characters: the path is short.
     let mut cut = path.len();
     each_of_two(path.as_bytes(), b'?', b'#', |at| {
@@ -557,22 +562,17 @@ pub fn classify(method: &str, path: &str, status: u16, prefix: Option<&str>) -> 
     });
     let path = &path[..cut];
     if let Some(p) = prefix {
-        let p = p.trim_matches('/');
         if p.is_empty() || !has_segments(path, p) {
             return Access::OtherPrefix;
         }
     }
-    let [key, c, b, a] = last_segments(path);
-    if key == Some(".sccache_check") {
-        return Access::Check;
-    }
-    // /<prefix>/<k0>/<k1>/<k2>/<key>: the first three characters as folders.
-    let is_object = match (a, b, c, key) {
-        (Some(a), Some(b), Some(c), Some(key)) => {
-            let k = key.as_bytes();
-            k.len() > 3 && a.as_bytes() == &k[0..1] && b.as_bytes() == &k[1..2] && c.as_bytes() == &k[2..3]
-        }
-        _ => false,
+    let is_object = match object_key(path) {
+        Some(".sccache_check") => return Access::Check,
+        Some(_) => true,
+        None => match last_segments(path) {
+            [Some(".sccache_check"), ..] => return Access::Check,
+            segments => is_object(segments),
+        },
     };
     let ok = (200..300).contains(&status);
     match method {
@@ -582,6 +582,30 @@ pub fn classify(method: &str, path: &str, status: u16, prefix: Option<&str>) -> 
         "PUT" if is_object => Access::FailedWrite,
         "PROPFIND" | "MKCOL" | "HEAD" | "OPTIONS" => Access::Overhead,
         _ => Access::Other,
+    }
+}
+
+/// The key of a path laid out as sccache lays out objects, `.../k0/k1/k2/<key>`
+/// with single slashes, read without splitting the path; `None` when the
+/// path is not laid out so plainly (`is_object` decides those).
+fn object_key(path: &str) -> Option<&str> {
+    let p = path.as_bytes();
+    let start = rfind_byte(p, b'/')? + 1;
+    let k = &p[start..];
+    // The three one-byte folders sit between slashes, so they are whole characters.
+    let plain = k.len() > 3 && start >= 7 && p[start - 7..start] == [b'/', k[0], b'/', k[1], b'/', k[2], b'/'];
+    plain.then(|| &path[start..])
+}
+
+/// Whether a path's last non-empty segments (last first) are a cache
+/// object's: `<k0>/<k1>/<k2>/<key>`, the key's first three characters as folders.
+fn is_object([key, c, b, a]: [Option<&str>; 4]) -> bool {
+    match (a, b, c, key) {
+        (Some(a), Some(b), Some(c), Some(key)) => {
+            let k = key.as_bytes();
+            k.len() > 3 && a.as_bytes() == &k[0..1] && b.as_bytes() == &k[1..2] && c.as_bytes() == &k[2..3]
+        }
+        _ => false,
     }
 }
 
@@ -669,8 +693,9 @@ pub struct SccacheLog {
 #[derive(Debug, Clone)]
 pub struct SccacheSink {
     pub format: std::sync::Arc<LogFormat>,
-    pub prefix: Option<std::sync::Arc<str>>,
     pub log: SccacheLog,
+    /// This run's prefix without its slashes, as `classify` compares it.
+    segments: Option<std::sync::Arc<str>>,
     times: TimeCache,
 }
 
@@ -678,7 +703,7 @@ impl SccacheSink {
     pub fn new(format: std::sync::Arc<LogFormat>, prefix: Option<std::sync::Arc<str>>) -> SccacheSink {
         SccacheSink {
             format,
-            prefix,
+            segments: prefix.as_deref().map(|p| p.trim_matches('/').into()),
             log: SccacheLog::default(),
             times: TimeCache::default(),
         }
@@ -693,7 +718,7 @@ impl LineSink for SccacheSink {
             Err(e) => return Outcome::Malformed(format!("{e}; the line: {}", super::lines::excerpt(line)).into()),
         };
         let log = &mut self.log;
-        let access = classify(&req.method, &req.path, req.status, self.prefix.as_deref());
+        let access = classify_under(&req.method, &req.path, req.status, self.segments.as_deref());
         let bucket = req.time.map(|t| {
             log.first = Some(log.first.map_or(t, |f| f.min(t)));
             log.last = Some(log.last.map_or(t, |l| l.max(t)));
@@ -1020,6 +1045,87 @@ mod tests {
             }
         }
         assert_eq!(compared, 2400);
+    }
+
+    /// `classify` as it was before the object layout was read in place.
+    fn classify_by_segments(method: &str, path: &str, status: u16, prefix: Option<&str>) -> Access {
+        let path = path.split(['?', '#']).next().unwrap_or("");
+        if let Some(p) = prefix.map(|p| p.trim_matches('/')) {
+            if p.is_empty() || !has_segments(path, p) {
+                return Access::OtherPrefix;
+            }
+        }
+        let mut segments = path.rsplit('/').filter(|s| !s.is_empty());
+        let [key, c, b, a] = [segments.next(), segments.next(), segments.next(), segments.next()];
+        if key == Some(".sccache_check") {
+            return Access::Check;
+        }
+        let is_object = match (a, b, c, key) {
+            (Some(a), Some(b), Some(c), Some(key)) => {
+                let k = key.as_bytes();
+                k.len() > 3 && a.as_bytes() == &k[0..1] && b.as_bytes() == &k[1..2] && c.as_bytes() == &k[2..3]
+            }
+            _ => false,
+        };
+        let ok = (200..300).contains(&status);
+        match method {
+            "GET" if is_object && status == 200 => Access::Hit,
+            "GET" if is_object && status == 404 => Access::Miss,
+            "PUT" if is_object && ok => Access::Write,
+            "PUT" if is_object => Access::FailedWrite,
+            "PROPFIND" | "MKCOL" | "HEAD" | "OPTIONS" => Access::Overhead,
+            _ => Access::Other,
+        }
+    }
+
+    #[test]
+    fn the_object_layout_read_in_place_classifies_as_the_segments_do() {
+        let pieces = [
+            "/",
+            "//",
+            "a",
+            "b",
+            "ab",
+            "abc",
+            "abcd",
+            "abcdef",
+            "é",
+            "?",
+            "#x",
+            ".sccache_check",
+            "p",
+            "/p/",
+        ];
+        let mut seed = 5u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut paths: Vec<String> = vec![
+            "/p/a/b/c/abcdef".into(),
+            "/p/a/b/c/.sccache_check".into(),
+            "/p/./s/c/.sccache_check".into(),
+            "/p/a//b/c/abcdef".into(),
+            "/p/a/b/c/abc".into(),
+            "a/b/c/abcd".into(),
+            "/é/b/c/ébcd".into(),
+        ];
+        for _ in 0..3000 {
+            paths.push((0..next() % 9).map(|_| pieces[next() % pieces.len()]).collect());
+        }
+        for path in &paths {
+            for method in ["GET", "PUT", "MKCOL"] {
+                for status in [200, 404, 201, 507] {
+                    for prefix in [None, Some("p"), Some("/p/"), Some("")] {
+                        assert_eq!(
+                            classify(method, path, status, prefix),
+                            classify_by_segments(method, path, status, prefix),
+                            "{method} {path:?} {status} {prefix:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -170,13 +170,24 @@ impl<'a> Marks<'a> {
         for (n, block) in blocks.iter().enumerate() {
             self.bits |= self.block_bits(*block) << (n * 16);
         }
-        if !tail.is_empty() {
-            let mut last = [0u8; 16];
-            last[..tail.len()].copy_from_slice(tail);
-            // Only the bytes that are there: the padding may equal a needle.
-            let valid = (1u64 << tail.len()) - 1;
-            self.bits |= (self.block_bits(last) & valid) << (blocks.len() * 16);
+        if tail.is_empty() {
+            return;
         }
+        let at = blocks.len() * 16;
+        let tail_bits = match self.s.len().checked_sub(16) {
+            // The line's last 16 bytes, whose end is the tail: no copy.
+            Some(from) => {
+                let last: [u8; 16] = self.s[from..].try_into().unwrap_or([0; 16]);
+                self.block_bits(last) >> (16 - tail.len())
+            }
+            None => {
+                let mut last = [0u8; 16];
+                last[..tail.len()].copy_from_slice(tail);
+                // Only the bytes that are there: the padding may equal a needle.
+                self.block_bits(last) & ((1u64 << tail.len()) - 1)
+            }
+        };
+        self.bits |= tail_bits << at;
     }
 
     /// The offset of the first marked byte at or after `from`.
