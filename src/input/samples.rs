@@ -500,19 +500,27 @@ fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value]) -> Scan<Wire<'a>> {
     };
     for v in values {
         c.set_offset(v.start);
+        // A number the replay read on its way, else its text as `scan` reads it.
+        let number = |c: &mut Cursor<'a>| match v.number {
+            Some(x) => {
+                c.set_offset(v.end);
+                Ok(Some(x))
+            }
+            None => c.opt_f64(),
+        };
         match v.field {
             TS if c.bytes().get(v.start) == Some(&b'"') => {
                 w.ts = Some(Ts::Text(Cow::Borrowed(c.string_at(v.start, v.end)?)));
                 c.set_offset(v.end);
             }
-            TS => w.ts = c.opt_f64()?.map(Ts::Secs),
+            TS => w.ts = number(&mut c)?.map(Ts::Secs),
             NODE if c.null()? => {}
             NODE => {
                 w.node = Some(Cow::Borrowed(c.string_at(v.start, v.end)?));
                 c.set_offset(v.end);
             }
             CPU_BUSY | CPU_IDLE | CPU_WAIT => {
-                let x = c.f64()?;
+                let x = number(&mut c)?.ok_or(Bail)?;
                 if x < 0.0 {
                     return Err(Bail);
                 }
@@ -528,7 +536,7 @@ fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value]) -> Scan<Wire<'a>> {
                 }
             }
             MEM_TOTAL | MEM_AVAILABLE => {
-                let x = c.opt_f64()?;
+                let x = number(&mut c)?;
                 let mem = w.mem.get_or_insert(Mem {
                     total: None,
                     available: None,
@@ -540,7 +548,7 @@ fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value]) -> Scan<Wire<'a>> {
                 } = x;
             }
             DISK_READ | DISK_WRITTEN => {
-                let x = c.opt_f64()?;
+                let x = number(&mut c)?;
                 let disk = w.disk.get_or_insert(Disk {
                     read: None,
                     written: None,
@@ -552,11 +560,11 @@ fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value]) -> Scan<Wire<'a>> {
                 } = x;
             }
             NET_RX | NET_TX => {
-                let x = c.opt_f64()?;
+                let x = number(&mut c)?;
                 let net = w.net.get_or_insert(Net { rx: None, tx: None });
                 *if v.field == NET_RX { &mut net.rx } else { &mut net.tx } = x;
             }
-            LOAD1 => w.load1 = c.opt_f64()?,
+            LOAD1 => w.load1 = number(&mut c)?,
             _ => return Err(Bail),
         }
         if c.offset() != v.end {

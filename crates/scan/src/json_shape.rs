@@ -23,8 +23,9 @@
 //! it). Tests and the `fast_json` fuzz target hold all three paths to
 //! identical results.
 
-use crate::find::{digit_run, find_string_end};
+use crate::find::find_string_end;
 use crate::json_scan::{Bail, Cursor, Scan};
+use crate::number::Plain;
 use wide::u8x16;
 
 /// A caller's name for one of its fields (its own small enumeration).
@@ -90,11 +91,14 @@ struct Node {
 }
 
 /// One field's value in a line: the field and where its text lies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Value {
     pub field: Field,
     pub start: usize,
     pub end: usize,
+    /// A number's value, where the replay could read it exactly on its
+    /// way (see `number`); else the caller reads the text.
+    pub number: Option<f64>,
 }
 
 /// The shapes one parser has learnt, as a tree: lines that share their
@@ -323,6 +327,7 @@ fn fits(
         return (i == s.len()).then_some(i);
     };
     let start = i;
+    let mut number = None;
     match kind {
         Kind::String => {
             if s.get(i) != Some(&b'"') {
@@ -342,29 +347,23 @@ fn fits(
                 }
             }
         }
-        Kind::Number => {
-            // Most numbers in a log are `-?digits(.digits)?` without a
-            // leading zero: checked here in one pass; anything else
-            // (an exponent, or a refusal) is the full grammar's to judge.
-            let digits = |from: usize| s.get(from..).map_or(0, digit_run);
-            let mut j = i + (s.get(i) == Some(&b'-')) as usize;
-            let whole = digits(j);
-            let mut plain = whole == 1 || (whole > 1 && s[j] != b'0');
-            j += whole;
-            if plain && s.get(j) == Some(&b'.') {
-                let fraction = digits(j + 1);
-                plain = fraction > 0;
-                j += 1 + fraction;
+        Kind::Number => match Plain::scan(s.get(i..)?) {
+            // Most numbers in a log are plain, checked (and a field's read)
+            // here in one pass; anything else (an exponent, or a refusal)
+            // is the full grammar's to judge.
+            Some(n) => {
+                if field.is_some() {
+                    number = n.value(&s[i..]);
+                }
+                i += n.len();
             }
-            if plain && !matches!(s.get(j), Some(b'e' | b'E')) {
-                i = j;
-            } else {
+            None => {
                 let mut c = c.clone();
                 c.set_offset(i);
                 c.number().ok()?;
                 i = c.offset();
             }
-        }
+        },
         Kind::Word => {
             let word: &[u8] = match s.get(i)? {
                 b't' => b"true",
@@ -379,7 +378,12 @@ fn fits(
         }
     }
     if let Some(field) = field {
-        values.push(Value { field, start, end: i });
+        values.push(Value {
+            field,
+            start,
+            end: i,
+            number,
+        });
     }
     Some(i)
 }
@@ -513,6 +517,15 @@ pub const ODD_VALUES: &[&str] = &[
     "200.0",
     "18446744073709551615",
     "18446744073709551616",
+    // Around the number fast path's limits (`number`): 2^53 and one past,
+    // digits that fill its 16-byte block, a fraction past it.
+    "9007199254740992",
+    "9007199254740993",
+    "-884649.1",
+    "123456789012345.6",
+    "1234567890123456",
+    "0.000001",
+    "1.0000000000000000000001",
     "1e999",
     "null",
     "true",

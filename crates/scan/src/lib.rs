@@ -18,3 +18,4 @@
 pub mod find;
 pub mod json_scan;
 pub mod json_shape;
+pub mod number;
