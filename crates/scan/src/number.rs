@@ -44,7 +44,7 @@ const MAX_EXACT: u64 = 1 << 53;
 impl Plain {
     /// The plain number `s` starts with, if it is one and no exponent
     /// follows (an exponent, like any other form, is the full grammar's).
-    #[inline]
+    #[inline(always)]
     pub fn scan(s: &[u8]) -> Option<Plain> {
         let negative = s.first() == Some(&b'-');
         let from = negative as usize;
@@ -77,24 +77,19 @@ impl Plain {
     }
 
     /// Its value, if exact by the fast path; `s` is the text `scan` was given.
-    #[inline]
+    #[inline(always)]
     pub fn value(&self, s: &[u8]) -> Option<f64> {
+        if self.whole + self.fraction > 19 || self.fraction > 22 {
+            return None;
+        }
         let from = self.negative as usize;
-        let mantissa = match s.get(from..).and_then(|d| d.first_chunk::<16>()) {
-            Some(block) if self.whole + 1 + self.fraction <= 16 => joined_value(block, self.whole, self.fraction),
-            _ => {
-                if self.whole + self.fraction > 19 {
-                    return None;
-                }
-                let whole = digits_value(s, from, self.whole);
-                if self.fraction == 0 {
-                    whole
-                } else {
-                    whole * POW10_U64[self.fraction] + digits_value(s, from + self.whole + 1, self.fraction)
-                }
-            }
+        let whole = digits_value(s, from, self.whole);
+        let mantissa = if self.fraction == 0 {
+            whole
+        } else {
+            whole * POW10_U64[self.fraction] + digits_value(s, from + self.whole + 1, self.fraction)
         };
-        if mantissa > MAX_EXACT || self.fraction > 22 {
+        if mantissa > MAX_EXACT {
             return None;
         }
         let v = mantissa as f64 / POW10_F64[self.fraction];
@@ -105,7 +100,7 @@ impl Plain {
 /// How many digits come before and after the point (0 if none) at the
 /// start of `digits`, or `None` for a point without digits after it. One
 /// 16-byte compare finds both in a number that ends inside the block.
-#[inline]
+#[inline(always)]
 fn parts(digits: &[u8]) -> Option<(usize, usize)> {
     if let Some(block) = digits.first_chunk::<16>() {
         let mask = digit_mask(block);
@@ -137,49 +132,39 @@ fn digit_mask(block: &[u8; 16]) -> u32 {
     above.min(u8x16::splat(9)).simd_eq(above).to_bitmask()
 }
 
-/// The digits of a number that ends inside `block` (`whole` digits, then,
-/// if `fraction` is not 0, a point and `fraction` digits), as one integer:
-/// the point taken out, the digits moved to the top of a 128-bit word,
-/// then 8 digits a multiply.
-#[inline]
-fn joined_value(block: &[u8; 16], whole: usize, fraction: usize) -> u64 {
-    let x = u128::from_le_bytes(*block);
-    let joined = if fraction == 0 {
-        x
-    } else {
-        // The bytes above the point moved down over it.
-        let below = (1u128 << (8 * whole)) - 1;
-        (x & below) | ((x >> (8 * (whole + 1))) << (8 * whole))
-    };
-    let n = whole + fraction;
-    // What follows the digits borrows only from the bytes above it,
-    // shifted out; the bytes below the digits are zeros, leading zero digits.
-    let digits = joined.wrapping_sub(u128::from_le_bytes([b'0'; 16])) << (8 * (16 - n));
-    eight_digits_shifted(digits as u64) * POW10_U64[8] + eight_digits_shifted((digits >> 64) as u64)
+/// The value of the `n` (1 to 19) digits at `s[at..]`: up to 16 in one or
+/// two words, where a loop took about seven instructions a digit.
+#[inline(always)]
+fn digits_value(s: &[u8], at: usize, n: usize) -> u64 {
+    match (n, s.get(at..at + 8)) {
+        (1..=8, Some(first)) => leading_digits(first, n),
+        // The first `n - 8` digits, then 8: both words lie inside the digits.
+        (9..=16, Some(first)) => match s.get(at + n - 8..at + n) {
+            Some(last) => leading_digits(first, n - 8) * POW10_U64[8] + eight_digits(word(last)),
+            None => digits_loop(s, at, n),
+        },
+        _ => digits_loop(s, at, n),
+    }
 }
 
-/// The value of the `n` (at most 19) digits at `s[at..]`.
-#[inline]
-fn digits_value(s: &[u8], mut at: usize, mut n: usize) -> u64 {
-    let mut v = 0u64;
-    while n >= 8 {
-        v = v * POW10_U64[8] + eight_digits(word(&s[at..at + 8]));
-        at += 8;
-        n -= 8;
-    }
-    if n == 0 {
-        return v;
-    }
-    let low = match s.get(at..at + 8) {
-        // The digits and whatever follows them, the digits moved to the
-        // top of the word (the first byte is the lowest): the bytes below
-        // are zeros, read as leading zero digits. A byte after the digits
-        // below '0' borrows only from the bytes above it, shifted out.
-        Some(bytes) => eight_digits_shifted((word(bytes).wrapping_sub(ZEROS)) << (8 * (8 - n))),
-        // Near the end of the line: digit by digit.
-        None => s[at..at + n].iter().fold(0, |v, d| v * 10 + u64::from(d - b'0')),
-    };
-    v * POW10_U64[n] + low
+/// The value of the first `n` (1 to 8) digits of `bytes` (8 bytes): the
+/// digits moved to the top of the word (the first byte is the lowest), the
+/// bytes below them zeros, read as leading zero digits. A byte after the
+/// digits below '0' borrows only from the bytes above it, shifted out.
+#[inline(always)]
+fn leading_digits(bytes: &[u8], n: usize) -> u64 {
+    eight_digits_shifted(word(bytes).wrapping_sub(ZEROS) << (8 * (8 - n)))
+}
+
+/// `digits_value` near the end of a line, or past 16 digits.
+#[inline(never)]
+fn digits_loop(s: &[u8], at: usize, n: usize) -> u64 {
+    let digits = &s[at..at + n];
+    let (words, rest) = digits.as_chunks::<8>();
+    let v = words
+        .iter()
+        .fold(0, |v, w| v * POW10_U64[8] + eight_digits(u64::from_le_bytes(*w)));
+    rest.iter().fold(v, |v, d| v * 10 + u64::from(d - b'0'))
 }
 
 const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
