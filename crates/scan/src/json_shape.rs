@@ -382,17 +382,29 @@ fn full_number_end(i: usize, c: &Cursor<'_>) -> Option<usize> {
 /// UTF-8: a string here ends at a quote with no control byte before it. A
 /// string nobody reads may hold escapes (docker's user agent does), each
 /// checked as serde checks one it skips; a field's string must be plain.
-#[inline]
+#[inline(always)]
 fn string_end(s: &[u8], i: usize, escapes: bool) -> Option<usize> {
     if s.get(i) != Some(&b'"') {
         return None;
     }
-    let mut j = i + 1;
+    let end = i + 1 + find_string_end(s.get(i + 1..)?)?;
+    if s[end] == b'"' {
+        return Some(end + 1);
+    }
+    escaped_string_end(s, end, escapes)
+}
+
+/// `string_end` from the first byte other than a quote that may end a
+/// plain string's text.
+#[inline(never)]
+fn escaped_string_end(s: &[u8], mut end: usize, escapes: bool) -> Option<usize> {
     loop {
-        let end = j + find_string_end(s.get(j..)?)?;
         match s[end] {
             b'"' => return Some(end + 1),
-            b'\\' if escapes => j = end + 1 + escape_len(s.get(end + 1..)?)?,
+            b'\\' if escapes => {
+                let j = end + 1 + escape_len(s.get(end + 1..)?)?;
+                end = j + find_string_end(s.get(j..)?)?;
+            }
             _ => return None,
         }
     }
