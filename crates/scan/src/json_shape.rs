@@ -617,6 +617,33 @@ mod tests {
         );
     }
 
+    /// The replay reads a number field's value as it checks it (`number`):
+    /// that value must have serde's bits, or be left to the caller.
+    #[test]
+    fn a_number_read_on_the_way_has_the_bits_serde_gives_its_text() {
+        let shape = r#"{"name": "a", "size": 884649.1, "tags": ["x"], "flag": null}"#;
+        let mut shapes = learnt(shape);
+        let mut read = 0;
+        for line in with_each_value_replaced(shape, ODD_VALUES) {
+            let c = Cursor::utf8(line.as_bytes()).unwrap();
+            let Some(values) = shapes.replay(&c) else {
+                continue;
+            };
+            for v in values.iter().filter(|v| v.field == SIZE) {
+                let text = &line[v.start..v.end];
+                if let Some(x) = v.number {
+                    let serde: f64 = serde_json::from_str(text).unwrap();
+                    assert_eq!(x.to_bits(), serde.to_bits(), "{text}");
+                    read += 1;
+                } else {
+                    // Only what the fast path cannot read exactly is left.
+                    assert!(text.contains(['e', 'E']) || text.len() >= 16, "{text} left unread");
+                }
+            }
+        }
+        assert!(read >= 8, "{read} numbers read on the way");
+    }
+
     #[test]
     fn any_difference_outside_the_values_does_not_fit() {
         let mut shapes = learnt(r#"{"name":"a","n":1,"tags":["x"],"ok":true}"#);
