@@ -7,7 +7,7 @@ use perfreport_scan::json_shape::{Field, Shapes, Step, Value};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -177,8 +177,11 @@ fn count_in_spans(spans: &mut Vec<Span>, ts: Micros) {
 pub struct Samples<F> {
     pub by_node: BTreeMap<String, NodeSamples<F>>,
     /// Each chunk's samples per node, in file order, until they are taken
-    /// in file order (`append_block`, `finish`).
-    parts: BTreeMap<String, Vec<Vec<Sample>>>,
+    /// in file order (`append_block`, `finish`). Looked up on every line,
+    /// never iterated for an output (each node's polls are taken on their
+    /// own, into `by_node`): hashed, where a B-tree of 64 nodes compared
+    /// six names a line.
+    parts: HashMap<String, Vec<Vec<Sample>>>,
     cap: usize,
 }
 
@@ -186,7 +189,7 @@ impl<F> Default for Samples<F> {
     fn default() -> Self {
         Samples {
             by_node: BTreeMap::new(),
-            parts: BTreeMap::new(),
+            parts: HashMap::new(),
             cap: POLL_CAP,
         }
     }
