@@ -29,6 +29,8 @@ pub struct Bail;
 
 pub type Scan<T> = Result<T, Bail>;
 
+use crate::number::Plain;
+
 /// serde_json refuses nesting deeper than 128; well below that we hand over.
 const MAX_DEPTH: u32 = 64;
 
@@ -267,60 +269,15 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// The common number (at most 15 digits, a power of ten within 10^±22)
-    /// read in one pass: the digits make an exact integer, the power of ten
-    /// is exact, and one IEEE multiply or divide of exact values rounds
-    /// correctly (Clinger's fast path, which Rust's parser also takes, but
-    /// after a second walk over the text). `None` hands the number over.
+    /// The common number (see `number`) read in one pass; `None` hands
+    /// it over to Rust's parser.
+    #[inline]
     fn decimal(&mut self) -> Option<f64> {
-        const POW10: [f64; 23] = [
-            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
-            1e19, 1e20, 1e21, 1e22,
-        ];
-        let s = self.s;
-        let mut i = self.i;
-        let negative = s.get(i) == Some(&b'-');
-        i += negative as usize;
-        let mut mantissa = 0u64;
-        let mut digits = 0u32;
-        let take = |i: &mut usize, mantissa: &mut u64| {
-            let from = *i;
-            while let Some(d) = s.get(*i).filter(|d| d.is_ascii_digit()) {
-                *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-                *i += 1;
-            }
-            *i - from
-        };
-        match s.get(i) {
-            Some(b'0') if s.get(i + 1).is_some_and(u8::is_ascii_digit) => return None,
-            Some(b'0'..=b'9') => digits += take(&mut i, &mut mantissa) as u32,
-            _ => return None,
-        }
-        let mut exponent = 0i32;
-        if s.get(i) == Some(&b'.') {
-            i += 1;
-            let n = take(&mut i, &mut mantissa);
-            if n == 0 {
-                return None;
-            }
-            digits += n as u32;
-            exponent -= n as i32;
-        }
-        if matches!(s.get(i), Some(b'e' | b'E')) {
-            // Rare in these logs: the full parser has it.
-            return None;
-        }
-        if digits > 15 {
-            return None;
-        }
-        let magnitude = mantissa as f64;
-        let v = match exponent {
-            0..=22 => magnitude * POW10[exponent as usize],
-            -22..=-1 => magnitude / POW10[(-exponent) as usize],
-            _ => return None,
-        };
-        self.i = i;
-        Some(if negative { -v } else { v })
+        let s = self.s.get(self.i..)?;
+        let n = Plain::scan(s)?;
+        let v = n.value(s)?;
+        self.i += n.len();
+        Some(v)
     }
 
     /// A non-negative integer that fits a `u64`, read in one pass (anything

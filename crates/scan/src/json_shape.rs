@@ -23,8 +23,9 @@
 //! it). Tests and the `fast_json` fuzz target hold all three paths to
 //! identical results.
 
-use crate::find::{digit_run, find_string_end};
+use crate::find::find_string_end;
 use crate::json_scan::{Bail, Cursor, Scan};
+use crate::number::Plain;
 use wide::u8x16;
 
 /// A caller's name for one of its fields (its own small enumeration).
@@ -90,11 +91,14 @@ struct Node {
 }
 
 /// One field's value in a line: the field and where its text lies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Value {
     pub field: Field,
     pub start: usize,
     pub end: usize,
+    /// A number's value, where the replay could read it exactly on its
+    /// way (see `number`); else the caller reads the text.
+    pub number: Option<f64>,
 }
 
 /// The shapes one parser has learnt, as a tree: lines that share their
@@ -166,31 +170,19 @@ impl Shapes {
         let mut at = 0;
         let mut i = 0;
         loop {
-            let node = &nodes[at];
-            let mut k = 0;
-            let mut child = node.first as usize;
-            let next = loop {
-                // `NONE` is the root: no node's child, so the end of the list.
-                if child == NONE as usize {
-                    return false;
-                }
-                let Some(Node { segment, .. }) = nodes.get(child) else {
-                    return false;
-                };
-                if let Some(next) = fits(segment, text, s, i, c, values) {
-                    break segment.value.map(|_| next);
-                }
-                child = match node.more.get(k) {
-                    Some(&m) => m as usize,
-                    None => return false,
-                };
-                k += 1;
-            };
-            // The last used first: a log alternates between few shapes.
-            if k > 0 {
-                let node = &mut nodes[at];
-                std::mem::swap(&mut node.first, &mut node.more[k - 1]);
+            // Most nodes have one child: tried first, without a look at the others.
+            let first = nodes[at].first as usize;
+            // `NONE` is the root: no node's child, so the end of the list.
+            if first == NONE as usize {
+                return false;
             }
+            let (child, next) = match nodes.get(first).and_then(|n| fits(&n.segment, text, s, i, c, values)) {
+                Some(next) => (first, next),
+                None => match other_child(nodes, at, text, s, i, c, values) {
+                    Some(found) => found,
+                    None => return false,
+                },
+            };
             match next {
                 Some(next) => (i, at) = (next, child),
                 None => return true,
@@ -284,104 +276,150 @@ impl Shapes {
     }
 }
 
-/// Where the line under `s` continues if, from `i`, it fits `segment`: its
-/// literal byte for byte, then a well-formed value of its kind (a field's
-/// goes to `values`); at the last segment, the line's end.
+/// The child of `nodes[at]` other than its first whose segment the line
+/// fits from `i`, moved first (a log alternates between few shapes), and
+/// where the line continues after it (see `fits`).
+#[inline(never)]
+fn other_child(
+    nodes: &mut [Node],
+    at: usize,
+    text: &[u8],
+    s: &[u8],
+    i: usize,
+    c: &Cursor<'_>,
+    values: &mut Vec<Value>,
+) -> Option<(usize, Option<usize>)> {
+    let (k, child, next) = nodes[at].more.iter().enumerate().find_map(|(k, &child)| {
+        let next = fits(&nodes.get(child as usize)?.segment, text, s, i, c, values)?;
+        Some((k, child, next))
+    })?;
+    let node = &mut nodes[at];
+    std::mem::swap(&mut node.first, &mut node.more[k]);
+    Some((child as usize, next))
+}
+
+/// Whether, from `i`, the line under `s` fits `segment`: its literal byte
+/// for byte, then a well-formed value of its kind (a field's goes to
+/// `values`). Where the line continues, or `None` inside it when the
+/// segment is the last and the line ends there.
+#[inline(always)]
 fn fits(
     segment: &Segment,
     text: &[u8],
     s: &[u8],
-    mut i: usize,
+    i: usize,
     c: &Cursor<'_>,
     values: &mut Vec<Value>,
-) -> Option<usize> {
-    let len = segment.literal.len();
-    let head = segment.head.as_chunks::<16>().0;
-    let same = |at: usize, n: usize| {
-        let next = <[u8; 16]>::try_from(s.get(at..at + 16)?).ok()?;
-        Some(u8x16::from(next).simd_eq(u8x16::from(head[n])).to_bitmask())
-    };
-    match len {
-        0..=16 if i + 16 <= s.len() => {
-            if same(i, 0)? & segment.head_mask != segment.head_mask {
-                return None;
-            }
-        }
-        17..=HEAD if i + HEAD <= s.len() => {
-            if (same(i, 0)? | same(i + 16, 1)? << 16) & segment.head_mask != segment.head_mask {
-                return None;
-            }
-        }
-        _ => {
-            if !s.get(i..)?.starts_with(text.get(segment.literal.clone())?) {
-                return None;
-            }
-        }
+) -> Option<Option<usize>> {
+    let rest = s.get(i..)?;
+    if !literal_fits(segment, text, rest) {
+        return None;
     }
-    i += len;
+    let start = i + segment.literal.len();
     let Some((kind, field)) = segment.value else {
-        return (i == s.len()).then_some(i);
+        return (start == s.len()).then_some(None);
     };
-    let start = i;
-    match kind {
-        Kind::String => {
-            if s.get(i) != Some(&b'"') {
-                return None;
-            }
-            // The line was only checked to be UTF-8: a string here ends at
-            // a quote with no control byte before it. A string nobody reads
-            // may hold escapes (docker's user agent does), each checked as
-            // serde checks one it skips; a field's string must be plain.
-            let mut j = i + 1;
-            loop {
-                let end = j + find_string_end(s.get(j..)?)?;
-                match s[end] {
-                    b'"' => break i = end + 1,
-                    b'\\' if field.is_none() => j = end + 1 + escape_len(s.get(end + 1..)?)?,
-                    _ => return None,
-                }
-            }
-        }
-        Kind::Number => {
-            // Most numbers in a log are `-?digits(.digits)?` without a
-            // leading zero: checked here in one pass; anything else
-            // (an exponent, or a refusal) is the full grammar's to judge.
-            let digits = |from: usize| s.get(from..).map_or(0, digit_run);
-            let mut j = i + (s.get(i) == Some(&b'-')) as usize;
-            let whole = digits(j);
-            let mut plain = whole == 1 || (whole > 1 && s[j] != b'0');
-            j += whole;
-            if plain && s.get(j) == Some(&b'.') {
-                let fraction = digits(j + 1);
-                plain = fraction > 0;
-                j += 1 + fraction;
-            }
-            if plain && !matches!(s.get(j), Some(b'e' | b'E')) {
-                i = j;
-            } else {
-                let mut c = c.clone();
-                c.set_offset(i);
-                c.number().ok()?;
-                i = c.offset();
-            }
-        }
-        Kind::Word => {
-            let word: &[u8] = match s.get(i)? {
-                b't' => b"true",
-                b'f' => b"false",
-                b'n' => b"null",
-                _ => return None,
-            };
-            if !s[i..].starts_with(word) {
-                return None;
-            }
-            i += word.len();
-        }
-    }
+    let (end, number) = match kind {
+        Kind::Number => number_end(s, start, c, field.is_some())?,
+        Kind::String => (string_end(s, start, field.is_none())?, None),
+        Kind::Word => (word_end(s, start)?, None),
+    };
     if let Some(field) = field {
-        values.push(Value { field, start, end: i });
+        values.push(Value {
+            field,
+            start,
+            end,
+            number,
+        });
     }
-    Some(i)
+    Some(Some(end))
+}
+
+/// Whether `rest` starts with the segment's literal: up to 32 bytes by
+/// its head in registers, 16 bytes a compare, where the line has them.
+#[inline(always)]
+fn literal_fits(segment: &Segment, text: &[u8], rest: &[u8]) -> bool {
+    let head = segment.head.as_chunks::<16>().0;
+    let same = |block: &[u8; 16], n: usize| u8x16::from(*block).simd_eq(u8x16::from(head[n])).to_bitmask();
+    let len = segment.literal.len();
+    if len <= 16 {
+        if let Some(block) = rest.first_chunk::<16>() {
+            return same(block, 0) & segment.head_mask == segment.head_mask;
+        }
+    } else if len <= HEAD {
+        if let Some((a, b)) = rest.first_chunk::<32>().map(|b| b.split_at(16)) {
+            let (a, b) = (a.first_chunk::<16>(), b.first_chunk::<16>());
+            if let (Some(a), Some(b)) = (a, b) {
+                return (same(a, 0) | same(b, 1) << 16) & segment.head_mask == segment.head_mask;
+            }
+        }
+    }
+    text.get(segment.literal.clone()).is_some_and(|l| rest.starts_with(l))
+}
+
+/// Where the number at `s[i..]` ends, and its value if `read` and the
+/// fast path has it. Most numbers in a log are plain, checked (and read)
+/// in one pass; anything else (an exponent, or a refusal) is the full
+/// grammar's to judge.
+#[inline(always)]
+fn number_end(s: &[u8], i: usize, c: &Cursor<'_>, read: bool) -> Option<(usize, Option<f64>)> {
+    let rest = s.get(i..)?;
+    match Plain::scan(rest) {
+        Some(n) => Some((i + n.len(), if read { n.value(rest) } else { None })),
+        None => full_number_end(i, c).map(|end| (end, None)),
+    }
+}
+
+#[inline(never)]
+fn full_number_end(i: usize, c: &Cursor<'_>) -> Option<usize> {
+    let mut c = c.clone();
+    c.set_offset(i);
+    c.number().ok()?;
+    Some(c.offset())
+}
+
+/// Where the string at `s[i..]` ends. The line was only checked to be
+/// UTF-8: a string here ends at a quote with no control byte before it. A
+/// string nobody reads may hold escapes (docker's user agent does), each
+/// checked as serde checks one it skips; a field's string must be plain.
+#[inline(always)]
+fn string_end(s: &[u8], i: usize, escapes: bool) -> Option<usize> {
+    if s.get(i) != Some(&b'"') {
+        return None;
+    }
+    let end = i + 1 + find_string_end(s.get(i + 1..)?)?;
+    if s[end] == b'"' {
+        return Some(end + 1);
+    }
+    escaped_string_end(s, end, escapes)
+}
+
+/// `string_end` from the first byte other than a quote that may end a
+/// plain string's text.
+#[inline(never)]
+fn escaped_string_end(s: &[u8], mut end: usize, escapes: bool) -> Option<usize> {
+    loop {
+        match s[end] {
+            b'"' => return Some(end + 1),
+            b'\\' if escapes => {
+                let j = end + 1 + escape_len(s.get(end + 1..)?)?;
+                end = j + find_string_end(s.get(j..)?)?;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Where the `true`, `false` or `null` at `s[i..]` ends.
+#[inline]
+fn word_end(s: &[u8], i: usize) -> Option<usize> {
+    let word: &[u8] = match s.get(i)? {
+        b't' => b"true",
+        b'f' => b"false",
+        b'n' => b"null",
+        _ => return None,
+    };
+    s[i..].starts_with(word).then_some(i + word.len())
 }
 
 /// The length of a valid escape after its backslash: `\"`, `\\`, `\/`,
@@ -513,6 +551,15 @@ pub const ODD_VALUES: &[&str] = &[
     "200.0",
     "18446744073709551615",
     "18446744073709551616",
+    // Around the number fast path's limits (`number`): 2^53 and one past,
+    // digits that fill its 16-byte block, a fraction past it.
+    "9007199254740992",
+    "9007199254740993",
+    "-884649.1",
+    "123456789012345.6",
+    "1234567890123456",
+    "0.000001",
+    "1.0000000000000000000001",
     "1e999",
     "null",
     "true",
@@ -568,6 +615,33 @@ mod tests {
                 (FLAG, "false")
             ])
         );
+    }
+
+    /// The replay reads a number field's value as it checks it (`number`):
+    /// that value must have serde's bits, or be left to the caller.
+    #[test]
+    fn a_number_read_on_the_way_has_the_bits_serde_gives_its_text() {
+        let shape = r#"{"name": "a", "size": 884649.1, "tags": ["x"], "flag": null}"#;
+        let mut shapes = learnt(shape);
+        let mut read = 0;
+        for line in with_each_value_replaced(shape, ODD_VALUES) {
+            let c = Cursor::utf8(line.as_bytes()).unwrap();
+            let Some(values) = shapes.replay(&c) else {
+                continue;
+            };
+            for v in values.iter().filter(|v| v.field == SIZE) {
+                let text = &line[v.start..v.end];
+                if let Some(x) = v.number {
+                    let serde: f64 = serde_json::from_str(text).unwrap();
+                    assert_eq!(x.to_bits(), serde.to_bits(), "{text}");
+                    read += 1;
+                } else {
+                    // Only what the fast path cannot read exactly is left.
+                    assert!(text.contains(['e', 'E']) || text.len() >= 16, "{text} left unread");
+                }
+            }
+        }
+        assert!(read >= 8, "{read} numbers read on the way");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 #![no_main]
 //! A line that fits a learnt shape is valid JSON (serde_json agrees), and
-//! every field value replay hands out is one whole JSON value of that line.
+//! every field value replay hands out is one whole JSON value of that line;
+//! a number's value read on the way has the bits serde_json gives its text.
 //! The first line is learnt (when the walk accepts it), the rest replayed.
 use libfuzzer_sys::fuzz_target;
 use perfreport_scan::json_scan::Cursor;
@@ -35,6 +36,10 @@ fuzz_target!(|data: &[u8]| {
         for v in values {
             let text = &line[v.start..v.end];
             assert!(serde_json::from_slice::<serde::de::IgnoredAny>(text).is_ok());
+            if let Some(x) = v.number {
+                let serde: f64 = serde_json::from_slice(text).expect("a number");
+                assert_eq!(x.to_bits(), serde.to_bits(), "{}", String::from_utf8_lossy(text));
+            }
         }
     }
 });
