@@ -51,6 +51,11 @@ pub enum Outcome {
 /// A per-chunk aggregate of a line-oriented input.
 pub trait LineSink: Send + Sized {
     fn line(&mut self, line: &[u8]) -> Outcome;
+    /// `line` for a line known to be UTF-8: its chunk was checked whole,
+    /// once, so a sink that needs text need not check each line again.
+    fn line_text(&mut self, line: &str) -> Outcome {
+        self.line(line.as_bytes())
+    }
     /// A line was passed over unread, blank or longer than `MAX_LINE` (for
     /// sinks that number their records).
     fn passed_over(&mut self) {}
@@ -345,8 +350,13 @@ fn parse_chunk<S: LineSink>(
     sink: &mut S,
     stats: &mut ParseStats,
 ) {
+    // One UTF-8 check for the whole chunk (a newline or a carriage return
+    // never falls inside a character, so each line of valid text is valid
+    // text); a chunk that fails is checked line by line by its sink.
+    let text = simdutf8::basic::from_utf8(chunk).ok();
     let mut rest = chunk;
     while !rest.is_empty() {
+        let start = chunk.len() - rest.len();
         let (line, next, complete) = match memchr::memchr(b'\n', rest) {
             Some(i) => (&rest[..i], &rest[i + 1..], true),
             None => (rest, &rest[rest.len()..], false),
@@ -366,7 +376,12 @@ fn parse_chunk<S: LineSink>(
             sink.passed_over();
             continue;
         }
-        match sink.line(line) {
+        let line_text = text.and_then(|t| t.get(start..start + line.len()));
+        let outcome = match line_text {
+            Some(t) => sink.line_text(t),
+            None => sink.line(line),
+        };
+        match outcome {
             Outcome::Record => stats.records += 1,
             Outcome::Skipped => stats.skipped += 1,
             Outcome::Malformed(reason) => {
@@ -415,6 +430,51 @@ mod tests {
         fn merge_following(&mut self, later: Self) {
             self.values.extend(later.values);
         }
+    }
+
+    /// Records each line and whether it came as checked text.
+    #[derive(Default)]
+    struct Arrivals {
+        lines: Vec<(bool, Vec<u8>)>,
+    }
+    impl LineSink for Arrivals {
+        fn line(&mut self, line: &[u8]) -> Outcome {
+            self.lines.push((false, line.to_vec()));
+            Outcome::Record
+        }
+        fn line_text(&mut self, line: &str) -> Outcome {
+            self.lines.push((true, line.as_bytes().to_vec()));
+            Outcome::Record
+        }
+        fn merge_following(&mut self, later: Self) {
+            self.lines.extend(later.lines);
+        }
+    }
+
+    #[test]
+    fn a_chunk_of_valid_text_hands_its_lines_over_as_text_and_one_bad_byte_sends_them_as_bytes() {
+        // Multi-byte characters at a line's ends and a CRLF: each line's
+        // text is exactly the bytes the byte path would get.
+        let good = "caf\u{e9}\r\n\u{e9}t\u{e9}\n\n  \nplain\n\u{1F600}".as_bytes();
+        let (sink, stats) = parse_bytes(good, Tail::Complete, Arrivals::default);
+        let want: Vec<(bool, Vec<u8>)> = ["caf\u{e9}", "\u{e9}t\u{e9}", "plain", "\u{1F600}"]
+            .iter()
+            .map(|l| (true, l.as_bytes().to_vec()))
+            .collect();
+        assert_eq!(sink.lines, want);
+        assert_eq!((stats.lines, stats.records, stats.skipped), (6, 4, 2));
+
+        let mut bad = good.to_vec();
+        bad.extend_from_slice(b"\nnot \xff text\n");
+        let (sink, _) = parse_bytes(&bad, Tail::Complete, Arrivals::default);
+        assert!(
+            sink.lines.iter().all(|(text, _)| !text),
+            "a chunk that is not text is checked line by line"
+        );
+        let lines: Vec<&[u8]> = sink.lines.iter().map(|(_, l)| l.as_slice()).collect();
+        let mut want_lines: Vec<&[u8]> = want.iter().map(|(_, l)| l.as_slice()).collect();
+        want_lines.push(b"not \xff text");
+        assert_eq!(lines, want_lines);
     }
 
     #[test]

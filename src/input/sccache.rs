@@ -184,8 +184,20 @@ impl LogFormat {
     /// log writes the same second on many lines in a row.
     pub fn parse_line_with<'a>(&self, line: &'a [u8], times: &mut TimeCache) -> Result<Request<'a>, Cow<'static, str>> {
         match &self.shape {
-            Shape::Text(plan) => plan.parse(line, times),
+            Shape::Text(plan) => {
+                let text = simdutf8::basic::from_utf8(line)
+                    .map_err(|_| "not UTF-8 (nginx escapes such bytes as \\xXX; is this the right file?)")?;
+                plan.parse(text, times)
+            }
             Shape::Json(keys) => parse_json(keys, line, times),
+        }
+    }
+
+    /// `parse_line_with` for a line already known to be UTF-8.
+    pub fn parse_text_with<'a>(&self, line: &'a str, times: &mut TimeCache) -> Result<Request<'a>, Cow<'static, str>> {
+        match &self.shape {
+            Shape::Text(plan) => plan.parse(line, times),
+            Shape::Json(keys) => parse_json(keys, line.as_bytes(), times),
         }
     }
 }
@@ -439,9 +451,8 @@ impl TextPlan {
         }
     }
 
-    fn parse<'a>(&self, line: &'a [u8], times: &mut TimeCache) -> Result<Request<'a>, Cow<'static, str>> {
-        let text = simdutf8::basic::from_utf8(line)
-            .map_err(|_| "not UTF-8 (nginx escapes such bytes as \\xXX; is this the right file?)")?;
+    fn parse<'a>(&self, text: &'a str, times: &mut TimeCache) -> Result<Request<'a>, Cow<'static, str>> {
+        let line = text.as_bytes();
         let mut at = 0;
         if let Some(lead) = &self.lead {
             if !line.starts_with(lead.as_bytes()) {
@@ -710,9 +721,10 @@ impl SccacheSink {
     }
 }
 
-impl LineSink for SccacheSink {
-    fn line(&mut self, line: &[u8]) -> Outcome {
-        let req = match self.format.parse_line_with(line, &mut self.times) {
+impl SccacheSink {
+    /// Counts one line's request, or the reason it has none.
+    fn count(&mut self, req: Result<Request<'_>, Cow<'static, str>>, line: &[u8]) -> Outcome {
+        let req = match req {
             Ok(r) => r,
             // The line itself goes with the reason: `check` shows it beside the expected shape.
             Err(e) => return Outcome::Malformed(format!("{e}; the line: {}", super::lines::excerpt(line)).into()),
@@ -761,6 +773,18 @@ impl LineSink for SccacheSink {
             Access::Other => log.other += 1,
         }
         Outcome::Record
+    }
+}
+
+impl LineSink for SccacheSink {
+    fn line(&mut self, line: &[u8]) -> Outcome {
+        let req = self.format.parse_line_with(line, &mut self.times);
+        self.count(req, line)
+    }
+
+    fn line_text(&mut self, line: &str) -> Outcome {
+        let req = self.format.parse_text_with(line, &mut self.times);
+        self.count(req, line.as_bytes())
     }
 
     fn merge_following(&mut self, later: Self) {

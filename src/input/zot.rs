@@ -635,6 +635,11 @@ impl ZotLog {
 
     /// One line by the chosen parser (the tests and a fuzz target compare them).
     pub fn line_via(&mut self, line: &[u8], via: Via) -> Outcome {
+        self.line_of(line, None, via)
+    }
+
+    /// `line_via`, with the line's text when its chunk was checked whole.
+    fn line_of(&mut self, line: &[u8], text: Option<&str>, via: Via) -> Outcome {
         let first = line.iter().find(|b| !b.is_ascii_whitespace());
         if first != Some(&b'{') {
             self.not_json += 1;
@@ -642,7 +647,7 @@ impl ZotLog {
         }
         if via == Via::Fast {
             // The replay checks every byte itself; the walk needs a plain line.
-            if let Some(c) = Cursor::utf8(line) {
+            if let Some(c) = text.map(Cursor::text).or_else(|| Cursor::utf8(line)) {
                 let fields = SHAPES.with_borrow_mut(|shapes| {
                     match shapes.replay(&c).map(|values| read_fields(c.clone(), values)) {
                         Some(Ok(fields)) => Ok(fields),
@@ -770,6 +775,10 @@ impl ZotLog {
 impl LineSink for ZotLog {
     fn line(&mut self, line: &[u8]) -> Outcome {
         self.line_via(line, Via::Fast)
+    }
+
+    fn line_text(&mut self, line: &str) -> Outcome {
+        self.line_of(line.as_bytes(), Some(line), Via::Fast)
     }
 
     fn merge_following(&mut self, b: Self) {

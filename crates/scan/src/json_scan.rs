@@ -57,13 +57,18 @@ impl<'a> Cursor<'a> {
     /// a shape replay (`json_shape`), which checks every byte of a line
     /// itself on the way. Anything else must first make it `into_plain`.
     pub fn utf8(line: &'a [u8]) -> Option<Self> {
-        let text = simdutf8::basic::from_utf8(line).ok()?;
-        Some(Cursor {
-            text,
-            s: line,
+        simdutf8::basic::from_utf8(line).ok().map(Self::text)
+    }
+
+    /// `utf8` for a line its caller already holds as text (a chunk of lines
+    /// is checked once as a whole, not line by line).
+    pub fn text(line: &'a str) -> Self {
+        Cursor {
+            text: line,
+            s: line.as_bytes(),
             i: 0,
             depth: 0,
-        })
+        }
     }
 
     /// This cursor if its line is plain (see `plain`).
