@@ -162,12 +162,18 @@ impl Default for Points {
 
 impl Points {
     pub fn push(&mut self, p: Point) {
-        self.open.push(p);
-        if self.open.len() < self.per {
-            return;
+        if self.per == 1 {
+            // A bucket of one point reduces to that point: until the first
+            // merge (every poll of most nodes) it is kept without a bucket.
+            self.kept.push(p);
+        } else {
+            self.open.push(p);
+            if self.open.len() < self.per {
+                return;
+            }
+            reduce_bucket(&self.open, &mut self.kept);
+            self.open.clear();
         }
-        reduce_bucket(&self.open, &mut self.kept);
-        self.open.clear();
         // A series is at most a few million points: u32 holds its length.
         self.ends.push(u32::try_from(self.kept.len()).unwrap_or(u32::MAX));
         if self.ends.len() > FOLD_BUCKETS {
@@ -484,6 +490,40 @@ mod tests {
         let mut few = Points::default();
         (0..100).for_each(|i| few.push((i, Some(i as f64))));
         assert_eq!(few.finish(), (0..100).map(|i| (i, Some(i as f64))).collect::<Vec<_>>());
+    }
+
+    /// `Points::push` as it was before a bucket of one point skipped the
+    /// bucket: every point through `open` and `reduce_bucket`.
+    fn push_through_a_bucket(p: &mut Points, x: Point) {
+        p.open.push(x);
+        if p.open.len() < p.per {
+            return;
+        }
+        reduce_bucket(&p.open, &mut p.kept);
+        p.open.clear();
+        p.ends.push(u32::try_from(p.kept.len()).unwrap());
+        if p.ends.len() > FOLD_BUCKETS {
+            p.merge_pairs();
+        }
+    }
+
+    #[test]
+    fn points_kept_one_at_a_time_are_those_a_bucket_of_one_would_keep() {
+        // Breaks, ties and lone points on both sides of the first merges.
+        let series = |n: i64| -> Vec<Point> {
+            (0..n)
+                .map(|i| (i, (i % 13 != 5).then_some(((i * 7919) % 17) as f64)))
+                .collect()
+        };
+        for n in [0, 1, 2, 511, 512, 513, 514, 1025, 1026, 3000] {
+            let points = series(n);
+            let (mut p, mut reference) = (Points::default(), Points::default());
+            for x in &points {
+                p.push(*x);
+                push_through_a_bucket(&mut reference, *x);
+            }
+            assert_eq!(p.finish(), reference.finish(), "{n} points");
+        }
     }
 
     fn intervals(secs: &[(i64, u64)]) -> Intervals {
