@@ -102,21 +102,32 @@ impl<F: PollFold> NodeSamples<F> {
         self.summary.as_ref().map(|m| m.last).into_iter().chain(held).max()
     }
 
-    /// Takes the next poll in file order; past `cap` held, the oldest half
+    /// Takes the next polls in file order; past `cap` held, the oldest half
     /// is summarised. The outcome depends only on the node's polls in file
-    /// order, not on how the file was cut into chunks or appended to.
-    fn push(&mut self, s: Sample, cap: usize) {
-        if let Some(m) = self.summary.as_mut().filter(|m| s.ts < m.last) {
-            Arc::make_mut(m).late += 1;
-            return;
-        }
-        let polls = Arc::make_mut(&mut self.polls);
-        if polls.capacity() == 0 {
-            polls.reserve_exact(PART_CAPACITY.min(cap));
-        }
-        polls.push(s);
-        if polls.len() >= cap {
-            self.summarise_oldest_half();
+    /// order, not on how the file was cut into chunks or appended to. Runs
+    /// of polls that are not late are copied at once, not one by one.
+    fn push_all(&mut self, mut polls: &[Sample], cap: usize) {
+        while let Some(first) = polls.first() {
+            let summarised_to = self.summary.as_ref().map(|m| m.last);
+            let late = |s: &Sample| summarised_to.is_some_and(|last| s.ts < last);
+            if late(first) {
+                if let Some(m) = self.summary.as_mut() {
+                    Arc::make_mut(m).late += 1;
+                }
+                polls = &polls[1..];
+                continue;
+            }
+            let held = Arc::make_mut(&mut self.polls);
+            if held.capacity() == 0 {
+                held.reserve_exact(PART_CAPACITY.min(cap));
+            }
+            let room = cap.saturating_sub(held.len()).max(1);
+            let run = polls.iter().take(room).take_while(|s| !late(s)).count();
+            held.extend_from_slice(&polls[..run]);
+            polls = &polls[run..];
+            if held.len() >= cap {
+                self.summarise_oldest_half();
+            }
         }
     }
 
@@ -125,7 +136,10 @@ impl<F: PollFold> NodeSamples<F> {
     /// held the first time.
     fn summarise_oldest_half(&mut self) {
         let polls = Arc::make_mut(&mut self.polls);
-        polls.sort_by_key(|s| s.ts);
+        // Nearly always in order already (see `finish`).
+        if !polls.is_sorted_by_key(|s| s.ts) {
+            polls.sort_by_key(|s| s.ts);
+        }
         let half = polls.len() / 2;
         let m = self.summary.get_or_insert_with(|| {
             Arc::new(Summary {
@@ -137,11 +151,12 @@ impl<F: PollFold> NodeSamples<F> {
             })
         });
         let m = Arc::make_mut(m);
-        for s in polls.drain(..half) {
-            m.fold.add(&s);
+        for s in &polls[..half] {
+            m.fold.add(s);
             m.last = s.ts;
             count_in_spans(&mut m.spans, s.ts);
         }
+        polls.drain(..half);
     }
 }
 
@@ -221,8 +236,8 @@ impl<F: PollFold> Samples<F> {
     fn take_parts(&mut self) {
         for (node, parts) in std::mem::take(&mut self.parts) {
             let n = self.by_node.entry(node).or_default();
-            for s in parts.into_iter().flatten() {
-                n.push(s, self.cap);
+            for part in parts {
+                n.push_all(&part, self.cap);
             }
         }
     }
@@ -825,6 +840,61 @@ mod tests {
         let s = read(&lines, 4096);
         assert_eq!(s.by_node["n0"].polls.len(), 202);
         assert!(s.by_node["n0"].summary.is_none() && s.warnings().is_empty());
+    }
+
+    /// `push_all` as it was before runs were copied at once: one poll at a time.
+    fn push_one_by_one(n: &mut NodeSamples<Kept>, s: Sample, cap: usize) {
+        if let Some(m) = n.summary.as_mut().filter(|m| s.ts < m.last) {
+            Arc::make_mut(m).late += 1;
+            return;
+        }
+        Arc::make_mut(&mut n.polls).push(s);
+        if n.polls.len() >= cap {
+            n.summarise_oldest_half();
+        }
+    }
+
+    #[test]
+    fn polls_taken_a_run_at_a_time_are_summarised_and_left_out_as_one_by_one() {
+        // Mostly in order, some a little out of order, some late by far,
+        // in parts of many lengths, across several summarisings.
+        let ts = |i: i64| match i % 37 {
+            0 => (i - 300) * 1_000_000,
+            7 => (i - 3) * 1_000_000,
+            _ => i * 1_000_000,
+        };
+        let polls: Vec<Sample> = (0..2000)
+            .map(|i| Sample {
+                ts: ts(i),
+                ..sample_at(0)
+            })
+            .collect();
+        for cap in [2, 3, 16, 64] {
+            for part_len in [1, 2, 5, 63, 64, 65, 700] {
+                let (mut runs, mut reference) = (NodeSamples::<Kept>::default(), NodeSamples::default());
+                for part in polls.chunks(part_len) {
+                    runs.push_all(part, cap);
+                    part.iter().for_each(|s| push_one_by_one(&mut reference, *s, cap));
+                }
+                assert!(reference.summary.as_ref().is_some_and(|m| m.late > 0));
+                assert_eq!(runs, reference, "cap {cap}, parts of {part_len}");
+            }
+        }
+    }
+
+    fn sample_at(ts: Micros) -> Sample {
+        Sample {
+            ts,
+            cpu_total: None,
+            cpu_idle: None,
+            mem_total: None,
+            mem_available: None,
+            disk_read: None,
+            disk_written: None,
+            net_rx: None,
+            net_tx: None,
+            load1: Some(1.0),
+        }
     }
 
     #[test]
