@@ -1,7 +1,7 @@
 //! `samples.jsonl`: node_exporter counters, polled, one object per node per poll.
 
 use super::lines::{LineSink, Outcome};
-use crate::timefmt::{self, Micros};
+use crate::timefmt::{self, LastMinute, Micros};
 use perfreport_scan::json_scan::{once, Bail, Cursor, Scan, Via};
 use perfreport_scan::json_shape::{Field, Shapes, Step, Value};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -597,6 +597,8 @@ thread_local! {
     /// kept from chunk to chunk: a fleet whose nodes report different metric
     /// sets writes more shapes than one chunk has lines to learn them from.
     static SHAPES: std::cell::RefCell<Shapes> = std::cell::RefCell::new(Shapes::default());
+    /// The minute of the last `ts` read on this thread (see `timefmt`).
+    static LAST_MINUTE: std::cell::Cell<LastMinute> = std::cell::Cell::default();
 }
 
 /// `parse_line` as the sink reads it: by a learnt shape when the line fits
@@ -613,7 +615,12 @@ pub fn parse_line_shaped<'a>(line: &'a [u8], shapes: &mut Shapes) -> Result<(Cow
             .and_then(|c| scan(c.clone()).inspect(|_| shapes.learn(&c, field_of)).ok()),
     };
     match fast {
-        Some(w) => sample_of(w),
+        Some(w) => LAST_MINUTE.with(|cell| {
+            let mut last = cell.get();
+            let sample = sample_of(w, &mut last);
+            cell.set(last);
+            sample
+        }),
         None => parse_line_via(line, Via::SerdeOnly),
     }
 }
@@ -628,14 +635,15 @@ pub fn parse_line_via(line: &[u8], via: Via) -> Result<(Cow<'_, str>, Sample), C
         Some(w) => w,
         None => serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a sample: {e}")))?,
     };
-    sample_of(w)
+    sample_of(w, &mut LastMinute::default())
 }
 
-/// The sample a line's fields make, whichever parser read them.
-fn sample_of(w: Wire<'_>) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
+/// The sample a line's fields make, whichever parser read them; `last` is
+/// the minute of the time read before.
+fn sample_of<'a>(w: Wire<'a>, last: &mut LastMinute) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
     let node = w.node.ok_or(Cow::Borrowed("sample without `node`"))?;
     let ts = match w.ts {
-        Some(Ts::Text(s)) => timefmt::parse_rfc3339(&s),
+        Some(Ts::Text(s)) => timefmt::parse_rfc3339_after(&s, last),
         Some(Ts::Secs(s)) => timefmt::secs_to_micros(s),
         None => return Err("sample without `ts`".into()),
     }
