@@ -541,7 +541,16 @@ mod tests {
     #[test]
     fn a_bucket_is_reduced_to_the_points_the_iterators_picked() {
         // Ties, NaN, breaks and lone points, in buckets of one to five.
-        let values = [Some(1.0), Some(1.0), None, Some(f64::NAN), Some(-0.0), Some(0.0), Some(3.0), Some(2.0)];
+        let values = [
+            Some(1.0),
+            Some(1.0),
+            None,
+            Some(f64::NAN),
+            Some(-0.0),
+            Some(0.0),
+            Some(3.0),
+            Some(2.0),
+        ];
         let mut checked = 0;
         for len in 1..=5usize {
             for seed in 0..values.len().pow(len as u32) {
