@@ -506,6 +506,7 @@ fn field_of(path: &[Step<'_>]) -> Option<Field> {
 /// The objects themselves are not fields: an object without the keys the
 /// report reads gives the same sample as no object (a `cpu` without `idle`
 /// gives no CPU figures either way), so `Some` is set only with a key.
+#[inline(always)]
 fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value]) -> Scan<Wire<'a>> {
     let mut w = Wire {
         ts: None,
@@ -640,7 +641,9 @@ pub fn parse_line_via(line: &[u8], via: Via) -> Result<(Cow<'_, str>, Sample), C
 }
 
 /// The sample a line's fields make, whichever parser read them; `last` is
-/// the minute of the time read before.
+/// the minute of the time read before. Inlined, so that the sample is
+/// built where the caller keeps it, not copied there.
+#[inline(always)]
 fn sample_of<'a>(w: Wire<'a>, last: &mut LastMinute) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
     let node = w.node.ok_or(Cow::Borrowed("sample without `node`"))?;
     let ts = match w.ts {
