@@ -26,35 +26,89 @@ pub fn parse_rfc3339(s: &str) -> Option<Micros> {
 /// without building a timestamp, as every sample line has one.
 /// Anything else, including what this would reject, is jiff's to judge.
 fn utc_fast(b: &[u8]) -> Option<Micros> {
+    Some(minute_fast(b)? + seconds_fast(b)?)
+}
+
+/// The start of the minute `YYYY-MM-DDTHH:MM` that begins a time of
+/// `utc_fast`'s shape (20 bytes at least), if it exists.
+fn minute_fast(b: &[u8]) -> Option<Micros> {
     let digits = |r| digits_at(b, r);
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
         return None;
     }
     let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
-    let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+    let (hour, minute) = (digits(11..13)?, digits(14..16)?);
     // jiff's range ends inside 9999.
     if !(1970..9999).contains(&year) {
         return None;
     }
-    let whole_seconds = civil_micros(year, month, day, hour, minute, second)?;
+    civil_micros(year, month, day, hour, minute, 0)
+}
+
+/// What follows the minute in a time of `utc_fast`'s shape (`:SS`, an
+/// optional fraction, `Z`), in microseconds.
+fn seconds_fast(b: &[u8]) -> Option<Micros> {
+    let digits = |r| digits_at(b, r);
+    if b.len() < 20 || b[16] != b':' {
+        return None;
+    }
+    let second = digits(17..19)?;
+    if !(0..60).contains(&second) {
+        return None;
+    }
     // Up to nine fractional digits, truncated to microseconds as jiff does.
-    let mut micros = 0;
-    let end = match b[19] {
-        b'.' => {
-            let n = b[20..].iter().take_while(|d| d.is_ascii_digit()).count();
-            if !(1..=9).contains(&n) {
-                return None;
+    const SCALE: [i64; 7] = [1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+    let (mut micros, mut end) = (0, 19);
+    if b[19] == b'.' {
+        end = 20;
+        while let Some(d) = b.get(end).filter(|d| d.is_ascii_digit()) {
+            if end < 26 {
+                micros = micros * 10 + i64::from(d - b'0');
             }
-            let frac = digits(20..20 + n.min(6))?;
-            micros = frac * 10i64.pow(6 - n.min(6) as u32);
-            20 + n
+            end += 1;
         }
-        _ => 19,
-    };
+        let n = end - 20;
+        if !(1..=9).contains(&n) {
+            return None;
+        }
+        micros *= SCALE[n.min(6)];
+    }
     if &b[end..] != b"Z" {
         return None;
     }
-    Some(whole_seconds + micros)
+    Some(second * 1_000_000 + micros)
+}
+
+/// The minute (`YYYY-MM-DDTHH:MM`) of the last time `parse_rfc3339_after`
+/// read in `utc_fast`'s shape, and where that minute starts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LastMinute {
+    text: [u8; 16],
+    start: Option<Micros>,
+}
+
+/// `parse_rfc3339`, the minute of the time read before reused when the
+/// text repeats it: a poller writes some thirty lines a minute a node, and
+/// the date's digits and calendar were most of a sample line's time.
+pub fn parse_rfc3339_after(s: &str, last: &mut LastMinute) -> Option<Micros> {
+    let b = s.as_bytes();
+    let Some(head) = b.first_chunk::<16>() else {
+        return parse_rfc3339(s);
+    };
+    let start = match last.start {
+        Some(start) if *head == last.text => Some(start),
+        _ => {
+            let start = minute_fast(b);
+            if start.is_some() {
+                *last = LastMinute { text: *head, start };
+            }
+            start
+        }
+    };
+    match start.zip(seconds_fast(b)) {
+        Some((minute, seconds)) => Some(minute + seconds),
+        None => parse_rfc3339(s),
+    }
 }
 
 /// Microseconds since the epoch of a UTC civil time; `None` for a date or
@@ -293,6 +347,41 @@ mod tests {
             parse_rfc3339("2026-10-20T02:00:05+02:00"),
             jiff("2026-10-20T02:00:05+02:00")
         );
+    }
+
+    #[test]
+    fn a_time_read_after_another_reads_as_on_its_own() {
+        // Runs of one minute, the minute changing under the same date, odd
+        // seconds and endings after a good minute, and shapes jiff takes.
+        let mut times = vec![];
+        for day in ["2026-10-20", "2026-10-21", "2024-02-29", "2023-02-29"] {
+            for minute in ["02:00", "02:01", "23:59", "24:00", "02:60"] {
+                for rest in [
+                    ":05Z",
+                    ":05.120Z",
+                    ":59.999999999Z",
+                    ":60Z",
+                    ":5aZ",
+                    ":05",
+                    ":05ZZ",
+                    ":05.Z",
+                    ":05+02:00",
+                    ":05.1234567891Z",
+                    "Z",
+                    "",
+                ] {
+                    times.push(format!("{day}T{minute}{rest}"));
+                }
+            }
+        }
+        times.extend(["2026-10-20T02:00:05z", "2026-10-20 02:00:05Z", "2026-10", ""].map(String::from));
+        let mut last = LastMinute::default();
+        let mut reused = 0;
+        for t in times.iter().chain(times.iter().rev()) {
+            reused += usize::from(last.start.is_some() && t.as_bytes().starts_with(&last.text));
+            assert_eq!(parse_rfc3339_after(t, &mut last), parse_rfc3339(t), "{t}");
+        }
+        assert!(reused > 150, "the minute is reused ({reused})");
     }
 
     #[test]

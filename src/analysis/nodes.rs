@@ -162,12 +162,18 @@ impl Default for Points {
 
 impl Points {
     pub fn push(&mut self, p: Point) {
-        self.open.push(p);
-        if self.open.len() < self.per {
-            return;
+        if self.per == 1 {
+            // A bucket of one point reduces to that point: until the first
+            // merge (every poll of most nodes) it is kept without a bucket.
+            self.kept.push(p);
+        } else {
+            self.open.push(p);
+            if self.open.len() < self.per {
+                return;
+            }
+            reduce_bucket(&self.open, &mut self.kept);
+            self.open.clear();
         }
-        reduce_bucket(&self.open, &mut self.kept);
-        self.open.clear();
         // A series is at most a few million points: u32 holds its length.
         self.ends.push(u32::try_from(self.kept.len()).unwrap_or(u32::MAX));
         if self.ends.len() > FOLD_BUCKETS {
@@ -203,36 +209,47 @@ impl Points {
 /// break and its last value (a single point is kept as it is). Appended
 /// rather than returned: a folded series closes a bucket every few polls.
 pub fn reduce_bucket(bucket: &[Point], out: &mut Vec<Point>) {
-    if bucket.iter().any(|p| p.1.is_none()) {
-        let first = bucket.iter().find(|p| p.1.is_some());
-        let gap = bucket.iter().find(|p| p.1.is_none());
-        let last = bucket.iter().rev().find(|p| p.1.is_some());
-        let mut keep = [first, gap, last];
-        keep.sort_by_key(|p| p.map(|p| p.0));
-        let from = out.len();
-        for p in keep.into_iter().flatten() {
-            if out.len() == from || out.last() != Some(p) {
-                out.push(*p);
-            }
-        }
-        return;
-    }
-    let lo = bucket
-        .iter()
-        .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
-    let hi = bucket
-        .iter()
-        .max_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
-    let (Some(lo), Some(hi)) = (lo, hi) else {
+    let Some((first, rest)) = bucket.split_first() else {
         return;
     };
-    if lo.0 <= hi.0 {
+    // One pass, picking as `min_by` and `max_by` pick (the first lowest,
+    // the last highest): the iterators' three passes were most of a fold's
+    // cost once its buckets hold two points.
+    let order = |a: &Point, b: &Point| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal);
+    let (mut lo, mut hi, mut broken) = (first, first, first.1.is_none());
+    for p in rest {
+        broken |= p.1.is_none();
+        if order(lo, p).is_gt() {
+            lo = p;
+        }
+        if order(hi, p).is_le() {
+            hi = p;
+        }
+    }
+    if broken {
+        reduce_broken_bucket(bucket, out);
+    } else if lo.0 <= hi.0 {
         out.push(*lo);
         if hi != lo {
             out.push(*hi);
         }
     } else {
         out.extend([*hi, *lo]);
+    }
+}
+
+/// `reduce_bucket` of a bucket that holds a break.
+fn reduce_broken_bucket(bucket: &[Point], out: &mut Vec<Point>) {
+    let first = bucket.iter().find(|p| p.1.is_some());
+    let gap = bucket.iter().find(|p| p.1.is_none());
+    let last = bucket.iter().rev().find(|p| p.1.is_some());
+    let mut keep = [first, gap, last];
+    keep.sort_by_key(|p| p.map(|p| p.0));
+    let from = out.len();
+    for p in keep.into_iter().flatten() {
+        if out.len() == from || out.last() != Some(p) {
+            out.push(*p);
+        }
     }
 }
 
@@ -484,6 +501,105 @@ mod tests {
         let mut few = Points::default();
         (0..100).for_each(|i| few.push((i, Some(i as f64))));
         assert_eq!(few.finish(), (0..100).map(|i| (i, Some(i as f64))).collect::<Vec<_>>());
+    }
+
+    /// `reduce_bucket` as it was written first, in three passes: the reference.
+    fn reduce_bucket_by_iterators(bucket: &[Point], out: &mut Vec<Point>) {
+        if bucket.iter().any(|p| p.1.is_none()) {
+            let first = bucket.iter().find(|p| p.1.is_some());
+            let gap = bucket.iter().find(|p| p.1.is_none());
+            let last = bucket.iter().rev().find(|p| p.1.is_some());
+            let mut keep = [first, gap, last];
+            keep.sort_by_key(|p| p.map(|p| p.0));
+            let from = out.len();
+            for p in keep.into_iter().flatten() {
+                if out.len() == from || out.last() != Some(p) {
+                    out.push(*p);
+                }
+            }
+            return;
+        }
+        let lo = bucket
+            .iter()
+            .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
+        let hi = bucket
+            .iter()
+            .max_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
+        let (Some(lo), Some(hi)) = (lo, hi) else {
+            return;
+        };
+        if lo.0 <= hi.0 {
+            out.push(*lo);
+            if hi != lo {
+                out.push(*hi);
+            }
+        } else {
+            out.extend([*hi, *lo]);
+        }
+    }
+
+    #[test]
+    fn a_bucket_is_reduced_to_the_points_the_iterators_picked() {
+        // Ties, NaN, breaks and lone points, in buckets of one to five.
+        let values = [
+            Some(1.0),
+            Some(1.0),
+            None,
+            Some(f64::NAN),
+            Some(-0.0),
+            Some(0.0),
+            Some(3.0),
+            Some(2.0),
+        ];
+        let mut checked = 0;
+        for len in 1..=5usize {
+            for seed in 0..values.len().pow(len as u32) {
+                let bucket: Vec<Point> = (0..len)
+                    .map(|i| (i as i64 * 10, values[seed / values.len().pow(i as u32) % values.len()]))
+                    .collect();
+                let (mut got, mut want) = (vec![(-1, None)], vec![(-1, None)]);
+                reduce_bucket(&bucket, &mut got);
+                reduce_bucket_by_iterators(&bucket, &mut want);
+                let bits = |v: &[Point]| v.iter().map(|p| (p.0, p.1.map(f64::to_bits))).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "{bucket:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 30_000);
+    }
+
+    /// `Points::push` as it was before a bucket of one point skipped the
+    /// bucket: every point through `open` and `reduce_bucket`.
+    fn push_through_a_bucket(p: &mut Points, x: Point) {
+        p.open.push(x);
+        if p.open.len() < p.per {
+            return;
+        }
+        reduce_bucket(&p.open, &mut p.kept);
+        p.open.clear();
+        p.ends.push(u32::try_from(p.kept.len()).unwrap());
+        if p.ends.len() > FOLD_BUCKETS {
+            p.merge_pairs();
+        }
+    }
+
+    #[test]
+    fn points_kept_one_at_a_time_are_those_a_bucket_of_one_would_keep() {
+        // Breaks, ties and lone points on both sides of the first merges.
+        let series = |n: i64| -> Vec<Point> {
+            (0..n)
+                .map(|i| (i, (i % 13 != 5).then_some(((i * 7919) % 17) as f64)))
+                .collect()
+        };
+        for n in [0, 1, 2, 511, 512, 513, 514, 1025, 1026, 3000] {
+            let points = series(n);
+            let (mut p, mut reference) = (Points::default(), Points::default());
+            for x in &points {
+                p.push(*x);
+                push_through_a_bucket(&mut reference, *x);
+            }
+            assert_eq!(p.finish(), reference.finish(), "{n} points");
+        }
     }
 
     fn intervals(secs: &[(i64, u64)]) -> Intervals {

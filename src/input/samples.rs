@@ -1,13 +1,13 @@
 //! `samples.jsonl`: node_exporter counters, polled, one object per node per poll.
 
 use super::lines::{LineSink, Outcome};
-use crate::timefmt::{self, Micros};
+use crate::timefmt::{self, LastMinute, Micros};
 use perfreport_scan::json_scan::{once, Bail, Cursor, Scan, Via};
 use perfreport_scan::json_shape::{Field, Shapes, Step, Value};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -102,21 +102,32 @@ impl<F: PollFold> NodeSamples<F> {
         self.summary.as_ref().map(|m| m.last).into_iter().chain(held).max()
     }
 
-    /// Takes the next poll in file order; past `cap` held, the oldest half
+    /// Takes the next polls in file order; past `cap` held, the oldest half
     /// is summarised. The outcome depends only on the node's polls in file
-    /// order, not on how the file was cut into chunks or appended to.
-    fn push(&mut self, s: Sample, cap: usize) {
-        if let Some(m) = self.summary.as_mut().filter(|m| s.ts < m.last) {
-            Arc::make_mut(m).late += 1;
-            return;
-        }
-        let polls = Arc::make_mut(&mut self.polls);
-        if polls.capacity() == 0 {
-            polls.reserve_exact(PART_CAPACITY.min(cap));
-        }
-        polls.push(s);
-        if polls.len() >= cap {
-            self.summarise_oldest_half();
+    /// order, not on how the file was cut into chunks or appended to. Runs
+    /// of polls that are not late are copied at once, not one by one.
+    fn push_all(&mut self, mut polls: &[Sample], cap: usize) {
+        while let Some(first) = polls.first() {
+            let summarised_to = self.summary.as_ref().map(|m| m.last);
+            let late = |s: &Sample| summarised_to.is_some_and(|last| s.ts < last);
+            if late(first) {
+                if let Some(m) = self.summary.as_mut() {
+                    Arc::make_mut(m).late += 1;
+                }
+                polls = &polls[1..];
+                continue;
+            }
+            let held = Arc::make_mut(&mut self.polls);
+            if held.capacity() == 0 {
+                held.reserve_exact(PART_CAPACITY.min(cap));
+            }
+            let room = cap.saturating_sub(held.len()).max(1);
+            let run = polls.iter().take(room).take_while(|s| !late(s)).count();
+            held.extend_from_slice(&polls[..run]);
+            polls = &polls[run..];
+            if held.len() >= cap {
+                self.summarise_oldest_half();
+            }
         }
     }
 
@@ -125,7 +136,10 @@ impl<F: PollFold> NodeSamples<F> {
     /// held the first time.
     fn summarise_oldest_half(&mut self) {
         let polls = Arc::make_mut(&mut self.polls);
-        polls.sort_by_key(|s| s.ts);
+        // Nearly always in order already (see `finish`).
+        if !polls.is_sorted_by_key(|s| s.ts) {
+            polls.sort_by_key(|s| s.ts);
+        }
         let half = polls.len() / 2;
         let m = self.summary.get_or_insert_with(|| {
             Arc::new(Summary {
@@ -137,11 +151,12 @@ impl<F: PollFold> NodeSamples<F> {
             })
         });
         let m = Arc::make_mut(m);
-        for s in polls.drain(..half) {
-            m.fold.add(&s);
+        for s in &polls[..half] {
+            m.fold.add(s);
             m.last = s.ts;
             count_in_spans(&mut m.spans, s.ts);
         }
+        polls.drain(..half);
     }
 }
 
@@ -180,8 +195,8 @@ pub struct Samples<F> {
     /// in file order (`append_block`, `finish`). Looked up on every line,
     /// never iterated for an output (each node's polls are taken on their
     /// own, into `by_node`): hashed, where a B-tree of 64 nodes compared
-    /// six names a line.
-    parts: HashMap<String, Vec<Vec<Sample>>>,
+    /// six names a line, by foldhash, where SipHash took ~240 instructions.
+    parts: foldhash::HashMap<String, Vec<Vec<Sample>>>,
     cap: usize,
 }
 
@@ -189,7 +204,7 @@ impl<F> Default for Samples<F> {
     fn default() -> Self {
         Samples {
             by_node: BTreeMap::new(),
-            parts: HashMap::new(),
+            parts: foldhash::HashMap::default(),
             cap: POLL_CAP,
         }
     }
@@ -221,8 +236,8 @@ impl<F: PollFold> Samples<F> {
     fn take_parts(&mut self) {
         for (node, parts) in std::mem::take(&mut self.parts) {
             let n = self.by_node.entry(node).or_default();
-            for s in parts.into_iter().flatten() {
-                n.push(s, self.cap);
+            for part in parts {
+                n.push_all(&part, self.cap);
             }
         }
     }
@@ -491,6 +506,7 @@ fn field_of(path: &[Step<'_>]) -> Option<Field> {
 /// The objects themselves are not fields: an object without the keys the
 /// report reads gives the same sample as no object (a `cpu` without `idle`
 /// gives no CPU figures either way), so `Some` is set only with a key.
+#[inline(always)]
 fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value]) -> Scan<Wire<'a>> {
     let mut w = Wire {
         ts: None,
@@ -582,6 +598,8 @@ thread_local! {
     /// kept from chunk to chunk: a fleet whose nodes report different metric
     /// sets writes more shapes than one chunk has lines to learn them from.
     static SHAPES: std::cell::RefCell<Shapes> = std::cell::RefCell::new(Shapes::default());
+    /// The minute of the last `ts` read on this thread (see `timefmt`).
+    static LAST_MINUTE: std::cell::Cell<LastMinute> = std::cell::Cell::default();
 }
 
 /// `parse_line` as the sink reads it: by a learnt shape when the line fits
@@ -598,7 +616,13 @@ pub fn parse_line_shaped<'a>(line: &'a [u8], shapes: &mut Shapes) -> Result<(Cow
             .and_then(|c| scan(c.clone()).inspect(|_| shapes.learn(&c, field_of)).ok()),
     };
     match fast {
-        Some(w) => sample_of(w),
+        Some(w) => {
+            // Not through a closure's return: the sample would be copied once more.
+            let mut last = LAST_MINUTE.get();
+            let sample = sample_of(w, &mut last);
+            LAST_MINUTE.set(last);
+            sample
+        }
         None => parse_line_via(line, Via::SerdeOnly),
     }
 }
@@ -613,14 +637,17 @@ pub fn parse_line_via(line: &[u8], via: Via) -> Result<(Cow<'_, str>, Sample), C
         Some(w) => w,
         None => serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a sample: {e}")))?,
     };
-    sample_of(w)
+    sample_of(w, &mut LastMinute::default())
 }
 
-/// The sample a line's fields make, whichever parser read them.
-fn sample_of(w: Wire<'_>) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
+/// The sample a line's fields make, whichever parser read them; `last` is
+/// the minute of the time read before. Inlined, so that the sample is
+/// built where the caller keeps it, not copied there.
+#[inline(always)]
+fn sample_of<'a>(w: Wire<'a>, last: &mut LastMinute) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
     let node = w.node.ok_or(Cow::Borrowed("sample without `node`"))?;
     let ts = match w.ts {
-        Some(Ts::Text(s)) => timefmt::parse_rfc3339(&s),
+        Some(Ts::Text(s)) => timefmt::parse_rfc3339_after(&s, last),
         Some(Ts::Secs(s)) => timefmt::secs_to_micros(s),
         None => return Err("sample without `ts`".into()),
     }
@@ -662,38 +689,48 @@ const PARTS_RESERVED: usize = 8;
 const SMALL_PART_CAPACITY: usize = 16;
 const PARTS_SMALL: usize = 64;
 
+impl<F> Samples<F> {
+    /// Adds a line's sample to its node's part of this chunk.
+    #[inline(always)]
+    fn keep(&mut self, node: Cow<'_, str>, s: Sample) {
+        // A chunk's part starts large enough for most of its node's
+        // samples, so it is not regrown copy by copy. Only the first
+        // few nodes of a chunk get the head start, so that a fleet of
+        // hundreds does not reserve hundreds of parts.
+        let capacity = match self.parts.len() {
+            n if n < PARTS_RESERVED => PART_CAPACITY,
+            n if n < PARTS_SMALL => SMALL_PART_CAPACITY,
+            _ => 1,
+        };
+        let part = || {
+            let mut v = Vec::with_capacity(capacity);
+            v.push(s);
+            v
+        };
+        // A String only for a node not seen before in this chunk.
+        match self.parts.get_mut(node.as_ref()) {
+            Some(p) => match p.last_mut() {
+                Some(last) => last.push(s),
+                None => p.push(part()),
+            },
+            None => {
+                self.parts.insert(node.into_owned(), vec![part()]);
+            }
+        }
+    }
+}
+
 impl<F: PollFold> LineSink for Samples<F> {
     fn line(&mut self, line: &[u8]) -> Outcome {
-        match SHAPES.with_borrow_mut(|shapes| parse_line_shaped(line, shapes)) {
+        // The sample is kept inside the closure: returned out of it, the
+        // 150-byte result was copied once more a line.
+        SHAPES.with_borrow_mut(|shapes| match parse_line_shaped(line, shapes) {
             Ok((node, s)) => {
-                // A chunk's part starts large enough for most of its node's
-                // samples, so it is not regrown copy by copy. Only the first
-                // few nodes of a chunk get the head start, so that a fleet of
-                // hundreds does not reserve hundreds of parts.
-                let capacity = match self.parts.len() {
-                    n if n < PARTS_RESERVED => PART_CAPACITY,
-                    n if n < PARTS_SMALL => SMALL_PART_CAPACITY,
-                    _ => 1,
-                };
-                let part = || {
-                    let mut v = Vec::with_capacity(capacity);
-                    v.push(s);
-                    v
-                };
-                // A String only for a node not seen before in this chunk.
-                match self.parts.get_mut(node.as_ref()) {
-                    Some(p) => match p.last_mut() {
-                        Some(last) => last.push(s),
-                        None => p.push(part()),
-                    },
-                    None => {
-                        self.parts.insert(node.into_owned(), vec![part()]);
-                    }
-                }
+                self.keep(node, s);
                 Outcome::Record
             }
             Err(e) => Outcome::Malformed(e),
-        }
+        })
     }
     fn settle(&mut self) {
         self.finish();
@@ -825,6 +862,61 @@ mod tests {
         let s = read(&lines, 4096);
         assert_eq!(s.by_node["n0"].polls.len(), 202);
         assert!(s.by_node["n0"].summary.is_none() && s.warnings().is_empty());
+    }
+
+    /// `push_all` as it was before runs were copied at once: one poll at a time.
+    fn push_one_by_one(n: &mut NodeSamples<Kept>, s: Sample, cap: usize) {
+        if let Some(m) = n.summary.as_mut().filter(|m| s.ts < m.last) {
+            Arc::make_mut(m).late += 1;
+            return;
+        }
+        Arc::make_mut(&mut n.polls).push(s);
+        if n.polls.len() >= cap {
+            n.summarise_oldest_half();
+        }
+    }
+
+    #[test]
+    fn polls_taken_a_run_at_a_time_are_summarised_and_left_out_as_one_by_one() {
+        // Mostly in order, some a little out of order, some late by far,
+        // in parts of many lengths, across several summarisings.
+        let ts = |i: i64| match i % 37 {
+            0 => (i - 300) * 1_000_000,
+            7 => (i - 3) * 1_000_000,
+            _ => i * 1_000_000,
+        };
+        let polls: Vec<Sample> = (0..2000)
+            .map(|i| Sample {
+                ts: ts(i),
+                ..sample_at(0)
+            })
+            .collect();
+        for cap in [2, 3, 16, 64] {
+            for part_len in [1, 2, 5, 63, 64, 65, 700] {
+                let (mut runs, mut reference) = (NodeSamples::<Kept>::default(), NodeSamples::default());
+                for part in polls.chunks(part_len) {
+                    runs.push_all(part, cap);
+                    part.iter().for_each(|s| push_one_by_one(&mut reference, *s, cap));
+                }
+                assert!(reference.summary.as_ref().is_some_and(|m| m.late > 0));
+                assert_eq!(runs, reference, "cap {cap}, parts of {part_len}");
+            }
+        }
+    }
+
+    fn sample_at(ts: Micros) -> Sample {
+        Sample {
+            ts,
+            cpu_total: None,
+            cpu_idle: None,
+            mem_total: None,
+            mem_available: None,
+            disk_read: None,
+            disk_written: None,
+            net_rx: None,
+            net_tx: None,
+            load1: Some(1.0),
+        }
     }
 
     #[test]
