@@ -605,10 +605,21 @@ thread_local! {
 /// `parse_line` as the sink reads it: by a learnt shape when the line fits
 /// one, else by the walk (learning the line's shape), else by serde.
 pub fn parse_line_shaped<'a>(line: &'a [u8], shapes: &mut Shapes) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
+    match Cursor::utf8(line) {
+        Some(c) => parse_shaped(c, shapes),
+        None => parse_line_via(line, Via::SerdeOnly),
+    }
+}
+
+/// `parse_line_shaped` for a line whose chunk was checked to be UTF-8.
+pub fn parse_text_shaped<'a>(line: &'a str, shapes: &mut Shapes) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
+    parse_shaped(Cursor::text(line), shapes)
+}
+
+#[inline(always)]
+fn parse_shaped<'a>(c: Cursor<'a>, shapes: &mut Shapes) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
+    let line = c.bytes();
     // The replay checks every byte itself; the walk needs a plain line.
-    let Some(c) = Cursor::utf8(line) else {
-        return parse_line_via(line, Via::SerdeOnly);
-    };
     let fast = match shapes.replay(&c).map(|values| read_fields(c.clone(), values)) {
         Some(Ok(w)) => Some(w),
         _ => c
@@ -725,6 +736,16 @@ impl<F: PollFold> LineSink for Samples<F> {
         // The sample is kept inside the closure: returned out of it, the
         // 150-byte result was copied once more a line.
         SHAPES.with_borrow_mut(|shapes| match parse_line_shaped(line, shapes) {
+            Ok((node, s)) => {
+                self.keep(node, s);
+                Outcome::Record
+            }
+            Err(e) => Outcome::Malformed(e),
+        })
+    }
+
+    fn line_text(&mut self, line: &str) -> Outcome {
+        SHAPES.with_borrow_mut(|shapes| match parse_text_shaped(line, shapes) {
             Ok((node, s)) => {
                 self.keep(node, s);
                 Outcome::Record
