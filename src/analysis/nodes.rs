@@ -165,6 +165,8 @@ impl Points {
         if self.per == 1 {
             // A bucket of one point reduces to that point: until the first
             // merge (every poll of most nodes) it is kept without a bucket.
+            // (Not so for a NaN, which `reduce_bucket` keeps twice as
+            // `hi != lo`; the shares drawn here are finite by construction.)
             self.kept.push(p);
         } else {
             self.open.push(p);

@@ -1020,6 +1020,8 @@ mod tests {
     fn same_on_both_paths(text: &[u8]) -> usize {
         let mut ok = 0;
         let mut shapes = Shapes::default();
+        // The path of a line whose chunk was checked whole, with shapes of its own.
+        let mut text_shapes = Shapes::default();
         for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             let fast = parse_line_via(line, Via::Fast);
             let slow = parse_line_via(line, Via::SerdeOnly);
@@ -1046,6 +1048,10 @@ mod tests {
             };
             assert_eq!(bits(&fast), bits(&slow), "{}", String::from_utf8_lossy(line));
             assert_eq!(bits(&shaped), bits(&slow), "shaped: {}", String::from_utf8_lossy(line));
+            if let Ok(checked) = std::str::from_utf8(line) {
+                let as_text = parse_text_shaped(checked, &mut text_shapes);
+                assert_eq!(bits(&as_text), bits(&slow), "as checked text: {checked}");
+            }
             ok += fast.is_ok() as usize;
         }
         ok

@@ -1064,6 +1064,8 @@ mod tests {
                     let want = walk_parts(&plan.parts, line.as_bytes());
                     let got = format.parse_line(line.as_bytes());
                     assert_eq!(got, want, "{directive}\n{line}");
+                    let as_text = format.parse_text_with(&line, &mut TimeCache::default());
+                    assert_eq!(as_text, want, "as checked text: {directive}\n{line}");
                     compared += 1;
                 }
             }

@@ -1250,14 +1250,23 @@ mod same_on_both_paths {
 
     fn both(text: &[u8]) -> (ZotLog, ZotLog) {
         let (mut fast, mut slow) = (fleet(), fleet());
+        // Lines handed over as a checked chunk's text, as the reader does
+        // with a chunk of valid UTF-8 (the others go as bytes there too).
+        let mut as_text = fleet();
         for (n, line) in text.split(|&b| b == b'\n').enumerate() {
             if line.is_empty() {
                 continue;
             }
             let (a, b) = (fast.line_via(line, Via::Fast), slow.line_via(line, Via::SerdeOnly));
             assert_eq!(a, b, "line {}: {}", n + 1, String::from_utf8_lossy(line));
+            let c = match std::str::from_utf8(line) {
+                Ok(checked) => as_text.line_text(checked),
+                Err(_) => as_text.line(line),
+            };
+            assert_eq!(c, b, "as text, line {}: {}", n + 1, String::from_utf8_lossy(line));
         }
         assert_eq!(fast, slow);
+        assert_eq!(as_text, slow);
         (fast, slow)
     }
 
