@@ -26,3 +26,89 @@ impl LiveRun {
         model::load_with(&self.dir, Some(&mut self.cache))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view;
+
+    fn copy_run(from: &Path, to: &Path) {
+        for e in std::fs::read_dir(from).unwrap().flatten() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+
+    /// A registry write from `ip` at `time` (RFC 3339), of `bytes`.
+    fn put(ip: &str, time: &str, bytes: u64) -> String {
+        format!(
+            r#"{{"level":"info","message":"HTTP API","clientIP":"{ip}:4000","method":"PUT","path":"/v2/rocm/x/blobs/uploads/1?digest=sha256%3Aab","statusCode":201,"latency":"1.5s","headers":{{"Content-Length":["{bytes}"]}},"time":"{time}"}}"#
+        ) + "\n"
+    }
+
+    /// A live view keeps every registry write (its traces still grow), a
+    /// report keeps them together between the instants the traces fix: the
+    /// two must report the same, down to the far-outside counts that the
+    /// other logs' extent decides.
+    #[test]
+    fn a_run_read_live_reports_what_a_report_of_it_does() {
+        let tmp = tempfile::tempdir().unwrap();
+        let busy = tmp.path().join("busy");
+        std::fs::create_dir(&busy).unwrap();
+        copy_run(Path::new("sample-runs/20261020T020000Z"), &busy);
+        // Writes from the nodes and from strangers, all through the run, on
+        // the minute and between, and far before and after it: 75 and 90
+        // minutes early, years early, 80 and 150 minutes late.
+        let mut more = String::new();
+        for (i, ip) in ["10.0.3.12", "10.0.3.14", "10.0.3.16", "192.168.7.7"]
+            .iter()
+            .enumerate()
+        {
+            for minute in 0..70 {
+                let t = format!(
+                    "2026-10-20T02:{:02}:{:02}.{:06}Z",
+                    minute % 60,
+                    (minute * 7 + i) % 60,
+                    minute * 1013 % 1_000_000
+                );
+                let t = if minute >= 60 { t.replacen("T02", "T03", 1) } else { t };
+                more += &put(ip, &t, 1_000 + minute as u64);
+            }
+            for t in [
+                "2026-10-20T00:45:00Z",
+                "2026-10-20T00:30:00.5Z",
+                "2023-01-01T00:00:00Z",
+                "2026-10-20T04:25:00Z",
+                "2026-10-20T05:35:00Z",
+            ] {
+                more += &put(ip, t, 7 + i as u64);
+            }
+        }
+        let zot = busy.join("zot.jsonl");
+        let log = std::fs::read_to_string(&zot).unwrap() + &more;
+        std::fs::write(&zot, log).unwrap();
+        for dir in [
+            Path::new("sample-runs/20261020T020000Z"),
+            Path::new("sample-runs/20261021T020000Z"),
+            &busy,
+        ] {
+            let report = model::load(dir).unwrap();
+            let live = LiveRun::new(dir).load().unwrap();
+            let (kept, whole) = (report.zot.as_ref().unwrap(), live.zot.as_ref().unwrap());
+            assert!(
+                kept.all_writes().count() < whole.all_writes().count(),
+                "{}: the report keeps writes together",
+                dir.display()
+            );
+            let json = |run: &Run| serde_json::to_string(&view::build(run)).unwrap();
+            let (report, live) = (json(&report), json(&live));
+            assert_eq!(report, live, "{}", dir.display());
+            assert!(report.contains(r#""upload_bytes_source":"registry""#));
+            if dir == busy {
+                assert!(
+                    report.contains("zot.jsonl: 20 writes from 2023-01-01"),
+                    "the far writes are counted"
+                );
+            }
+        }
+    }
+}

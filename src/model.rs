@@ -293,18 +293,48 @@ fn read_logs(
         .flat_map(|i| &i.nodes)
         .filter_map(|n| n.addr.clone())
         .collect();
+    // The traces first (they are small): they tell how finely the registry's
+    // writes need keeping. A live view keeps every write, as its traces grow.
+    let traces: Vec<(Option<TargetTrace>, InputReport)> = {
+        use rayon::prelude::*;
+        trace_files
+            .par_iter()
+            .map(|(target, file)| read_trace(dir, target, file))
+            .collect()
+    };
+    let write_cuts = match cache {
+        Some(_) => None,
+        None => {
+            let figures: Vec<_> = traces
+                .iter()
+                .filter_map(|(t, _)| t.as_ref())
+                .filter(|t| !t.spans.is_empty())
+                .map(|t| crate::analysis::targets::analyse(&t.spans))
+                .collect();
+            let info = run.info.as_ref();
+            crate::analysis::write_cuts::write_cuts(
+                info.and_then(|i| i.started_at),
+                info.and_then(|i| i.finished_at),
+                &figures,
+            )
+            .map(std::sync::Arc::new)
+        }
+    };
     let (cache_samples, cache_sccache, cache_zot) = match cache {
         Some(c) => (Some(&mut c.samples), Some(&mut c.sccache), Some(&mut c.zot)),
         None => (None, None, None),
     };
-    let mut logs = Logs::default();
+    let mut logs = Logs {
+        traces,
+        ..Default::default()
+    };
     let Logs {
         placement,
         artifacts,
         samples,
         sccache,
         zot,
-        traces,
+        traces: _,
     } = &mut logs;
     rayon::scope(|s| {
         s.spawn(|_| {
@@ -350,7 +380,7 @@ fn read_logs(
             let format = Some("zot.jsonl: JSON lines".into());
             // The nodes' writes are kept apart to be tied to their targets.
             let hosts = NodeHosts::new(node_hosts);
-            let make = || ZotLog::for_nodes(hosts.clone());
+            let make = || ZotLog::for_nodes(hosts.clone(), write_cuts.clone());
             *zot = Some(incremental::read_log(
                 dir,
                 ZOT,
@@ -360,13 +390,6 @@ fn read_logs(
                 cache_zot,
                 make,
             ));
-        });
-        s.spawn(|_| {
-            use rayon::prelude::*;
-            *traces = trace_files
-                .par_iter()
-                .map(|(target, file)| read_trace(dir, target, file))
-                .collect();
         });
     });
     logs

@@ -3,7 +3,7 @@
 //! attributed to a target.
 
 use super::intervals;
-use crate::input::zot::WriteEvent;
+use crate::input::zot::Writes;
 use crate::timefmt::{Micros, MICROS_PER_SEC};
 
 /// The run's window: run.json's `started_at`..`finished_at`, else the first
@@ -119,17 +119,16 @@ pub fn owns_write(
             .any(|u| t >= u.0 - UPLOAD_SLACK && t <= u.1 + UPLOAD_SLACK)
 }
 
-/// Registry writes selected by `owns`: the known bytes and how many writes
-/// had no size. `None` when no write was selected at all.
-pub fn registry_bytes(events: &[WriteEvent], owns: impl Fn(Micros) -> bool) -> Option<(u64, u64)> {
+/// Registry writes selected by `owns` (asked once a span: its writes are
+/// alike to it): the known bytes and how many writes had no size. `None`
+/// when no write was selected at all.
+pub fn registry_bytes(writes: &Writes, owns: impl Fn(Micros) -> bool) -> Option<(u64, u64)> {
     let mut any = false;
     let (mut bytes, mut no_size) = (0u64, 0u64);
-    for e in events.iter().filter(|e| owns(e.time)) {
-        any = true;
-        match e.bytes {
-            Some(n) => bytes = bytes.saturating_add(n),
-            None => no_size += 1,
-        }
+    for s in writes.spans().filter(|s| owns(s.first)) {
+        any |= s.writes > 0;
+        bytes = bytes.saturating_add(s.bytes);
+        no_size = no_size.saturating_add(s.no_size);
     }
     any.then_some((bytes, no_size))
 }
@@ -137,6 +136,7 @@ pub fn registry_bytes(events: &[WriteEvent], owns: impl Fn(Micros) -> bool) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::zot::WriteEvent;
 
     const S: Micros = 1_000_000;
 
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn registry_bytes_only_inside_the_record_and_unsized_counted_apart() {
-        let ev = [
+        let ev = Writes::from_events([
             WriteEvent {
                 time: 5 * S,
                 bytes: Some(100),
@@ -219,7 +219,7 @@ mod tests {
                 time: 25 * S,
                 bytes: Some(7),
             },
-        ];
+        ]);
         let inside = |lo, hi| move |t| owns_write(t, (lo, hi), &[], &[]);
         assert_eq!(registry_bytes(&ev, inside(10 * S, 20 * S)), Some((1000, 1)));
         assert_eq!(registry_bytes(&ev, inside(30 * S, 40 * S)), None);

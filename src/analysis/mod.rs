@@ -15,3 +15,4 @@ pub mod steps;
 pub mod targets;
 pub mod uploads;
 pub mod window;
+pub mod write_cuts;

@@ -4,7 +4,7 @@
 //! registry saw no write and the trace no upload either.
 
 use super::fleet;
-use crate::input::zot::WriteEvent;
+use crate::input::zot::Writes;
 use crate::timefmt::{human_bytes, Micros};
 
 /// What is known of one target's upload, from its trace and the registry.
@@ -17,7 +17,7 @@ pub struct UploadEvidence<'a> {
     /// The target's node's address (run.json `addr`).
     pub addr: Option<&'a str>,
     /// The registry's completed writes from `addr`; `None` when it logged none.
-    pub writes: Option<&'a [WriteEvent]>,
+    pub writes: Option<&'a Writes>,
     /// The target's record.
     pub record: Option<(Micros, Micros)>,
     /// The trace's upload intervals.
@@ -71,7 +71,12 @@ pub fn attribute_upload(e: &UploadEvidence) -> UploadBytes {
 mod tests {
     use super::*;
 
-    const WRITES: [WriteEvent; 3] = [
+    use crate::input::zot::WriteEvent;
+    use std::sync::LazyLock;
+
+    static WRITES: LazyLock<Writes> = LazyLock::new(|| Writes::from_events(WRITES_READ));
+
+    const WRITES_READ: [WriteEvent; 3] = [
         WriteEvent {
             time: 10_000_000,
             bytes: Some(1_000),
@@ -193,13 +198,13 @@ mod tests {
 
     #[test]
     fn upload_bytes_unsized_writes_make_the_known_bytes_a_lower_bound() {
-        let writes = [
+        let writes = Writes::from_events([
             WriteEvent {
                 time: 1,
                 bytes: Some(2_000_000),
             },
             WriteEvent { time: 2, bytes: None },
-        ];
+        ]);
         let e = UploadEvidence {
             writes: Some(&writes),
             ..evidence()

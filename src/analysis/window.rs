@@ -3,12 +3,37 @@
 //! a two-hour build) must not stretch the wall clock and squash every chart.
 
 use super::fleet;
+use super::targets::TargetFigures;
 use crate::timefmt::Micros;
 
 /// How far outside the window the traces and run.json define a record may
 /// lie and still be this run's (a poller that started early, a registry
 /// write that finished after the root span).
 pub const FAR: Micros = 3600 * 1_000_000;
+
+/// The instants the traces make this run's: each record's start and end
+/// (its last step's when it has none).
+pub fn anchors<'a>(figures: impl IntoIterator<Item = &'a TargetFigures>) -> Vec<Micros> {
+    let mut anchors = Vec::new();
+    for f in figures {
+        anchors.extend(f.start);
+        anchors.extend(f.end.or(f.last_step_end));
+    }
+    anchors
+}
+
+/// The window the anchors alone (run.json's times and the traces') make,
+/// before any log widens it; `None` when nothing anchors it.
+pub fn core(started: Option<Micros>, finished: Option<Micros>, anchors: &[Micros]) -> Option<(Micros, Micros)> {
+    if started.is_none() && anchors.is_empty() {
+        return None;
+    }
+    // run.json's own times anchor it too: an open run with no trace yet.
+    let mut anchored: Vec<Micros> = anchors.to_vec();
+    anchored.extend(started);
+    anchored.extend(finished);
+    fleet::window(started, finished, &anchored)
+}
 
 /// The run's window. `anchors` are the traces' record starts and ends, which
 /// are this run's by construction; `others` are the logs' first and last
@@ -23,21 +48,18 @@ pub fn run_window(
     anchors: &[Micros],
     others: &[Micros],
 ) -> Option<(Micros, Micros)> {
-    if started.is_none() && anchors.is_empty() {
+    let Some(core) = core(started, finished, anchors) else {
         return fleet::window(started, finished, others);
-    }
-    // run.json's own times anchor it too: an open run with no trace yet.
-    let mut anchored: Vec<Micros> = anchors.to_vec();
-    anchored.extend(started);
-    anchored.extend(finished);
-    let core = fleet::window(started, finished, &anchored)?;
-    let near: Vec<Micros> = others
-        .iter()
-        .copied()
-        .filter(|&t| !is_far(t, core, open_end && finished.is_none()))
-        .collect();
-    let mut all = anchored;
-    all.extend(near);
+    };
+    let mut all: Vec<Micros> = anchors.to_vec();
+    all.extend(started);
+    all.extend(finished);
+    all.extend(
+        others
+            .iter()
+            .copied()
+            .filter(|&t| !is_far(t, core, open_end && finished.is_none())),
+    );
     fleet::window(started, finished, &all)
 }
 
@@ -63,19 +85,28 @@ pub struct Outside {
 
 /// Counts the records (`(time, how many)`) far outside `window`.
 pub fn outside(records: impl IntoIterator<Item = (Micros, u64)>, window: (Micros, Micros)) -> Option<Outside> {
+    outside_spans(records.into_iter().map(|(t, n)| (t, t, n)), window)
+}
+
+/// `outside` for records kept together (`(first, last, how many)`), each
+/// together wholly far or wholly not: its first record decides.
+pub fn outside_spans(
+    records: impl IntoIterator<Item = (Micros, Micros, u64)>,
+    window: (Micros, Micros),
+) -> Option<Outside> {
     let mut out: Option<Outside> = None;
-    for (t, n) in records {
-        if n == 0 || !is_far(t, window, false) {
+    for (first, last, n) in records {
+        if n == 0 || !is_far(first, window, false) {
             continue;
         }
         let o = out.get_or_insert(Outside {
             records: 0,
-            first: t,
-            last: t,
+            first,
+            last,
         });
         o.records = o.records.saturating_add(n);
-        o.first = o.first.min(t);
-        o.last = o.last.max(t);
+        o.first = o.first.min(first);
+        o.last = o.last.max(last);
     }
     out
 }

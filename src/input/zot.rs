@@ -168,13 +168,7 @@ pub fn is_cache(name: &str, reference: &str) -> bool {
     name.contains("cache") || reference.contains("cache")
 }
 
-/// One 2xx write, kept for attributing bytes to a target's node and record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriteEvent {
-    pub time: Micros,
-    /// `None` when the upload was chunked without Content-Length.
-    pub bytes: Option<u64>,
-}
+pub use super::writes::{WriteCuts, WriteEvent, WriteSpan, Writes};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LaneBucket {
@@ -298,16 +292,21 @@ pub struct ZotLog {
     pub not_json: u64,
     /// The fleet's node hosts; `node_writes[i]` are the 2xx writes from `hosts[i]`.
     hosts: NodeHosts,
-    node_writes: Vec<Vec<WriteEvent>>,
+    /// How finely the writes are kept (see `input::writes`).
+    cuts: Option<Arc<WriteCuts>>,
+    node_writes: Vec<Writes>,
     /// 2xx writes from every other client, together: a registry shared with
     /// other projects sees thousands of clients, and a map per client in every
     /// chunk made the merge cost per distinct address.
-    other_writes: Vec<WriteEvent>,
-    /// Writes that fell in one bucket; see `lane_within` for the whole lane.
+    other_writes: Writes,
+    /// Writes that fell in one bucket, and those spread as read (see
+    /// `spread_writes`); see `lane_within` for the whole lane.
     pub series: Lane,
-    /// Writes whose latency spans buckets, kept to be spread where the
-    /// run's window is known (`lane_within`): a latency can be anything up
-    /// to Go's largest duration, 292 years.
+    /// Writes whose latency spans buckets and may reach outside the run's
+    /// window, kept to be spread where it is known (`lane_within`): a
+    /// latency can be anything up to Go's largest duration, 292 years.
+    /// Those inside the window run.json and the traces make (`WriteCuts`)
+    /// are spread as they are read.
     pub spread_writes: Vec<SpreadWrite>,
 }
 
@@ -600,24 +599,30 @@ fn parse_write(line: &[u8]) -> Result<Write<'_>, String> {
 }
 
 impl ZotLog {
-    /// An empty aggregate that keeps the writes of these hosts apart.
-    pub fn for_nodes(hosts: NodeHosts) -> Self {
+    /// An empty aggregate that keeps the writes of these hosts apart, as
+    /// finely as `cuts` asks (every write whole without).
+    pub fn for_nodes(hosts: NodeHosts, cuts: Option<Arc<WriteCuts>>) -> Self {
         ZotLog {
             hosts,
+            other_writes: Writes::new(cuts.clone()),
+            cuts,
             ..Default::default()
         }
     }
 
     /// The 2xx writes from one node's host, or `None` when it made none (or
     /// is not one of the hosts this aggregate was made for).
-    pub fn writes_from(&self, host: &str) -> Option<&[WriteEvent]> {
+    pub fn writes_from(&self, host: &str) -> Option<&Writes> {
         let i = self.hosts.index(host)?;
-        self.node_writes.get(i).filter(|w| !w.is_empty()).map(Vec::as_slice)
+        self.node_writes.get(i).filter(|w| !w.is_empty())
     }
 
     /// Every 2xx write with a time, from any client.
-    pub fn all_writes(&self) -> impl Iterator<Item = &WriteEvent> + Clone {
-        self.node_writes.iter().flatten().chain(&self.other_writes)
+    pub fn all_writes(&self) -> impl Iterator<Item = WriteSpan> + Clone + '_ {
+        self.node_writes
+            .iter()
+            .chain([&self.other_writes])
+            .flat_map(Writes::spans)
     }
 
     fn keep_write(&mut self, client_ip: Option<&str>, ev: WriteEvent) {
@@ -625,7 +630,9 @@ impl ZotLog {
         match self.hosts.index(host) {
             Some(i) => {
                 if self.node_writes.len() <= i {
-                    self.node_writes.resize_with(self.hosts.0.len(), Vec::new);
+                    let cuts = &self.cuts;
+                    self.node_writes
+                        .resize_with(self.hosts.0.len(), || Writes::new(cuts.clone()));
                 }
                 self.node_writes[i].push(ev);
             }
@@ -751,7 +758,11 @@ impl ZotLog {
                         // Saturating: Go's largest duration is 292 years, and a
                         // hand-written one can be larger still.
                         let from = t.saturating_sub((latency * 1e6) as Micros).max(timefmt::MIN_MICROS);
-                        if bucket_of(from) < bucket_of(t) {
+                        let whole_in_window = self.cuts.as_ref().is_some_and(|c| c.within(from, t));
+                        if bucket_of(from) < bucket_of(t) && whole_in_window {
+                            // Inside the anchors' window it is never clamped: spread now.
+                            spread(&mut self.series, from, t, n, cache);
+                        } else if bucket_of(from) < bucket_of(t) {
                             self.spread_writes.push(SpreadWrite {
                                 from,
                                 to: t,
@@ -800,12 +811,14 @@ impl LineSink for ZotLog {
         }
         // Chunks share `hosts`: node writes merge by index, the rest as one list.
         if self.node_writes.len() < b.node_writes.len() {
-            self.node_writes.resize_with(b.node_writes.len(), Vec::new);
+            let cuts = &self.cuts;
+            self.node_writes
+                .resize_with(b.node_writes.len(), || Writes::new(cuts.clone()));
         }
         for (mine, theirs) in self.node_writes.iter_mut().zip(b.node_writes) {
-            mine.extend(theirs);
+            mine.append(theirs);
         }
-        self.other_writes.extend(b.other_writes);
+        self.other_writes.append(b.other_writes);
         self.series.merge(b.series);
         self.spread_writes.extend(b.spread_writes);
     }
@@ -1122,7 +1135,7 @@ mod tests {
 
     /// The nodes the test lines write from.
     pub(super) fn fleet() -> ZotLog {
-        ZotLog::for_nodes(NodeHosts::new(["10.0.0.1".to_string(), "fd00::1".to_string()]))
+        ZotLog::for_nodes(NodeHosts::new(["10.0.0.1".to_string(), "fd00::1".to_string()]), None)
     }
 
     fn agg(text: &str) -> (ZotLog, crate::input::ParseStats) {
@@ -1146,8 +1159,8 @@ mod tests {
             })
             .collect();
         let (z, _) = agg(&text);
-        assert_eq!(z.writes_from("10.0.0.1").map(<[_]>::len), Some(200));
-        assert_eq!(z.writes_from("fd00::1").map(<[_]>::len), Some(200));
+        assert_eq!(z.writes_from("10.0.0.1").map(Writes::count), Some(200));
+        assert_eq!(z.writes_from("fd00::1").map(Writes::count), Some(200));
         assert_eq!(z.writes_from("192.168.0.7"), None, "not a node: not kept apart");
         assert_eq!(z.all_writes().count(), 20_000, "every write still counts");
         assert_eq!(z.node_writes.len(), 2, "one list per node, none per client");
@@ -1163,9 +1176,9 @@ mod tests {
         assert_eq!(z.blob_writes, 2);
         assert_eq!(z.writes_unsized, 1);
         assert_eq!(z.blob_write_bytes, 100);
-        let writes = z.writes_from("10.0.0.1").unwrap();
+        let writes: Vec<WriteSpan> = z.writes_from("10.0.0.1").unwrap().spans().collect();
         assert_eq!(writes.len(), 2);
-        assert_eq!(writes[0].bytes, None);
+        assert_eq!((writes[0].bytes, writes[0].no_size), (0, 1));
     }
 
     #[test]

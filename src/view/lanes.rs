@@ -163,10 +163,10 @@ pub(super) fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static s
     }
     if let Some(z) = &run.zot {
         let writes = z.all_writes();
-        if let Some(o) = window::outside(writes.clone().map(|e| (e.time, 1)), w) {
+        if let Some(o) = window::outside_spans(writes.clone().map(|e| (e.first, e.last, e.writes)), w) {
             let bytes = writes
-                .filter(|e| window::is_far(e.time, w, false))
-                .filter_map(|e| e.bytes)
+                .filter(|e| window::is_far(e.first, w, false))
+                .map(|e| e.bytes)
                 .fold(0u64, u64::saturating_add);
             say(model::ZOT, "writes", o, Some(bytes), "not tied to any target; the registry totals (and the Registry table) are the whole file's and still count them");
         }

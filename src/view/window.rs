@@ -8,11 +8,7 @@ use crate::model::Run;
 use crate::timefmt::{self, Micros};
 
 pub(super) fn run_window(run: &Run, join: &TargetJoin) -> Option<(Micros, Micros)> {
-    let mut anchors: Vec<Micros> = Vec::new();
-    for f in join.figures.values() {
-        anchors.extend(f.start);
-        anchors.extend(f.end.or(f.last_step_end));
-    }
+    let anchors = window::anchors(join.figures.values());
     let mut events: Vec<Micros> = Vec::new();
     for v in run.samples.by_node.values() {
         events.extend(v.first_ts());
@@ -23,7 +19,13 @@ pub(super) fn run_window(run: &Run, join: &TargetJoin) -> Option<(Micros, Micros
         events.extend(s.log.last);
     }
     if let Some(z) = &run.zot {
-        events.extend(z.all_writes().map(|w| w.time));
+        // A span of writes is wholly near the traces' window or wholly far.
+        for w in z.all_writes() {
+            events.push(w.first);
+            if w.last != w.first {
+                events.push(w.last);
+            }
+        }
     }
     let info = run.info.as_ref();
     let started = info.and_then(|i| i.started_at);
