@@ -26,7 +26,11 @@ pub fn write_cuts<'a>(
     for f in figures {
         // A record runs from its start to its end, else its last step's end;
         // an open record to the window's end: run.json's finish when it has
-        // one, else at or after every write near the run (nothing to cut).
+        // one (cut below). Without it the window's end is the latest record
+        // near the run: in flight, at or after every write (nothing to cut);
+        // otherwise within `FAR` after the anchors' end, at or after every
+        // write before `core.1 + FAR` and before every write after it, which
+        // the `beyond` cut below separates.
         cuts.extend(f.start);
         cuts.extend(f.end.map(after));
         cuts.extend(f.last_step_end.map(after));
@@ -36,10 +40,13 @@ pub fn write_cuts<'a>(
         }
     }
     cuts.extend(finished.map(after));
-    // The logs may widen the window by up to `FAR` on either side, so a
-    // write is far outside the final window for sure beyond `2 * FAR` of the
-    // anchors' and never within `FAR` of it; in between it depends on the
-    // other logs, and those writes are kept whole.
+    // The logs may widen the window by up to `FAR` before the anchors' and,
+    // for a run whose end is closed, after it; so a write is far outside the
+    // final window for sure beyond `2 * FAR` of the anchors' and never within
+    // `FAR` of it; in between it depends on the other logs, and those writes
+    // are kept whole. A run in flight without a finish is never far after:
+    // its window grows to the latest record, which the spans' last times
+    // give (`view::window` takes each span's first and last).
     let before = (core.0.saturating_sub(2 * FAR), core.0.saturating_sub(FAR));
     let beyond = (after(core.1.saturating_add(FAR)), after(core.1.saturating_add(2 * FAR)));
     cuts.extend([before.0, before.1, beyond.0, beyond.1]);
