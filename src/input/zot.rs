@@ -758,19 +758,18 @@ impl ZotLog {
                         // Saturating: Go's largest duration is 292 years, and a
                         // hand-written one can be larger still.
                         let from = t.saturating_sub((latency * 1e6) as Micros).max(timefmt::MIN_MICROS);
-                        let whole_in_window = self.cuts.as_ref().is_some_and(|c| c.within(from, t));
-                        if bucket_of(from) < bucket_of(t) && whole_in_window {
+                        if bucket_of(from) >= bucket_of(t) {
+                            self.series.add(bucket_of(t), n, cache);
+                        } else if self.cuts.as_ref().is_some_and(|c| c.within(from, t)) {
                             // Inside the anchors' window it is never clamped: spread now.
                             spread(&mut self.series, from, t, n, cache);
-                        } else if bucket_of(from) < bucket_of(t) {
+                        } else {
                             self.spread_writes.push(SpreadWrite {
                                 from,
                                 to: t,
                                 bytes: n,
                                 cache,
                             });
-                        } else {
-                            self.series.add(bucket_of(t), n, cache);
                         }
                     }
                     let ev = WriteEvent { time: t, bytes: size };
