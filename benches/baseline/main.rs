@@ -650,7 +650,12 @@ mod sccache {
 
     /// The spec's log_format, the one this baseline's regex is written for.
     const FORMAT: &str = r#"log_format sccache '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_length $request_time';"#;
-    const LINE: &str = r#"^(\S+) - (\S+) \[([^\]]+)\] "(\S+) (\S+)[^"]*" (\d+) (\d+|-) "[^"]*" "[^"]*" (\d+|-) (\S+)$"#;
+    /// Written one-pass (at each byte only one way on), so the regex crate
+    /// reads the groups with its one-pass DFA rather than by backtracking,
+    /// which took half this baseline's time: the URI is what follows the
+    /// method up to a space or the closing quote.
+    const LINE: &str =
+        r#"^(\S+) - (\S+) \[([^\]]+)\] "(\S+) ([^" ]+)(?: [^"]*)?" (\d+) (\d+|-) "[^"]*" "[^"]*" (\d+|-) (\S+)$"#;
 
     #[derive(Default)]
     struct Agg {
