@@ -175,8 +175,8 @@ def table(kind, rows):
     """Worst first: the lowest GB/s of perfreport's whole command."""
     rows = sorted(rows, key=lambda r: r["bytes"] / statistics.median(r["report"]))
     head = [f"#### {FILES[kind]}, {FAMILY_MB} MB per member, worst first (lowest perfreport GB/s)", "",
-            "| member | perfreport, whole command: median (min – max) | GB/s | baseline (sonic-rs + rayon"
-            + (", regex" if kind == "sccache" else "") + ") | GB/s | perfreport ÷ baseline | "
+            "| member | perfreport, whole command: median (min – max) | GB/s | baseline ("
+            + ("regex + rayon" if kind == "sccache" else "sonic-rs + rayon") + ") | GB/s | perfreport ÷ baseline | "
             "library floor: sonic-rs parse only, nothing aggregated | cat | "
             "peak RssAnon MB at 30 MB / 300 MB / 1 GB (spread) |",
             "|---|---|---|---|---|---|---|---|---|"]
