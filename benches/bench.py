@@ -48,10 +48,12 @@ BIN = os.path.join(ROOT, "target", "release", "perfreport")
 SYNTH = os.path.join(ROOT, "target", "release", "examples", "synth")
 LIVE = os.path.join(ROOT, "target", "release", "examples", "live_append")
 FAMILY = os.path.join(ROOT, "target", "release", "examples", "family")
-# sonic-rs asks to be built for the host CPU (`-C target-cpu=native`; its
-# README: without it, its SIMD paths are not compiled in). The baselines are
-# built so, in a target directory of their own; perfreport is timed as
-# `cargo build --release` builds it, for any x86-64.
+# The baselines are built as a user after speed would build them: for the
+# host CPU (sonic-rs's README asks for `-C target-cpu=native`: without it its
+# SIMD paths are not compiled in), with whole-program LTO and one codegen
+# unit (sonic-rs's serde path needs inlining across crates), in a target
+# directory of their own. perfreport is timed as `cargo build --release`
+# builds it, for any x86-64 (neither flag made it faster: BENCHMARKS.md).
 NATIVE_TARGET = os.path.join(ROOT, "target", "native")
 BASELINE = os.path.join(NATIVE_TARGET, "release", "examples", "baseline")
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "7"))
@@ -95,7 +97,8 @@ def main():
     # Build first, so the figures are never those of a stale binary
     # (`cargo build --examples` alone does not relink the perfreport binary).
     subprocess.run(["cargo", "build", "--release", "--quiet", "--bins", "--examples"], cwd=ROOT, check=True)
-    native = dict(os.environ, RUSTFLAGS="-C target-cpu=native", CARGO_TARGET_DIR=NATIVE_TARGET)
+    native = dict(os.environ, RUSTFLAGS="-C target-cpu=native", CARGO_TARGET_DIR=NATIVE_TARGET,
+                  CARGO_PROFILE_RELEASE_LTO="fat", CARGO_PROFILE_RELEASE_CODEGEN_UNITS="1")
     subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "baseline"], cwd=ROOT, check=True, env=native)
     for p in (BIN, SYNTH, LIVE, FAMILY, BASELINE):
         if not os.path.exists(p):

@@ -1,25 +1,29 @@
 //! The benchmark's library baselines (issue 17): the aggregation perfreport
 //! computes from each input, written plainly as a user of the libraries
-//! would — map the file, rayon's `par_lines` and `fold`/`reduce`, each JSON
-//! line parsed into sonic-rs's document (`Value`, a SIMD JSON parser) and its
-//! keys read in one pass, a regex for the nginx log — with no tuning of the
-//! parse itself. It prints the totals as JSON; `bench.py` checks them
-//! against perfreport's data.json before timing, and builds this program
-//! with `-C target-cpu=native`, as sonic-rs's README asks.
+//! would — map the file, cut it at newlines into pieces rayon's `fold` and
+//! `reduce` take in parallel, serde structs with borrowed fields on
+//! sonic-rs (a SIMD JSON parser), a regex for the nginx log — with no
+//! tuning of the parse itself. It prints the totals as JSON; `bench.py`
+//! checks them against perfreport's data.json before timing, and builds this
+//! program as a user after speed would: for the host CPU (sonic-rs's README
+//! asks for `-C target-cpu=native`) with whole-program LTO and one codegen
+//! unit (sonic-rs's serde path needs inlining across crates: an independent
+//! baseline of the same kind took 0.73 s without and 0.51 s with, on the
+//! worst registry log).
 //!
-//! The first version deserialised serde structs with borrowed fields from
-//! a `std::fs::read` of the whole file and split it with `par_split`: on
-//! this machine the document is twice as fast as sonic-rs's serde path, and
-//! the read's page faults and the per-byte split closure cost more than the
-//! parse, so that baseline flattered perfreport.
+//! Until the tenth session this program read the whole file with
+//! `std::fs::read` (0.3 – 0.5 s of page faults on a 300 MB log), split it
+//! with `par_split` (a closure call a byte) and was built without those
+//! flags: it took about twice as long as it needed to, so it flattered
+//! perfreport.
 //!
 //! ```text
 //! baseline zot|samples|sccache|zot-parse RUN_DIR
 //! ```
 //!
 //! `zot-parse` is the library's floor: the same map, split and sonic-rs
-//! parse of every registry line, with nothing read from the documents and
-//! nothing aggregated (it prints how many lines parsed).
+//! parse of every registry line into the same struct, with nothing
+//! aggregated (it prints how many lines parsed).
 
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -28,13 +32,38 @@ use std::process::ExitCode;
 
 type Res<T> = Result<T, String>;
 
-/// The lines of a file held in memory, in parallel (the newline that ends
-/// the file ends its last line; it does not start another). rayon's
-/// `par_lines` finds newlines with `memchr`; `par_split` on bytes calls a
-/// closure per byte, which cost this baseline an eighth of its time.
-fn lines(buf: &[u8]) -> Res<impl ParallelIterator<Item = &[u8]>> {
-    let text = std::str::from_utf8(buf).map_err(|e| format!("not UTF-8: {e}"))?;
-    Ok(text.par_lines().map(str::as_bytes))
+/// The lines of a file held in memory, in parallel: pieces of about a
+/// megabyte cut after a newline, each split at its newlines by `memchr`
+/// (the newline that ends the file ends its last line; it does not start
+/// another; a line's closing `\r` is dropped, as perfreport drops it).
+fn lines(buf: &[u8]) -> impl ParallelIterator<Item = &[u8]> {
+    pieces(buf, 1 << 20).into_par_iter().flat_map_iter(|piece| {
+        let body = piece.strip_suffix(b"\n").unwrap_or(piece);
+        let mut start = 0;
+        memchr::memchr_iter(b'\n', body)
+            .chain(std::iter::once(body.len()))
+            .map(move |end| {
+                let line = &body[start..end];
+                start = end + 1;
+                line.strip_suffix(b"\r").unwrap_or(line)
+            })
+    })
+}
+
+/// `buf` cut into pieces of about `size` bytes, each ending after a newline
+/// (but the last).
+fn pieces(buf: &[u8], size: usize) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = buf;
+    while !rest.is_empty() {
+        let cut = match rest.get(size..) {
+            Some(after) => memchr::memchr(b'\n', after).map_or(rest.len(), |i| size + i + 1),
+            None => rest.len(),
+        };
+        out.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    out
 }
 
 /// The file, mapped (a plain `std::fs::read` of a 300 MB log spends longer
@@ -144,80 +173,35 @@ fn micros(rfc3339: &str) -> Option<i64> {
 
 mod zot {
     use super::*;
-    use sonic_rs::{JsonContainerTrait, JsonValueTrait, Value};
+    use std::borrow::Cow;
     use std::collections::{BTreeMap, HashMap};
 
-    /// The fields the aggregation reads, borrowed from the line's document.
+    #[derive(Deserialize)]
     struct Line<'a> {
-        message: Option<&'a str>,
-        method: Option<&'a str>,
-        path: Option<&'a str>,
+        #[serde(borrow)]
+        message: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        method: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        path: Option<Cow<'a, str>>,
+        #[serde(rename = "statusCode")]
         status: Option<u64>,
+        #[serde(rename = "bodySize")]
         body_size: Option<u64>,
-        client_ip: Option<&'a str>,
-        time: Option<&'a str>,
-        latency: Option<&'a str>,
-        content_length: Option<&'a str>,
+        #[serde(rename = "clientIP", borrow)]
+        client_ip: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        time: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        latency: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        headers: Option<Headers<'a>>,
     }
 
-    /// A field as a serde struct of `Option`s takes it: `null` is `None`,
-    /// the wrong type or a second copy of the field makes the line malformed.
-    fn set<'a, T>(slot: &mut Option<T>, value: &'a Value, get: impl Fn(&'a Value) -> Option<T>) -> Result<(), ()> {
-        if value.is_null() {
-            return Ok(());
-        }
-        if slot.replace(get(value).ok_or(())?).is_some() {
-            return Err(());
-        }
-        Ok(())
-    }
-
-    /// `headers."Content-Length"[0]`: an object of arrays of strings.
-    fn content_length(headers: &Value) -> Result<Option<&str>, ()> {
-        let mut first = None;
-        for (key, values) in headers.as_object().ok_or(())?.iter() {
-            if key != "Content-Length" || values.is_null() {
-                continue;
-            }
-            let values = values.as_array().ok_or(())?;
-            if first.is_some() || values.iter().any(|c| !c.is_str()) {
-                return Err(());
-            }
-            first = Some(values.first().and_then(|c| c.as_str()));
-        }
-        Ok(first.flatten())
-    }
-
-    /// The fields read, in one pass over the line's keys.
-    fn fields(v: &Value) -> Result<Line<'_>, ()> {
-        let mut l = Line {
-            message: None,
-            method: None,
-            path: None,
-            status: None,
-            body_size: None,
-            client_ip: None,
-            time: None,
-            latency: None,
-            content_length: None,
-        };
-        let mut headers = None;
-        for (key, value) in v.as_object().ok_or(())?.iter() {
-            match key {
-                "message" => set(&mut l.message, value, |v| v.as_str())?,
-                "method" => set(&mut l.method, value, |v| v.as_str())?,
-                "path" => set(&mut l.path, value, |v| v.as_str())?,
-                "statusCode" => set(&mut l.status, value, |v| v.as_u64())?,
-                "bodySize" => set(&mut l.body_size, value, |v| v.as_u64())?,
-                "clientIP" => set(&mut l.client_ip, value, |v| v.as_str())?,
-                "time" => set(&mut l.time, value, |v| v.as_str())?,
-                "latency" => set(&mut l.latency, value, |v| v.as_str())?,
-                "headers" => set(&mut headers, value, |v| content_length(v).ok())?,
-                _ => {}
-            }
-        }
-        l.content_length = headers.flatten();
-        Ok(l)
+    #[derive(Deserialize)]
+    struct Headers<'a> {
+        #[serde(rename = "Content-Length", borrow)]
+        content_length: Option<Vec<Cow<'a, str>>>,
     }
 
     #[derive(Default)]
@@ -264,25 +248,22 @@ mod zot {
                 self.add("skipped", 1);
                 return self;
             }
-            match sonic_rs::from_slice::<Value>(raw)
-                .map_err(drop)
-                .and_then(|v| fields(&v).map(|l| self.request(l)))
-            {
-                Ok(()) => {}
-                Err(()) => self.add("malformed", 1),
+            match sonic_rs::from_slice::<Line>(raw) {
+                Ok(l) => self.request(l),
+                Err(_) => self.add("malformed", 1),
             }
             self
         }
 
         fn request(&mut self, l: Line) {
-            let message = l.message.unwrap_or("(no message)");
+            let message = l.message.as_deref().unwrap_or("(no message)");
             if message != "HTTP API" {
                 *self.by_message.entry(message.to_string()).or_default() += 1;
                 self.add("skipped", 1);
                 return;
             }
             self.add("requests", 1);
-            let (Some(method), Some(path), Some(status)) = (l.method, l.path, l.status) else {
+            let (Some(method), Some(path), Some(status)) = (l.method.as_deref(), l.path.as_deref(), l.status) else {
                 self.add("malformed", 1);
                 return;
             };
@@ -312,7 +293,12 @@ mod zot {
 
         fn write(&mut self, l: &Line, manifest: bool, cache: bool) {
             self.add(if manifest { "manifest_writes" } else { "blob_writes" }, 1);
-            let size = l.content_length.and_then(|s| s.trim().parse::<u64>().ok());
+            let size = l
+                .headers
+                .as_ref()
+                .and_then(|h| h.content_length.as_ref())
+                .and_then(|v| v.first())
+                .and_then(|s| s.trim().parse::<u64>().ok());
             match size {
                 Some(n) => {
                     if !manifest {
@@ -329,14 +315,14 @@ mod zot {
                 }
                 None => self.add("writes_unsized", 1),
             }
-            let Some(t) = l.time.and_then(micros) else {
+            let Some(t) = l.time.as_deref().and_then(micros) else {
                 return;
             };
             if let Some(n) = size {
-                let latency = l.latency.and_then(go_duration).unwrap_or(0.0);
+                let latency = l.latency.as_deref().and_then(go_duration).unwrap_or(0.0);
                 spread(&mut self.lane, t - (latency * 1e6) as i64, t, n, usize::from(!cache));
             }
-            let host = client_host(l.client_ip.unwrap_or("-"));
+            let host = client_host(l.client_ip.as_deref().unwrap_or("-"));
             match self.by_client.get_mut(host) {
                 Some(v) => v.push((t, size)),
                 None => {
@@ -385,8 +371,8 @@ mod zot {
 
     pub fn parse_only(dir: &Path) -> Res<String> {
         let buf = read(dir, "zot.jsonl")?;
-        let parsed: usize = lines(&buf)?
-            .map(|l| usize::from(sonic_rs::from_slice::<Value>(l).is_ok()))
+        let parsed: usize = lines(&buf)
+            .map(|l| usize::from(sonic_rs::from_slice::<Line>(l).is_ok()))
             .sum();
         Ok(format!("{{\"parsed\":{parsed}}}"))
     }
@@ -394,7 +380,7 @@ mod zot {
     pub fn run(dir: &Path) -> Res<String> {
         let run = run_json(dir)?;
         let buf = read(dir, "zot.jsonl")?;
-        let agg = lines(&buf)?
+        let agg = lines(&buf)
             .fold(Agg::default, Agg::line)
             .reduce(Agg::default, Agg::merge);
         let mut lane: Vec<(i64, [u64; 2])> = agg.lane.into_iter().filter(|(_, v)| *v != [0, 0]).collect();
@@ -425,94 +411,58 @@ mod zot {
 
 mod samples {
     use super::*;
-    use sonic_rs::{JsonContainerTrait, JsonValueTrait, Value};
+    use std::borrow::Cow;
     use std::collections::{BTreeMap, HashMap};
 
+    #[derive(Deserialize)]
+    #[serde(untagged)]
     enum Ts<'a> {
-        Text(&'a str),
+        Text(#[serde(borrow)] Cow<'a, str>),
         Secs(f64),
     }
 
-    /// The fields read, borrowed from the line's document.
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Cpu {
+        user: f64,
+        nice: f64,
+        system: f64,
+        idle: f64,
+        iowait: f64,
+        irq: f64,
+        softirq: f64,
+        steal: f64,
+    }
+
+    #[derive(Deserialize)]
+    struct Mem {
+        total: f64,
+        available: f64,
+    }
+
+    #[derive(Deserialize)]
+    struct Disk {
+        read: f64,
+        written: f64,
+    }
+
+    #[derive(Deserialize)]
+    struct Net {
+        rx: f64,
+        tx: f64,
+    }
+
+    #[derive(Deserialize)]
     struct Line<'a> {
+        #[serde(borrow)]
         ts: Ts<'a>,
-        node: &'a str,
-        /// user, nice, system, idle, iowait, irq, softirq, steal.
-        cpu: Option<[f64; 8]>,
-        /// total, available.
-        mem: Option<[f64; 2]>,
-        /// read, written.
-        disk: Option<[f64; 2]>,
-        /// rx, tx.
-        net: Option<[f64; 2]>,
+        #[serde(borrow)]
+        node: Cow<'a, str>,
+        cpu: Option<Cpu>,
+        mem: Option<Mem>,
+        disk: Option<Disk>,
+        net: Option<Net>,
         load1: Option<f64>,
-    }
-
-    /// The numbers under `keys` of the object `v`, as a serde struct of
-    /// `f64`s takes them: each a number and at most once; a missing one is
-    /// `default`, or refuses the object when there is none.
-    fn numbers<const N: usize>(v: &Value, keys: [&str; N], default: Option<f64>) -> Option<[f64; N]> {
-        let mut found = [None; N];
-        for (key, value) in v.as_object()?.iter() {
-            if let Some(i) = keys.iter().position(|k| *k == key) {
-                if found[i].replace(value.as_f64()?).is_some() {
-                    return None;
-                }
-            }
-        }
-        let mut out = [0.0; N];
-        for (o, f) in out.iter_mut().zip(found) {
-            *o = f.or(default)?;
-        }
-        Some(out)
-    }
-
-    /// A field seen once; an optional one may be `null`.
-    fn once<'a, T>(
-        slot: &mut Option<Option<T>>,
-        value: &'a Value,
-        optional: bool,
-        get: impl FnOnce(&'a Value) -> Option<T>,
-    ) -> Option<()> {
-        let got = if optional && value.is_null() {
-            None
-        } else {
-            Some(get(value)?)
-        };
-        slot.replace(got).is_none().then_some(())
-    }
-
-    /// The line's fields in one pass over its keys, or `None` where a serde
-    /// struct of them would refuse it.
-    fn line_of(v: &Value) -> Option<Line<'_>> {
-        let (mut ts, mut node, mut cpu, mut mem, mut disk, mut net, mut load1) =
-            (None, None, None, None, None, None, None);
-        for (key, value) in v.as_object()?.iter() {
-            match key {
-                "ts" => once(&mut ts, value, false, |v| {
-                    v.as_str().map(Ts::Text).or_else(|| v.as_f64().map(Ts::Secs))
-                })?,
-                "node" => once(&mut node, value, false, |v| v.as_str())?,
-                "cpu" => once(&mut cpu, value, true, |v| {
-                    let keys = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
-                    numbers(v, keys, Some(0.0))
-                })?,
-                "mem" => once(&mut mem, value, true, |v| numbers(v, ["total", "available"], None))?,
-                "disk" => once(&mut disk, value, true, |v| numbers(v, ["read", "written"], None))?,
-                "net" => once(&mut net, value, true, |v| numbers(v, ["rx", "tx"], None))?,
-                "load1" => once(&mut load1, value, true, |v| v.as_f64())?,
-                _ => {}
-            }
-        }
-        Some(Line {
-            ts: ts.flatten()?,
-            node: node.flatten()?,
-            cpu: cpu.flatten(),
-            mem: mem.flatten(),
-            disk: disk.flatten(),
-            net: net.flatten(),
-            load1: load1.flatten(),
-        })
     }
 
     /// What perfreport keeps of a sample.
@@ -531,21 +481,21 @@ mod samples {
         by_node: HashMap<String, Vec<Sample>>,
     }
 
-    fn sample(l: Line<'_>) -> Option<(&str, Sample)> {
+    fn sample(l: Line) -> Option<(Cow<str>, Sample)> {
         let ts = match l.ts {
-            Ts::Text(s) => micros(s)?,
+            Ts::Text(s) => micros(&s)?,
             Ts::Secs(s) => (s * 1e6).round() as i64,
         };
-        let cpu = l.cpu.map(|[user, nice, system, idle, iowait, irq, softirq, steal]| {
-            let total = user + nice + system + idle + iowait + irq + softirq + steal;
-            (total, idle + iowait + steal)
+        let cpu = l.cpu.map(|c| {
+            let total = c.user + c.nice + c.system + c.idle + c.iowait + c.irq + c.softirq + c.steal;
+            (total, c.idle + c.iowait + c.steal)
         });
         let mem_pct = l
             .mem
-            .filter(|[total, available]| *total > 0.0 && (0.0..=*total).contains(available))
-            .map(|[total, available]| 100.0 * (1.0 - available / total));
-        let disk = l.disk.map(|[read, written]| (read, written));
-        let net = l.net.map(|[rx, tx]| (rx, tx));
+            .filter(|m| m.total > 0.0 && (0.0..=m.total).contains(&m.available))
+            .map(|m| 100.0 * (1.0 - m.available / m.total));
+        let disk = l.disk.map(|d| (d.read, d.written));
+        let net = l.net.map(|n| (n.rx, n.tx));
         Some((
             l.node,
             Sample {
@@ -562,17 +512,16 @@ mod samples {
     impl Agg {
         fn line(mut self, raw: &[u8]) -> Agg {
             *self.c.entry("lines").or_default() += 1;
-            let doc = sonic_rs::from_slice::<Value>(raw).ok();
-            let parsed = doc.as_ref().and_then(line_of).and_then(sample);
+            let parsed = sonic_rs::from_slice::<Line>(raw).ok().and_then(sample);
             let Some((node, s)) = parsed else {
                 *self.c.entry("malformed").or_default() += 1;
                 return self;
             };
             *self.c.entry("records").or_default() += 1;
-            match self.by_node.get_mut(node) {
+            match self.by_node.get_mut(node.as_ref()) {
                 Some(v) => v.push(s),
                 None => {
-                    self.by_node.insert(node.to_string(), vec![s]);
+                    self.by_node.insert(node.into_owned(), vec![s]);
                 }
             }
             self
@@ -625,7 +574,7 @@ mod samples {
 
     pub fn run(dir: &Path) -> Res<String> {
         let buf = read(dir, "samples.jsonl")?;
-        let mut agg = lines(&buf)?
+        let mut agg = lines(&buf)
             .fold(Agg::default, Agg::line)
             .reduce(Agg::default, Agg::merge);
         let nodes: BTreeMap<String, serde_json::Value> = agg
@@ -762,7 +711,7 @@ mod sccache {
         let prefix = prefix.trim_matches('/');
         let re = Regex::new(LINE).map_err(|e| e.to_string())?;
         let buf = read(dir, "sccache.log")?;
-        let agg = lines(&buf)?
+        let agg = lines(&buf)
             .fold(Agg::default, |a, l| a.line(&re, prefix, l))
             .reduce(Agg::default, Agg::merge);
         let mut lane: Vec<(i64, [u64; 4])> = agg.lane.into_iter().collect();
