@@ -507,8 +507,8 @@ fn field_of(path: &[Step<'_>]) -> Option<Field> {
 /// report reads gives the same sample as no object (a `cpu` without `idle`
 /// gives no CPU figures either way), so `Some` is set only with a key.
 ///
-/// `w` is the caller's and empty: returned, the some 200 bytes of a `Wire`
-/// were copied again on their way out (`memcpy` was 4.6% of a profile).
+/// Fills `w`, the caller's and empty: a `Wire` (some 200 bytes) returned
+/// was copied once more on its way out (`memcpy`, 4.6% of a profile).
 #[inline(always)]
 fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value], w: &mut Wire<'a>) -> Scan<()> {
     for v in values {
@@ -618,11 +618,11 @@ fn parse_shaped<'a>(c: Cursor<'a>, shapes: &mut Shapes) -> Result<(Cow<'a, str>,
     let replayed = shapes
         .replay(&c)
         .is_some_and(|values| read_fields(c.clone(), values, &mut w).is_ok());
-    let fast = match replayed {
-        true => Some(w),
-        false => c
-            .into_plain()
-            .and_then(|c| scan(c.clone()).inspect(|_| shapes.learn(&c, field_of)).ok()),
+    let fast = if replayed {
+        Some(w)
+    } else {
+        c.into_plain()
+            .and_then(|c| scan(c.clone()).inspect(|_| shapes.learn(&c, field_of)).ok())
     };
     match fast {
         Some(w) => {
