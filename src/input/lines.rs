@@ -180,6 +180,8 @@ where
     let mut buf: Vec<u8> = Vec::with_capacity(sz.block);
     let mut spare: Vec<u8> = Vec::with_capacity(sz.block);
     let mut eof = fill(reader, &mut buf, sz.block)?;
+    // The last block parsed, appended to the total while the next is parsed.
+    let mut pending: Option<S> = None;
     // Bytes at the start of `buf` known to hold no newline: a line longer
     // than a block is searched once, not again on every read.
     let mut searched = 0;
@@ -188,6 +190,7 @@ where
             // The rest of an over-long line, already counted: hashed and dropped.
             let end = memchr::memchr(b'\n', &buf).map(|i| i + 1);
             let n = end.unwrap_or(buf.len());
+            total.append_pending(&mut pending);
             total.pass_over(&buf[..n], hasher);
             buf.drain(..n);
             skipping = end.is_none();
@@ -195,6 +198,7 @@ where
         }
         if buf.is_empty() {
             if eof {
+                total.append_pending(&mut pending);
                 break;
             }
             eof = fill(reader, &mut buf, sz.block)?;
@@ -208,6 +212,7 @@ where
             (false, _, Some(nl)) => nl,
             // One line past the bound: counted now, the rest passed over unread.
             (false, _, None) if buf.len() > sz.max_line => {
+                total.append_pending(&mut pending);
                 total.overlong(&buf, hasher);
                 buf.clear();
                 skipping = true;
@@ -226,10 +231,16 @@ where
         let carried = spare.len();
         let block = &buf[..cut];
         let want = sz.block.max(spare.len() + sz.chunk);
-        // The next block is read, and this one hashed, while this one is
-        // parsed, so no core waits for the read.
-        let (next, (sink, stats)) = rayon::join(
+        // While this block is parsed, the one before it is appended to the
+        // total (in file order: a sink may summarise there, and 64 nodes'
+        // polls take a seventh of the run to), this one is hashed and the
+        // next is read, so no core waits for any of them.
+        let sink = &mut total.sink;
+        let (next, parsed) = rayon::join(
             || {
+                if let Some(before) = pending.take() {
+                    sink.append_block(before);
+                }
                 hasher.write(block);
                 if eof {
                     Ok(true)
@@ -239,10 +250,12 @@ where
             },
             || parse_block(block, eof && !keep_tail, tail, &make, sz),
         );
-        total.sink.append_block(sink);
+        let (sink, stats) = parsed;
+        pending = Some(sink);
         total.stats.merge_following(stats);
         total.bytes += cut as u64;
         if eof {
+            total.append_pending(&mut pending);
             if spare.len() > sz.max_line {
                 // An unfinished last line already past the bound: the next
                 // parse passes over the rest of it.
@@ -262,6 +275,14 @@ where
 }
 
 impl<S: LineSink> LineParse<S> {
+    /// Appends the block whose appending was deferred, if any: before the
+    /// total is touched otherwise, and at the end.
+    fn append_pending(&mut self, pending: &mut Option<S>) {
+        if let Some(block) = pending.take() {
+            self.sink.append_block(block);
+        }
+    }
+
     /// Counts the line starting with `head`, longer than the bound, as malformed.
     fn overlong(&mut self, head: &[u8], hasher: &mut twox_hash::XxHash3_64) {
         self.stats.lines += 1;
@@ -549,7 +570,9 @@ mod tests {
         assert_eq!(p.stats.problems[0].line, 2);
     }
 
-    /// Records each line's length; a line starting with `!` is malformed.
+    /// Records each line's length; a line starting with `!` is malformed;
+    /// a line passed over leaves `PASSED`, so the order in which blocks and
+    /// lines passed over reach the total is checked too.
     #[derive(Default, Clone, Debug, PartialEq)]
     struct Lengths {
         lengths: Vec<usize>,
@@ -566,12 +589,15 @@ mod tests {
         }
         fn passed_over(&mut self) {
             self.seen += 1;
+            self.lengths.push(PASSED);
         }
         fn merge_following(&mut self, later: Self) {
             self.lengths.extend(later.lengths);
             self.seen += later.seen;
         }
     }
+
+    const PASSED: usize = usize::MAX;
 
     /// The rules, one line at a time, with no blocks, chunks or carried bytes.
     fn by_the_rules(text: &[u8], max_line: usize) -> (Lengths, ParseStats) {
