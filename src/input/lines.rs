@@ -3,14 +3,22 @@
 //! whatever its size); each block is split at newline boundaries into chunks
 //! that rayon parses in parallel, each into a mergeable aggregate. Merging
 //! happens in file order, so line numbers in warnings stay exact.
+//!
+//! The reader does not wait for a block's last chunk before handing out
+//! the next block's: a fork and join per block left one of two cores idle
+//! at every block's end, about a tenth of a big log's parse. Instead a few
+//! blocks are in flight at once and their parsed chunks are taken into the
+//! total in file order as they arrive.
 
 use super::ParseStats;
 use rayon::prelude::*;
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::hash::Hasher as _;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Mutex;
 
 /// Bytes read from the file per step: large enough to keep both cores busy,
 /// small enough that memory stays flat for any file size.
@@ -152,13 +160,145 @@ where
     stream(reader, tail, keep_tail, skipping, hasher, before, make, SIZES)
 }
 
+/// How many blocks' buffers the reader holds at most: one being read and
+/// two being parsed, so a core that finishes its share of one block starts
+/// on the next instead of waiting for the other core's last chunk. No more
+/// than two blocks are ever between being read and being in the total, so
+/// the parsed chunks waiting for their turn stay as few.
+const BUFFERS: usize = 3;
+
+/// A block being parsed; its buffer goes back to the reader when its last
+/// chunk is done with it.
+struct Block<'p> {
+    data: Vec<u8>,
+    free: &'p Mutex<Vec<Vec<u8>>>,
+}
+
+impl Drop for Block<'_> {
+    fn drop(&mut self) {
+        lock(self.free).push(std::mem::take(&mut self.data));
+    }
+}
+
+/// A parsed chunk waiting for the chunks before it (or the panic that
+/// stopped its parse, raised again by the reader: a chunk that never
+/// arrived would leave the reader waiting for ever).
+struct Parsed<S> {
+    parse: std::thread::Result<(S, ParseStats)>,
+    ends_block: bool,
+}
+
+/// What the chunks in flight share with the reader.
+struct InFlight<S> {
+    /// Parsed chunks by their number in the file, until the total takes them in order.
+    done: Mutex<BTreeMap<u64, Parsed<S>>>,
+    /// Buffers of blocks fully parsed, for the reader to fill again.
+    free: Mutex<Vec<Vec<u8>>>,
+}
+
+/// The reader's side of the chunks in flight.
+struct Ordered<S> {
+    /// Chunks handed out, and the number of the next to take into the total.
+    spawned: u64,
+    next: u64,
+    /// Blocks handed out, and blocks taken into the total.
+    blocks: u64,
+    blocks_done: u64,
+    /// The chunks taken so far of a block not yet complete.
+    block: Option<S>,
+    /// Buffers allocated so far (at most `BUFFERS`).
+    buffers: usize,
+}
+
+impl<S: LineSink> Ordered<S> {
+    /// Takes the parsed chunks that are next in file order into the total:
+    /// chunk after chunk into their block, each complete block into the total.
+    fn take_done(&mut self, in_flight: &InFlight<S>, total: &mut LineParse<S>) {
+        loop {
+            let Some(parsed) = lock(&in_flight.done).remove(&self.next) else {
+                return;
+            };
+            self.next += 1;
+            let (sink, stats) = parsed.parse.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let block = match self.block.take() {
+                Some(mut block) => {
+                    block.merge_following(sink);
+                    block
+                }
+                None => sink,
+            };
+            total.stats.merge_following(stats);
+            if parsed.ends_block {
+                total.sink.append_block(block);
+                self.blocks_done += 1;
+            } else {
+                self.block = Some(block);
+            }
+        }
+    }
+
+    /// Lends this thread to the chunks in flight until all are in the total.
+    fn finish(&mut self, in_flight: &InFlight<S>, total: &mut LineParse<S>) {
+        let mut waited = 0;
+        while self.next < self.spawned {
+            self.take_done(in_flight, total);
+            if self.next < self.spawned {
+                wait_a_moment(&mut waited);
+            }
+        }
+    }
+
+    /// An empty buffer to read the next block into: a free one, a new one
+    /// while fewer than `BUFFERS` exist, or one freed by the chunks in
+    /// flight while this thread helps parse them.
+    fn buffer(&mut self, in_flight: &InFlight<S>, total: &mut LineParse<S>, size: usize) -> Vec<u8> {
+        let mut waited = 0;
+        loop {
+            // The block about to be read is the third: the first must be in the total.
+            self.take_done(in_flight, total);
+            if self.blocks - self.blocks_done < BUFFERS as u64 - 1 {
+                if let Some(mut buf) = lock(&in_flight.free).pop() {
+                    buf.clear();
+                    return buf;
+                }
+                if self.buffers < BUFFERS {
+                    self.buffers += 1;
+                    return Vec::with_capacity(size);
+                }
+            }
+            wait_a_moment(&mut waited);
+        }
+    }
+}
+
+/// A lock's data: what it guards stays whole even if a holder panicked
+/// (a push or a remove of a map entry), so its poison is not passed on.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs a chunk waiting in rayon's queues, if there is one (the oldest
+/// first: the chunks are spawned FIFO), else lets another thread run, and
+/// after a while of that sleeps a little between looks, so that a wait for
+/// another core's last chunk does not keep a core busy.
+fn wait_a_moment(waited: &mut u32) {
+    if rayon::yield_now() == Some(rayon::Yield::Executed) {
+        *waited = 0;
+    } else if *waited < 64 {
+        *waited += 1;
+        std::thread::yield_now();
+    } else {
+        std::thread::sleep(std::time::Duration::from_micros(20));
+    }
+}
+
 // parse_stream's arguments and the sizes the tests shrink.
 #[allow(clippy::too_many_arguments)]
 fn stream<S, F, R>(
     reader: &mut R,
     tail: Tail,
     keep_tail: bool,
-    mut skipping: bool,
+    skipping: bool,
     hasher: &mut twox_hash::XxHash3_64,
     before: S,
     make: F,
@@ -169,19 +309,64 @@ where
     F: Fn() -> S + Sync,
     R: Read + Send,
 {
-    let mut total = LineParse {
-        sink: before,
-        stats: ParseStats::default(),
-        bytes: 0,
-        xxh3: 0,
-        tail: Vec::new(),
-        skipping: false,
+    let in_flight = InFlight {
+        done: Mutex::new(BTreeMap::new()),
+        free: Mutex::new(Vec::new()),
     };
-    let mut buf: Vec<u8> = Vec::with_capacity(sz.block);
-    let mut spare: Vec<u8> = Vec::with_capacity(sz.block);
+    let (in_flight, make) = (&in_flight, &make);
+    rayon::scope_fifo(|scope| {
+        let mut total = LineParse {
+            sink: before,
+            stats: ParseStats::default(),
+            bytes: 0,
+            xxh3: 0,
+            tail: Vec::new(),
+            skipping: false,
+        };
+        let mut order = Ordered {
+            spawned: 0,
+            next: 0,
+            blocks: 0,
+            blocks_done: 0,
+            block: None,
+            buffers: 0,
+        };
+        let read = read_blocks(
+            scope, in_flight, &mut order, &mut total, reader, tail, keep_tail, skipping, hasher, make, sz,
+        );
+        // Even after a read error: no chunk may outlive the buffers it reads.
+        order.finish(in_flight, &mut total);
+        read.map(|skipping| {
+            total.skipping = skipping;
+            total
+        })
+    })
+}
+
+/// The reader: blocks read, cut at their last newline, hashed and handed
+/// out as chunks, while earlier chunks are parsed and taken into the total
+/// in file order. Whether the bytes consumed end inside an over-long line.
+#[allow(clippy::too_many_arguments)]
+fn read_blocks<'s, S, F, R>(
+    scope: &rayon::ScopeFifo<'s>,
+    in_flight: &'s InFlight<S>,
+    order: &mut Ordered<S>,
+    total: &mut LineParse<S>,
+    reader: &mut R,
+    tail: Tail,
+    keep_tail: bool,
+    mut skipping: bool,
+    hasher: &mut twox_hash::XxHash3_64,
+    make: &'s F,
+    sz: Sizes,
+) -> std::io::Result<bool>
+where
+    S: LineSink,
+    F: Fn() -> S + Sync,
+    R: Read + Send,
+{
+    let mut buf = order.buffer(in_flight, total, sz.block);
     let mut eof = fill(reader, &mut buf, sz.block)?;
-    // The last block parsed, appended to the total while the next is parsed.
-    let mut pending: Option<S> = None;
     // Bytes at the start of `buf` known to hold no newline: a line longer
     // than a block is searched once, not again on every read.
     let mut searched = 0;
@@ -190,7 +375,6 @@ where
             // The rest of an over-long line, already counted: hashed and dropped.
             let end = memchr::memchr(b'\n', &buf).map(|i| i + 1);
             let n = end.unwrap_or(buf.len());
-            total.append_pending(&mut pending);
             total.pass_over(&buf[..n], hasher);
             buf.drain(..n);
             skipping = end.is_none();
@@ -198,8 +382,7 @@ where
         }
         if buf.is_empty() {
             if eof {
-                total.append_pending(&mut pending);
-                break;
+                return Ok(skipping);
             }
             eof = fill(reader, &mut buf, sz.block)?;
             continue;
@@ -212,7 +395,8 @@ where
             (false, _, Some(nl)) => nl,
             // One line past the bound: counted now, the rest passed over unread.
             (false, _, None) if buf.len() > sz.max_line => {
-                total.append_pending(&mut pending);
+                // The total numbers lines: everything before this one first.
+                order.finish(in_flight, total);
                 total.overlong(&buf, hasher);
                 buf.clear();
                 skipping = true;
@@ -226,63 +410,65 @@ where
                 continue;
             }
         };
-        spare.clear();
-        spare.extend_from_slice(&buf[cut..]);
-        let carried = spare.len();
-        let block = &buf[..cut];
-        let want = sz.block.max(spare.len() + sz.chunk);
-        // While this block is parsed, the one before it is appended to the
-        // total (in file order: a sink may summarise there, and 64 nodes'
-        // polls take a seventh of the run to), this one is hashed and the
-        // next is read, so no core waits for any of them.
-        let sink = &mut total.sink;
-        let (next, parsed) = rayon::join(
-            || {
-                if let Some(before) = pending.take() {
-                    sink.append_block(before);
-                }
-                hasher.write(block);
-                if eof {
-                    Ok(true)
-                } else {
-                    fill(reader, &mut spare, want)
-                }
-            },
-            || parse_block(block, eof && !keep_tail, tail, &make, sz),
-        );
-        let (sink, stats) = parsed;
-        pending = Some(sink);
-        total.stats.merge_following(stats);
+        let mut next = order.buffer(in_flight, total, sz.block);
+        next.extend_from_slice(&buf[cut..]);
+        let carried = next.len();
+        buf.truncate(cut);
+        hasher.write(&buf);
+        let is_end = eof && !keep_tail;
+        let block = std::sync::Arc::new(Block {
+            data: buf,
+            free: &in_flight.free,
+        });
+        let mut chunks = chunk_ranges(&block.data, sz.chunk);
+        if chunks.is_empty() {
+            // An empty block still reaches the total, as a block.
+            chunks.push(0..0);
+        }
+        let last = chunks.len() - 1;
+        order.blocks += 1;
+        for (i, range) in chunks.into_iter().enumerate() {
+            let (block, seq) = (block.clone(), order.spawned);
+            order.spawned += 1;
+            scope.spawn_fifo(move |_| {
+                let parse = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let mut sink = make();
+                    let mut stats = ParseStats::default();
+                    let chunk = &block.data[range];
+                    parse_chunk(chunk, is_end && i == last, tail, sz.max_line, &mut sink, &mut stats);
+                    (sink, stats)
+                }));
+                drop(block);
+                let parsed = Parsed {
+                    parse,
+                    ends_block: i == last,
+                };
+                lock(&in_flight.done).insert(seq, parsed);
+            });
+        }
+        drop(block);
         total.bytes += cut as u64;
+        order.take_done(in_flight, total);
         if eof {
-            total.append_pending(&mut pending);
-            if spare.len() > sz.max_line {
+            order.finish(in_flight, total);
+            if next.len() > sz.max_line {
                 // An unfinished last line already past the bound: the next
                 // parse passes over the rest of it.
-                total.overlong(&spare, hasher);
+                total.overlong(&next, hasher);
                 skipping = true;
             } else {
-                total.tail = spare;
+                total.tail = next;
             }
-            break;
+            return Ok(skipping);
         }
-        eof = next?;
-        std::mem::swap(&mut buf, &mut spare);
+        let want = sz.block.max(carried + sz.chunk);
+        eof = fill(reader, &mut next, want)?;
+        buf = next;
         searched = carried;
     }
-    total.skipping = skipping;
-    Ok(total)
 }
 
 impl<S: LineSink> LineParse<S> {
-    /// Appends the block whose appending was deferred, if any: before the
-    /// total is touched otherwise, and at the end.
-    fn append_pending(&mut self, pending: &mut Option<S>) {
-        if let Some(block) = pending.take() {
-            self.sink.append_block(block);
-        }
-    }
-
     /// Counts the line starting with `head`, longer than the bound, as malformed.
     fn overlong(&mut self, head: &[u8], hasher: &mut twox_hash::XxHash3_64) {
         self.stats.lines += 1;
@@ -344,20 +530,25 @@ where
 }
 
 /// Splits at newline boundaries into pieces of about `size` bytes.
-pub fn split_chunks(data: &[u8], size: usize) -> Vec<&[u8]> {
+fn split_chunks(data: &[u8], size: usize) -> Vec<&[u8]> {
+    chunk_ranges(data, size).into_iter().map(|r| &data[r]).collect()
+}
+
+/// Where `split_chunks` cuts.
+fn chunk_ranges(data: &[u8], size: usize) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::with_capacity(data.len() / size + 1);
     let mut start = 0;
     while start < data.len() {
         let target = start + size;
         if target >= data.len() {
-            out.push(&data[start..]);
+            out.push(start..data.len());
             break;
         }
         let end = match memchr::memchr(b'\n', &data[target..]) {
             Some(i) => target + i + 1,
             None => data.len(),
         };
-        out.push(&data[start..end]);
+        out.push(start..end);
         start = end;
     }
     out
@@ -721,6 +912,122 @@ mod tests {
                 assert_eq!(hasher.finish(), twox_hash::XxHash3_64::oneshot(&text));
             }
         }
+    }
+
+    #[test]
+    fn one_thread_reads_every_boundary_as_two_do() {
+        // The reader waits for buffers and chunks by running them itself:
+        // with no other thread it must neither hang nor read differently.
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        for sz in SMALL {
+            for text in boundary_texts(sz).iter().step_by(5) {
+                let mut hasher = twox_hash::XxHash3_64::new();
+                let p = one
+                    .install(|| {
+                        stream(
+                            &mut &text[..],
+                            Tail::Complete,
+                            false,
+                            false,
+                            &mut hasher,
+                            Lengths::default(),
+                            Lengths::default,
+                            sz,
+                        )
+                    })
+                    .unwrap();
+                assert_eq!((p.sink, p.stats), by_the_rules(text, sz.max_line), "{sz:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn parsed_chunks_waiting_for_their_turn_stay_few_however_long_the_file() {
+        // Each sink alive is a parsed chunk (or a block) not yet in the total.
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        struct Counted<'c> {
+            live: &'c AtomicUsize,
+        }
+        impl<'c> Counted<'c> {
+            fn new(live: &'c AtomicUsize, peak: &'c AtomicUsize) -> Self {
+                peak.fetch_max(live.fetch_add(1, SeqCst) + 1, SeqCst);
+                Counted { live }
+            }
+        }
+        impl Drop for Counted<'_> {
+            fn drop(&mut self) {
+                self.live.fetch_sub(1, SeqCst);
+            }
+        }
+        impl LineSink for Counted<'_> {
+            fn line(&mut self, _: &[u8]) -> Outcome {
+                Outcome::Record
+            }
+            fn merge_following(&mut self, _: Self) {}
+        }
+        let sz = SMALL[0];
+        let text = b"0123456789\n".repeat(20_000);
+        for threads in [1, 2, 4] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let (live, peak) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            let p = pool.install(|| {
+                let mut hasher = twox_hash::XxHash3_64::new();
+                let total = Counted::new(&live, &peak);
+                stream(
+                    &mut &text[..],
+                    Tail::Complete,
+                    false,
+                    false,
+                    &mut hasher,
+                    total,
+                    || Counted::new(&live, &peak),
+                    sz,
+                )
+            });
+            assert_eq!(p.unwrap().stats.records, 20_000);
+            // Blocks of 64 bytes, chunks of 16 (cut after a newline: 2 lines
+            // each, 3 a block): the total, two blocks' chunks waiting and
+            // the one a thread is merging. Were waiting chunks unbounded, a
+            // few thousand.
+            let peak = peak.load(SeqCst);
+            assert!(
+                peak <= 1 + 2 * 3 + threads,
+                "{threads} threads: {peak} sinks alive at once"
+            );
+        }
+    }
+
+    #[test]
+    fn a_sink_that_panics_stops_the_read_with_its_panic_not_a_hang() {
+        #[derive(Default)]
+        struct Panics;
+        impl LineSink for Panics {
+            fn line(&mut self, line: &[u8]) -> Outcome {
+                assert!(line != b"boom", "the sink's own panic");
+                Outcome::Record
+            }
+            fn merge_following(&mut self, _: Self) {}
+        }
+        let sz = SMALL[0];
+        let mut text = b"x\n".repeat(200);
+        text.extend_from_slice(b"boom\n");
+        text.extend(b"x\n".repeat(200));
+        let read = std::panic::catch_unwind(|| {
+            let mut hasher = twox_hash::XxHash3_64::new();
+            stream(
+                &mut &text[..],
+                Tail::Complete,
+                false,
+                false,
+                &mut hasher,
+                Panics,
+                || Panics,
+                sz,
+            )
+            .map(|_| ())
+        });
+        let panic = read.expect_err("the sink's panic reaches the caller");
+        assert_eq!(panic.downcast_ref::<&str>(), Some(&"the sink's own panic"));
     }
 
     #[test]
