@@ -414,7 +414,6 @@ where
         next.extend_from_slice(&buf[cut..]);
         let carried = next.len();
         buf.truncate(cut);
-        hasher.write(&buf);
         let is_end = eof && !keep_tail;
         let block = std::sync::Arc::new(Block {
             data: buf,
@@ -446,6 +445,8 @@ where
                 lock(&in_flight.done).insert(seq, parsed);
             });
         }
+        // Hashed once its chunks are out, so the other cores start on them at once.
+        hasher.write(&block.data);
         drop(block);
         total.bytes += cut as u64;
         order.take_done(in_flight, total);
@@ -887,29 +888,33 @@ mod tests {
         },
     ];
 
+    /// `text` read whole by the streaming reader at sizes `sz`, and its hash.
+    fn read_whole(text: &[u8], sz: Sizes) -> (LineParse<Lengths>, u64) {
+        let mut hasher = twox_hash::XxHash3_64::new();
+        let p = stream(
+            &mut &text[..],
+            Tail::Complete,
+            false,
+            false,
+            &mut hasher,
+            Lengths::default(),
+            Lengths::default,
+            sz,
+        );
+        (p.expect("a slice reads without error"), hasher.finish())
+    }
+
     #[test]
     fn lines_on_every_block_chunk_and_bound_edge_read_as_the_rules_say() {
         for sz in SMALL {
             for text in boundary_texts(sz) {
-                let mut hasher = twox_hash::XxHash3_64::new();
-                let mut reader = &text[..];
-                let p = stream(
-                    &mut reader,
-                    Tail::Complete,
-                    false,
-                    false,
-                    &mut hasher,
-                    Lengths::default(),
-                    Lengths::default,
-                    sz,
-                )
-                .unwrap();
+                let (p, hash) = read_whole(&text, sz);
                 let (sink, stats) = by_the_rules(&text, sz.max_line);
                 let shown = String::from_utf8_lossy(&text);
                 assert_eq!((&p.sink, &p.stats), (&sink, &stats), "{sz:?}: {shown:?}");
                 assert_eq!(p.sink.seen, p.stats.lines, "the sink numbers every line");
                 assert_eq!(p.bytes, text.len() as u64);
-                assert_eq!(hasher.finish(), twox_hash::XxHash3_64::oneshot(&text));
+                assert_eq!(hash, twox_hash::XxHash3_64::oneshot(&text));
             }
         }
     }
@@ -921,21 +926,7 @@ mod tests {
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         for sz in SMALL {
             for text in boundary_texts(sz).iter().step_by(5) {
-                let mut hasher = twox_hash::XxHash3_64::new();
-                let p = one
-                    .install(|| {
-                        stream(
-                            &mut &text[..],
-                            Tail::Complete,
-                            false,
-                            false,
-                            &mut hasher,
-                            Lengths::default(),
-                            Lengths::default,
-                            sz,
-                        )
-                    })
-                    .unwrap();
+                let (p, _) = one.install(|| read_whole(text, sz));
                 assert_eq!((p.sink, p.stats), by_the_rules(text, sz.max_line), "{sz:?}");
             }
         }
