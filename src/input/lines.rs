@@ -334,7 +334,8 @@ where
         let read = read_blocks(
             scope, in_flight, &mut order, &mut total, reader, tail, keep_tail, skipping, hasher, make, sz,
         );
-        // Even after a read error: no chunk may outlive the buffers it reads.
+        // After a read error too: the scope waits for the chunks handed out
+        // anyway, and a chunk's panic is raised here rather than lost.
         order.finish(in_flight, &mut total);
         read.map(|skipping| {
             total.skipping = skipping;
