@@ -891,6 +891,17 @@ mod tests {
 
     /// `text` read whole by the streaming reader at sizes `sz`, and its hash.
     fn read_whole(text: &[u8], sz: Sizes) -> (LineParse<Lengths>, u64) {
+        let (p, hash) = read_whole_into(text, sz, Lengths::default(), Lengths::default);
+        (p.expect("a slice reads without error"), hash)
+    }
+
+    /// `read_whole` with any sink.
+    fn read_whole_into<S: LineSink>(
+        text: &[u8],
+        sz: Sizes,
+        total: S,
+        make: impl Fn() -> S + Sync,
+    ) -> (std::io::Result<LineParse<S>>, u64) {
         let mut hasher = twox_hash::XxHash3_64::new();
         let p = stream(
             &mut &text[..],
@@ -898,11 +909,11 @@ mod tests {
             false,
             false,
             &mut hasher,
-            Lengths::default(),
-            Lengths::default,
+            total,
+            make,
             sz,
         );
-        (p.expect("a slice reads without error"), hasher.finish())
+        (p, hasher.finish())
     }
 
     #[test]
@@ -962,19 +973,9 @@ mod tests {
         for threads in [1, 2, 4] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let (live, peak) = (AtomicUsize::new(0), AtomicUsize::new(0));
-            let p = pool.install(|| {
-                let mut hasher = twox_hash::XxHash3_64::new();
+            let (p, _) = pool.install(|| {
                 let total = Counted::new(&live, &peak);
-                stream(
-                    &mut &text[..],
-                    Tail::Complete,
-                    false,
-                    false,
-                    &mut hasher,
-                    total,
-                    || Counted::new(&live, &peak),
-                    sz,
-                )
+                read_whole_into(&text, sz, total, || Counted::new(&live, &peak))
             });
             assert_eq!(p.unwrap().stats.records, 20_000);
             // Blocks of 64 bytes, chunks of 16 (cut after a newline: 2 lines
@@ -1004,20 +1005,7 @@ mod tests {
         let mut text = b"x\n".repeat(200);
         text.extend_from_slice(b"boom\n");
         text.extend(b"x\n".repeat(200));
-        let read = std::panic::catch_unwind(|| {
-            let mut hasher = twox_hash::XxHash3_64::new();
-            stream(
-                &mut &text[..],
-                Tail::Complete,
-                false,
-                false,
-                &mut hasher,
-                Panics,
-                || Panics,
-                sz,
-            )
-            .map(|_| ())
-        });
+        let read = std::panic::catch_unwind(|| read_whole_into(&text, sz, Panics, || Panics).0.map(|_| ()));
         let panic = read.expect_err("the sink's panic reaches the caller");
         assert_eq!(panic.downcast_ref::<&str>(), Some(&"the sink's own panic"));
     }
