@@ -232,6 +232,8 @@ def family(b):
     for kind in FILES:
         if kind in by_kind:
             lines += table(kind, by_kind[kind])
+    lines.append(b.steal_note())
+    lines.append("")
     lines.append(f"(part two took {(time.perf_counter() - started) / 60:.1f} min)")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(b.WORK, "family.md"), "w") as f:
