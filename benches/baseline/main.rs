@@ -18,12 +18,12 @@
 //! perfreport.
 //!
 //! ```text
-//! baseline zot|samples|sccache|zot-parse RUN_DIR
+//! baseline zot|samples|sccache|zot-parse|samples-parse RUN_DIR
 //! ```
 //!
-//! `zot-parse` is the library's floor: the same map, split and sonic-rs
-//! parse of every registry line into the same struct, with nothing
-//! aggregated (it prints how many lines parsed).
+//! `zot-parse` and `samples-parse` are the library's floor: the same map,
+//! split and sonic-rs parse of every line into the same struct, with
+//! nothing aggregated (they print how many lines parsed).
 
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -94,13 +94,14 @@ fn run_json(dir: &Path) -> Res<RunJson> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [kind, dir] = &args[..] else {
-        eprintln!("usage: baseline zot|samples|sccache|zot-parse RUN_DIR");
+        eprintln!("usage: baseline zot|samples|sccache|zot-parse|samples-parse RUN_DIR");
         return ExitCode::from(2);
     };
     let dir = Path::new(dir);
     let out = match kind.as_str() {
         "zot" => zot::run(dir),
         "zot-parse" => zot::parse_only(dir),
+        "samples-parse" => samples::parse_only(dir),
         "samples" => samples::run(dir),
         "sccache" => sccache::run(dir),
         _ => Err(format!("unknown kind {kind}")),
@@ -570,6 +571,32 @@ mod samples {
             "disk_read_max": max(&|s| s.disk.map(|d| d.0)),
             "disk_written_max": max(&|s| s.disk.map(|d| d.1)),
         })
+    }
+
+    /// `Line` with its time left unread: serde's untagged enum buffers
+    /// the value before it tries each variant, which a floor should not pay.
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct FloorLine<'a> {
+        #[serde(borrow)]
+        ts: sonic_rs::LazyValue<'a>,
+        #[serde(borrow)]
+        node: Cow<'a, str>,
+        cpu: Option<Cpu>,
+        mem: Option<Mem>,
+        disk: Option<Disk>,
+        net: Option<Net>,
+        load1: Option<f64>,
+    }
+
+    /// The library's floor for samples.jsonl: every line parsed into the
+    /// same fields, the time left unread, nothing aggregated.
+    pub fn parse_only(dir: &Path) -> Res<String> {
+        let buf = read(dir, "samples.jsonl")?;
+        let parsed: usize = lines(&buf)
+            .map(|l| usize::from(sonic_rs::from_slice::<FloorLine>(l).is_ok()))
+            .sum();
+        Ok(format!("{{\"parsed\":{parsed}}}"))
     }
 
     pub fn run(dir: &Path) -> Res<String> {
