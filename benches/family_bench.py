@@ -149,9 +149,9 @@ def measure(b, kind, name):
     for _ in range(b.ROUNDS):
         report.append(b.timed([b.BIN, "report", d, "--out", out, "-q"]))
         base.append(b.timed([b.BASELINE, kind, d]))
-        if kind == "zot":
+        if kind in ("zot", "samples"):
             # The library's floor: the same parse with nothing aggregated.
-            floor.append(b.timed([b.BASELINE, "zot-parse", d]))
+            floor.append(b.timed([b.BASELINE, f"{kind}-parse", d]))
         cat.append(b.timed(["cat", log]))
     return {"name": name, "bytes": os.path.getsize(log), "report": report, "baseline": base, "floor": floor,
             "cat": cat, "peaks": memory(b, kind, name, d, out)}
