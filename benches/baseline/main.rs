@@ -22,8 +22,10 @@
 //! ```
 //!
 //! `zot-parse` and `samples-parse` are the library's floor: the same map,
-//! split and sonic-rs parse of every line into the same struct, with
-//! nothing aggregated (they print how many lines parsed).
+//! split and sonic-rs parse of every line, with nothing aggregated (they
+//! print how many lines parsed). `zot-parse` parses into the baseline's own
+//! struct; `samples-parse` into the same fields with the time left unread
+//! (see `FloorLine`), a cheaper parse than the baseline's own.
 
 use rayon::prelude::*;
 use serde::Deserialize;
