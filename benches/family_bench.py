@@ -126,7 +126,8 @@ def check(b, kind, name, d, tally, out):
                                           text=True).stdout)
         records = data["inputs"][FILES[kind]]["records"]
         if floor["parsed"] < records:
-            diffs.append(f"the library floor parsed {floor['parsed']} lines, fewer than perfreport's {records} records")
+            sys.exit(f"ABORT: the library floor ({kind}-parse) parsed {floor['parsed']} lines of {name} ({d}), "
+                     f"fewer than perfreport's {records} records: its timings would not be a floor")
     if diffs:
         sys.exit(f"ABORT: perfreport and the {kind} baseline disagree on {name} ({d}):\n  " + "\n  ".join(diffs))
 
@@ -176,7 +177,7 @@ def row(r):
     rep, base = statistics.median(r["report"]), statistics.median(r["baseline"])
     peaks = r["peaks"]
     flat = (max(peaks) - min(peaks)) / min(peaks) * 100
-    mark = " †" if r["steal"]["kept_over"] else ""
+    mark = " †" if r.get("steal", {}).get("kept_over") else ""
     return (f"| `{r['name']}`{mark} | {spread(r['report'])} | {r['bytes'] / rep / 1e9:.2f} | {spread(r['baseline'])} | "
             f"{r['bytes'] / base / 1e9:.2f} | {rep / base:.2f}× | "
             f"{spread(r['floor']) if r['floor'] else '—'} | {statistics.median(r['cat']):.3f} s | "
@@ -192,7 +193,7 @@ def table(b, kind, rows):
             "library floor: sonic-rs parse only, nothing aggregated | cat | "
             "peak RssAnon MB at 30 MB / 300 MB / 1 GB (spread) |",
             "|---|---|---|---|---|---|---|---|---|"]
-    return head + [row(r) for r in rows] + ["", b.steal_note(b.steal_sum([r["steal"] for r in rows])), ""]
+    return head + [row(r) for r in rows] + ["", b.steal_note(b.steal_sum([r["steal"] for r in rows]), marked=True), ""]
 
 
 def worst_in_the_whole_report(b, worst):
