@@ -109,7 +109,8 @@ def timed(cmd, retry=True):
     for a command whose second run would not do the first's work (an
     incremental publish)."""
     tries = STEAL_TRIES if retry else 1
-    best = None
+    # (ticks stolen, wall, share) of the run kept so far; `stolen` of the last.
+    best, stolen = None, False
     for attempt in range(tries):
         before = stolen_ticks()
         t = time.perf_counter()
@@ -125,23 +126,22 @@ def timed(cmd, retry=True):
         ticks = after - before
         share = ticks / TICK / (wall * CORES)
         stolen = ticks > CORES and share > STEAL_LIMIT
-        if not stolen:
-            best = (wall, share, False)
-            break
         # Among stolen runs the fewest ticks, then the shortest: by share
         # alone the slower of two equally stolen runs would be kept.
-        if best is None or (ticks, wall) < best[3:]:
-            best = (wall, share, True, ticks, wall)
+        if not stolen or best is None or (ticks, wall) < best[:2]:
+            best = (ticks, wall, share)
+        if not stolen:
+            break
         if attempt + 1 < tries:
             STEAL["extra"] += 1
             # A moment for the host's burst to pass.
             time.sleep(0.5)
     STEAL["runs"] += 1
     STEAL["retried"] += attempt > 0
-    STEAL["shares"].append(best[1])
-    if best[2]:
+    STEAL["shares"].append(best[2])
+    if stolen:
         STEAL["kept_over" if retry else "once_over"] += 1
-    return best[0]
+    return best[1]
 
 
 def steal_mark():
