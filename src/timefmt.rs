@@ -215,6 +215,15 @@ pub fn parse_nginx_local(s: &str) -> Option<Micros> {
     Some(civil_micros(year, month, day, h, m, sec)? - offset_us)
 }
 
+/// A count with its noun, plural when it is not one: `1 check`, `3 checks`.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// A size in bytes for display, in powers of 1000: `6.4 GB`, `512 B`.
 pub fn human_bytes(b: f64) -> String {
     let units = ["B", "kB", "MB", "GB", "TB"];

@@ -80,11 +80,25 @@ pub fn newest_comparable<'a>(all: &'a [RunFigures], run: &RunFigures) -> Vec<&'a
 
 /// The band of one metric of one target over `runs`.
 pub fn metric_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
+    band_of(runs, metric, |r| {
+        let t = r.targets.get(target)?;
+        Some((t.metric(metric)?, t.loaded == Some(true)))
+    })
+}
+
+/// The band of one metric of one node over `runs` (compare's node rows).
+pub fn node_band(runs: &[&RunFigures], node: &str, metric: &str) -> MetricBand {
+    band_of(runs, metric, |r| Some((r.nodes.get(node)?.metric(metric)?, false)))
+}
+
+/// The band of `metric` over the points `point` finds in `runs`: each a
+/// value and whether its node ended the run loaded.
+fn band_of(runs: &[&RunFigures], metric: &str, point: impl Fn(&RunFigures) -> Option<(f64, bool)>) -> MetricBand {
     let points: Vec<(&RunFigures, f64, bool)> = runs
         .iter()
         .filter_map(|r| {
-            let t = r.targets.get(target)?;
-            Some((*r, t.metric(metric)?, t.loaded == Some(true)))
+            let (value, loaded) = point(r)?;
+            Some((*r, value, loaded))
         })
         .collect();
     let values: Vec<f64> = points.iter().map(|p| p.1).collect();

@@ -34,6 +34,9 @@ pub struct TargetFigures {
     pub loaded: Option<bool>,
     /// Why `loaded` is true (the load and cores) or unknown.
     pub load: Option<String>,
+    /// Why a metric is `None`, keyed by metric (what the gate says instead of a verdict).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub why_null: BTreeMap<String, String>,
 }
 
 impl TargetFigures {
@@ -65,6 +68,31 @@ pub struct RunFigures {
     /// The last target of the critical node: the run's own headline.
     pub critical_target: Option<String>,
     pub targets: BTreeMap<String, TargetFigures>,
+    /// What compare weighs of each node (busy, idle, CPU), keyed by node.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nodes: BTreeMap<String, NodeFigures>,
+}
+
+/// The node metrics compare shows, in its order.
+pub const NODE_METRICS: [&str; 3] = ["busy_s", "idle_s", "cpu_pct_mean"];
+
+/// What history keeps of one node of one run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeFigures {
+    pub busy_s: Option<f64>,
+    pub idle_s: Option<f64>,
+    pub cpu_pct_mean: Option<f64>,
+}
+
+impl NodeFigures {
+    pub fn metric(&self, metric: &str) -> Option<f64> {
+        match metric {
+            "busy_s" => self.busy_s,
+            "idle_s" => self.idle_s,
+            "cpu_pct_mean" => self.cpu_pct_mean,
+            _ => None,
+        }
+    }
 }
 
 /// The coordinates runs must share to be pooled. A run without mode or arch
@@ -109,6 +137,18 @@ impl RunFigures {
                 .targets
                 .iter()
                 .map(|t| (t.name.clone(), target_figures(v, t)))
+                .collect(),
+            nodes: v
+                .nodes
+                .iter()
+                .map(|n| {
+                    let f = NodeFigures {
+                        busy_s: n.busy_s,
+                        idle_s: n.idle_s,
+                        cpu_pct_mean: n.cpu_pct_mean,
+                    };
+                    (n.name.clone(), f)
+                })
                 .collect(),
         }
     }
@@ -164,6 +204,10 @@ fn target_figures(v: &View, t: &crate::view::TargetView) -> TargetFigures {
         steps_cached: t.steps_cached.map(|x| x as f64),
         loaded,
         load,
+        why_null: METRICS
+            .iter()
+            .filter_map(|m| Some((m.to_string(), t.why_null.get(*m)?.clone())))
+            .collect(),
     }
 }
 

@@ -31,6 +31,27 @@ pub fn quote_controls(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Text for an XML attribute or element (a JUnit report). Markup
+/// characters become entities; control characters, which XML 1.0 cannot
+/// carry at all, are quoted visibly as [`quote_controls`] does.
+pub fn xml(s: &str) -> String {
+    let s = quote_controls(s);
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // Noncharacters XML forbids as well.
+            '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Text for anywhere in a markdown document (paragraph, list item, heading,
 /// table cell) that no renderer turns into a block, a link, an image or HTML.
 /// A pair of backticks marks a code span, as perfreport's own messages do
