@@ -385,7 +385,7 @@ fn markdown_page(title: &str, md: &str) -> String {
 }
 
 /// The site-wide pages: the run list the selectors read, the history from
-/// the manifest's figures, and the index with each run's history headline.
+/// the manifest's figures, and the index with each run's gate verdict.
 fn write_site_pages(
     opts: &PublishOptions,
     runs: &[RunEntry],
@@ -401,13 +401,13 @@ fn write_site_pages(
         render::html::script_safe(&serde_json::to_string(&runs_js).unwrap_or_else(|_| "[]".into()))
     );
     write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
-    let headlines = crate::history::site::write(opts.site, &opts.root.display().to_string(), figures, unreadable)?;
+    let verdicts = crate::history::site::write(opts.site, &opts.root.display().to_string(), figures, unreadable)?;
     let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
     t.autoescape_on(vec!["site.html"]);
     let mut ctx = tera::Context::new();
     ctx.insert("css", render::ratios::CSS);
     ctx.insert("runs", runs);
-    ctx.insert("headlines", &headlines);
+    ctx.insert("verdicts", &verdicts);
     ctx.insert("bench", &opts.bench.is_some());
     let index = t.render("site.html", &ctx).map_err(|e| Error::Template {
         name: "site.html".into(),

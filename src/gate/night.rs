@@ -204,8 +204,16 @@ pub fn gate_run(all: &[RunFigures], run: &RunFigures) -> GatedRun {
     g
 }
 
-/// Why a run with history had no metric to gate: its first metric's reason.
+/// Why a run with history had no metric to gate: too few runs before it,
+/// else its first metric's reason.
 fn no_band_why(checks: &[Check], runs: usize) -> String {
+    use crate::analysis::spread::MIN_GATE_N;
+    if runs < MIN_GATE_N {
+        return format!(
+            "{} before it, a band needs {MIN_GATE_N}",
+            crate::timefmt::count(runs, "comparable run")
+        );
+    }
     let first = checks
         .iter()
         .map(|c| c.verdict.as_str())

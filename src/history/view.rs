@@ -57,6 +57,10 @@ pub struct KeyView {
     pub load_unknown: BTreeMap<String, BTreeMap<String, String>>,
     /// Why a field above is `null`.
     pub why_null: BTreeMap<String, String>,
+    /// The gate's verdict on the key's newest run against the runs before it.
+    pub newest_verdict: crate::gate::night::Verdict,
+    /// That verdict in words ("regressed: pytorch build_s +13.5%", "not gated: ...").
+    pub newest_verdict_words: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -163,7 +167,8 @@ fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
     }
 }
 
-fn key_view(key: &Key, runs: &[&RunFigures]) -> KeyView {
+/// `all`: every run of the history, which the newest run is gated against.
+fn key_view(key: &Key, runs: &[&RunFigures], all: &[RunFigures]) -> KeyView {
     let mut targets: BTreeMap<String, BTreeMap<String, MetricView>> = BTreeMap::new();
     let mut loaded: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut load_unknown: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
@@ -196,6 +201,7 @@ fn key_view(key: &Key, runs: &[&RunFigures]) -> KeyView {
         }
     }
     let note = (runs.len() == 1).then(|| format!("One run only ({}): no trend to draw", runs[0].stamp));
+    let gated = runs.last().map(|newest| crate::gate::night::gate_run(all, newest));
     KeyView {
         mode: key.mode.clone(),
         arch: key.arch.clone(),
@@ -210,6 +216,10 @@ fn key_view(key: &Key, runs: &[&RunFigures]) -> KeyView {
         loaded,
         load_unknown,
         why_null,
+        newest_verdict: gated
+            .as_ref()
+            .map_or(crate::gate::night::Verdict::NotGated, |g| g.verdict),
+        newest_verdict_words: gated.map_or_else(|| "not gated: no run".into(), |g| g.verdict_line()),
     }
 }
 
@@ -270,13 +280,21 @@ pub fn build(root: &str, runs: &[RunFigures]) -> HistoryView {
             None => by_key.entry(r.key()).or_default().push(r),
         }
     }
-    let keys = by_key
+    let mut keys: Vec<KeyView> = by_key
         .iter_mut()
-        .map(|(k, runs)| {
-            runs.sort_by(|a, b| a.order().cmp(&b.order()));
-            key_view(k, runs)
+        .map(|(k, key_runs)| {
+            key_runs.sort_by(|a, b| a.order().cmp(&b.order()));
+            key_view(k, key_runs, runs)
         })
         .collect();
+    // What moved leads: keys whose newest run regressed, then those with a
+    // trend, then keys of one run (which history.md lists on one line).
+    keys.sort_by_key(|k| {
+        (
+            k.newest_verdict != crate::gate::night::Verdict::Regressed,
+            k.runs.len() == 1,
+        )
+    });
     left_out.sort_by(|a, b| a.run.cmp(&b.run));
     HistoryView {
         schema: 1,
@@ -359,12 +377,13 @@ mod tests {
         assert_eq!(
             labels,
             [
-                "cold · gfx1201 · max_jobs not recorded",
                 "warm · gfx1201 · max_jobs not recorded",
+                "cold · gfx1201 · max_jobs not recorded",
                 "unknown: nightly/legacy (run.json gives no mode)"
-            ]
+            ],
+            "a key with a trend leads; keys of one run follow, in key order"
         );
-        let warm = &h.keys[1];
+        let warm = &h.keys[0];
         assert_eq!(warm.runs.first().map(String::as_str), Some("n0"), "oldest first");
         let b = &warm.targets["pytorch"]["build_s"];
         assert_eq!((b.n, b.median, b.newest), (10, Some(1000.0), Some(1150.0)));

@@ -295,5 +295,8 @@ fn gate_of_one_run_prints_json_without_expectations_using_the_folder_it_lives_in
 fn keep_lane_root() {
     let root = lane_root();
     let _ = std::fs::remove_dir_all("/tmp/lane");
-    std::process::Command::new("cp").args(["-r", root.path().to_str().unwrap(), "/tmp/lane"]).status().unwrap();
+    std::process::Command::new("cp")
+        .args(["-r", root.path().to_str().unwrap(), "/tmp/lane"])
+        .status()
+        .unwrap();
 }
