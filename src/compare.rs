@@ -105,11 +105,10 @@ fn change(metric: &'static str, a: Option<f64>, b: Option<f64>, band: (f64, Stri
     }
 }
 
-/// The noise band of a target's metric: the gate's band (3× the spread of
-/// the newest comparable runs, `history::bands`), with how many runs it rests
-/// on; without enough history the default, said as an assumption.
-fn noise_band(comparable: &[&RunFigures], target: &str, metric: &str) -> (f64, String, usize) {
-    let b = crate::history::bands::metric_band(comparable, target, metric);
+/// The noise band of a metric from its band over the comparable runs before
+/// B (the gate's: 3× their spread, `history::bands`), with how many runs it
+/// rests on; without enough history the default, said as an assumption.
+fn noise_band(b: crate::history::bands::MetricBand) -> (f64, String, usize) {
     match (b.spread_pct, b.band_pct) {
         (Some(s), band) => {
             let wide = match band {
@@ -141,7 +140,8 @@ fn noise_band(comparable: &[&RunFigures], target: &str, metric: &str) -> (f64, S
 }
 
 /// Compares B against A. `history`: the runs of a history root; those
-/// comparable with A (same mode, arch and job width) set the noise bands.
+/// comparable with B (same mode, arch and job width) that started before it
+/// set the noise bands, so no band rests on a night after B.
 pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
     let mut out = CompareView {
         a: a.stamp.clone(),
@@ -163,7 +163,9 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
         }
         Comparability::Yes { warnings } => out.warnings = warnings,
     }
-    let history = crate::history::bands::newest_comparable(history, &RunFigures::from_view("", a));
+    let history = crate::history::bands::earlier(history, &RunFigures::from_view("", b));
+    let target_band = |t: &str, m: &str| noise_band(crate::history::bands::metric_band(&history, t, m));
+    let node_band = |n: &str, m: &str| noise_band(crate::history::bands::node_band(&history, n, m));
     type Get = fn(&crate::view::TargetView) -> Option<f64>;
     let metrics: [(&'static str, Get); 5] = [
         ("total_s", |t| t.total_s),
@@ -183,7 +185,7 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
         };
         let changes = metrics
             .iter()
-            .map(|(m, get)| change(m, get(ta), get(tb), noise_band(&history, &ta.name, m)))
+            .map(|(m, get)| change(m, get(ta), get(tb), target_band(&ta.name, m)))
             .collect();
         out.targets.push(TargetChange {
             target: ta.name.clone(),
@@ -197,11 +199,15 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
         let Some(nb) = b.nodes.iter().find(|n| n.name == na.name) else {
             continue;
         };
-        let d = || (DEFAULT_BAND_PCT, "default".to_string(), 0);
         let changes = vec![
-            change("busy_s", na.busy_s, nb.busy_s, d()),
-            change("idle_s", na.idle_s, nb.idle_s, d()),
-            change("cpu_pct_mean", na.cpu_pct_mean, nb.cpu_pct_mean, d()),
+            change("busy_s", na.busy_s, nb.busy_s, node_band(&na.name, "busy_s")),
+            change("idle_s", na.idle_s, nb.idle_s, node_band(&na.name, "idle_s")),
+            change(
+                "cpu_pct_mean",
+                na.cpu_pct_mean,
+                nb.cpu_pct_mean,
+                node_band(&na.name, "cpu_pct_mean"),
+            ),
         ];
         out.nodes.push(TargetChange {
             target: na.name.clone(),
@@ -256,6 +262,15 @@ fn provenance_footer(c: &CompareView) -> String {
     )
 }
 
+/// A change's band with what it rests on: "±4.2% (3 earlier runs)", or assumed.
+fn band_cell(ch: &Change) -> String {
+    let from = match ch.band_runs {
+        0 => "assumed".to_string(),
+        n => crate::timefmt::count(n, "earlier run"),
+    };
+    format!("±{:.1}% ({from})", ch.band_pct)
+}
+
 /// The comparison as markdown; every name from the runs is escaped as
 /// markdown text (it lands in the published report page too).
 pub fn render_markdown(c: &CompareView) -> String {
@@ -272,7 +287,7 @@ pub fn render_markdown(c: &CompareView) -> String {
         s.push_str(&format!("- ⚠ {}\n", md(w)));
     }
     s.push_str(&format!(
-        "\n## Targets\n\nA change inside its band is noise. A band is {}× the metric's robust spread over the newest {} earlier comparable runs of the history root (how many, beside it); with fewer than {} it is ±{DEFAULT_BAND_PCT}%, assumed.\n\n| target | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n",
+        "\n## Targets\n\nA change inside its band is noise. A band is {}× the metric's robust spread over the newest {} comparable runs of the history root that started before B (how many, beside it); with fewer than {} it is ±{DEFAULT_BAND_PCT}%, assumed. Nodes are banded the same way.\n\n| target | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n",
         crate::analysis::spread::BAND_SPREADS,
         crate::analysis::spread::WINDOW,
         crate::analysis::spread::MIN_SPREAD_N,
@@ -282,15 +297,11 @@ pub fn render_markdown(c: &CompareView) -> String {
             let name = if i == 0 { md(&t.target) } else { String::new() };
             let pct = ch.delta_pct.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "—".into());
             s.push_str(&format!(
-                "| {name} | {} | {} | {} | {pct} | ±{:.1}% ({}) | {} |\n",
+                "| {name} | {} | {} | {} | {pct} | {} | {} |\n",
                 ch.metric,
                 num(ch.a),
                 num(ch.b),
-                ch.band_pct,
-                match ch.band_runs {
-                    0 => "assumed".to_string(),
-                    n => format!("{n} runs"),
-                },
+                band_cell(ch),
                 ch.verdict
             ));
         }
@@ -303,16 +314,17 @@ pub fn render_markdown(c: &CompareView) -> String {
             ));
         }
     }
-    s.push_str("\n## Nodes\n\n| node | metric | A | B | change | verdict |\n|---|---|--:|--:|--:|---|\n");
+    s.push_str("\n## Nodes\n\n| node | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n");
     for n in &c.nodes {
         for ch in &n.changes {
             let pct = ch.delta_pct.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "—".into());
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {pct} | {} |\n",
+                "| {} | {} | {} | {} | {pct} | {} | {} |\n",
                 md(&n.target),
                 ch.metric,
                 num(ch.a),
                 num(ch.b),
+                band_cell(ch),
                 ch.verdict
             ));
         }
@@ -353,7 +365,8 @@ mod tests {
         let runs = [run(90.0), run(100.0), run(110.0)];
         let refs: Vec<&RunFigures> = runs.iter().collect();
         // Median 100, MAD 10: spread 14.826%, band 3× that.
-        let (band, from, n) = noise_band(&refs, "pytorch", "build_s");
+        let band_of = |runs: &[&RunFigures]| noise_band(crate::history::bands::metric_band(runs, "pytorch", "build_s"));
+        let (band, from, n) = band_of(&refs);
         assert!((band - 44.478).abs() < 1e-9, "{band}");
         assert_eq!(
             (from.as_str(), n),
@@ -362,10 +375,10 @@ mod tests {
         // Identical runs show no spread: the band is floored, so 100 s -> 100.5 s is noise.
         let same = [run(100.0), run(100.0), run(100.0)];
         let same: Vec<&RunFigures> = same.iter().collect();
-        let (band, from, _) = noise_band(&same, "pytorch", "build_s");
+        let (band, from, _) = band_of(&same);
         assert_eq!(band, 5.0, "5 s of 100 s: {from}");
         assert_eq!(verdict("build_s", 100.0, 100.5, band), "within noise");
-        let (band, from, n) = noise_band(&refs[..2], "pytorch", "build_s");
+        let (band, from, n) = band_of(&refs[..2]);
         assert_eq!((band, n), (DEFAULT_BAND_PCT, 0));
         assert!(from.starts_with("assumed: no history (2 earlier"), "{from}");
     }
