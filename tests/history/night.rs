@@ -291,12 +291,97 @@ fn gate_of_one_run_prints_json_without_expectations_using_the_folder_it_lives_in
 }
 
 #[test]
-#[ignore]
-fn keep_lane_root() {
+fn compares_band_rests_only_on_runs_before_b_and_says_how_many_for_targets_and_nodes() {
     let root = lane_root();
-    let _ = std::fs::remove_dir_all("/tmp/lane");
-    std::process::Command::new("cp")
-        .args(["-r", root.path().to_str().unwrap(), "/tmp/lane"])
-        .status()
-        .unwrap();
+    let (a, b) = (root.path().join(stamp(3)), root.path().join(stamp(4)));
+    let (a, b, r) = (a.to_str().unwrap(), b.to_str().unwrap(), root.path().to_str().unwrap());
+    let o = perfreport(&["compare", a, b, "--history", r, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let change = |rows: &str, name: &str, metric: &str| -> Value {
+        let row = c[rows]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["target"] == name)
+            .unwrap();
+        let changes = row["changes"].as_array().unwrap();
+        changes.iter().find(|ch| ch["metric"] == metric).cloned().unwrap()
+    };
+    // Nights 0..3 started before B; the eight later nights (and the regressed one) do not count.
+    let build = change("targets", "pytorch", "build_s");
+    assert_eq!(build["band_runs"], 4, "{build}");
+    assert!(
+        build["band_from"].as_str().unwrap().contains("over 4 earlier runs"),
+        "{build}"
+    );
+    let busy = change("nodes", "strix", "busy_s");
+    assert_eq!(busy["band_runs"], 4, "a node row has a band from the same runs: {busy}");
+    let text = stdout(&perfreport(&["compare", a, b, "--history", r]));
+    let node_row = text
+        .lines()
+        .find(|l| l.starts_with("| strix | busy_s"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(node_row.contains("(4 earlier runs)"), "{node_row}");
+}
+
+/// Runs scripts/nightly.sh as a lane would, offline: the "harness" copies a
+/// prepared night into the root. Returns its exit status.
+fn nightly_lane(root: &Path, night_src: &Path, out: &Path, extra: &[(&str, &str)]) -> Option<i32> {
+    let mut cmd = std::process::Command::new("bash");
+    cmd.arg(crate::util::root().join("scripts/nightly.sh"))
+        .env("PERF_ROOT", root)
+        .env(
+            "HARNESS",
+            format!("cp -r '{}' '{}/'", night_src.display(), root.display()),
+        )
+        .env("PERFREPORT", env!("CARGO_BIN_EXE_perfreport"))
+        .env("ARTIFACT_DIR", out.join("artifact"))
+        .env("SITE", out.join("site"))
+        .env("SUMMARY", out.join("summary.md"))
+        .env_remove("ALLOW_EMPTY");
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap();
+    eprintln!("{}", String::from_utf8_lossy(&o.stderr));
+    o.status.code()
+}
+
+#[test]
+fn the_nightly_script_reports_gates_and_publishes_and_exits_with_the_gates_status() {
+    let root = tempfile::tempdir().unwrap();
+    for night in 0..STEP_NIGHT {
+        write_night(root.path(), &Night::plain(night));
+    }
+    let tonight = tempfile::tempdir().unwrap();
+    let src = write_night(tonight.path(), &Night::plain(STEP_NIGHT));
+    let out = tempfile::tempdir().unwrap();
+    assert_eq!(
+        nightly_lane(root.path(), &src, out.path(), &[]),
+        Some(1),
+        "the regressed night fails the lane"
+    );
+    let artifact = out.path().join("artifact");
+    let report = std::fs::read_to_string(artifact.join("report/report.md")).unwrap();
+    assert!(report.contains(&stamp(STEP_NIGHT)), "the artifact is tonight's report");
+    let junit = std::fs::read_to_string(artifact.join("gate.xml")).unwrap();
+    assert!(junit.contains("<failure message=\"+1"), "{junit}");
+    let summary = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
+    assert!(summary.contains("❌ **regressed**"), "{summary}");
+    let index = std::fs::read_to_string(out.path().join("site/index.html")).unwrap();
+    assert!(
+        index.contains("class=\"verdict regressed\""),
+        "the site was published with the verdict"
+    );
+
+    // A lane's first night: nothing to gate is 3, or 0 with ALLOW_EMPTY=1.
+    let first = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    assert_eq!(nightly_lane(first.path(), &src, out.path(), &[]), Some(3));
+    let again = tempfile::tempdir().unwrap();
+    assert_eq!(
+        nightly_lane(again.path(), &src, out.path(), &[("ALLOW_EMPTY", "1")]),
+        Some(0)
+    );
 }
