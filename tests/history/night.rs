@@ -385,3 +385,60 @@ fn the_nightly_script_reports_gates_and_publishes_and_exits_with_the_gates_statu
         Some(0)
     );
 }
+
+#[test]
+fn the_site_index_shows_each_runs_verdict_in_words_and_colour_in_chromium() {
+    let Some(path) = crate::page::chromium() else { return };
+    let root = lane_root();
+    let site = tempfile::tempdir().unwrap();
+    let o = crate::util::publish(root.path(), site.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let browser = crate::page::launch(path);
+    let tab = browser.new_tab().unwrap();
+    let url = format!("file://{}", site.path().join("index.html").display());
+    tab.navigate_to(&url).unwrap().wait_until_navigated().unwrap();
+    let js = "JSON.stringify([...document.querySelectorAll('#runs tbody tr')].map(tr => { \
+              const v = tr.querySelector('td.verdict'); \
+              return {run: tr.dataset.run, cls: v.className, text: v.textContent.trim(), colour: getComputedStyle(v).color, \
+                      headline: tr.cells[tr.cells.length - 2].textContent.trim()}; }))";
+    let rows: Value = serde_json::from_str(crate::page::eval(&tab, js).as_str().unwrap()).unwrap();
+    let row = |run: &str| -> &Value {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["run"] == run)
+            .unwrap_or_else(|| panic!("{run}: {rows}"))
+    };
+    let regressed = row(&stamp(STEP_NIGHT));
+    assert_eq!(regressed["cls"], "verdict regressed");
+    assert!(
+        regressed["text"]
+            .as_str()
+            .unwrap()
+            .contains("regressed: pytorch build_s +"),
+        "{regressed}"
+    );
+    assert!(
+        regressed["headline"].as_str().unwrap().starts_with("pytorch +"),
+        "the regressed target's figure: {regressed}"
+    );
+    let passed = row(&stamp(STEP_NIGHT - 1));
+    assert_eq!(passed["cls"], "verdict passed");
+    assert!(passed["text"].as_str().unwrap().contains("passed ("), "{passed}");
+    let mi350 = row(&format!("mi350--{}", stamp(STEP_NIGHT + 1)));
+    assert!(
+        mi350["text"].as_str().unwrap().contains("not gated: no comparable run"),
+        "{mi350}"
+    );
+    // Colour repeats the words: regressed, passed and not gated each read apart.
+    let colours: std::collections::BTreeSet<&str> = [regressed, passed, mi350]
+        .iter()
+        .map(|r| r["colour"].as_str().unwrap())
+        .collect();
+    assert_eq!(colours.len(), 3, "{rows}");
+    // The headline follows pytorch, the key's most expensive target, on every gfx1201 night.
+    for night in 5..STEP_NIGHT {
+        let h = row(&stamp(night))["headline"].as_str().unwrap().to_string();
+        assert!(h.starts_with("pytorch "), "night {night}: {h}");
+    }
+}
