@@ -16,6 +16,9 @@ mod hostile_paths;
 #[path = "../charts/pictures.rs"]
 mod pictures;
 
+#[path = "../hostile/links.rs"]
+mod links;
+
 #[path = "../hostile/strings.rs"]
 mod strings;
 
