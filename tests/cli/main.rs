@@ -19,6 +19,9 @@ mod pictures;
 #[path = "../hostile/links.rs"]
 mod links;
 
+#[path = "../hostile/named_outputs.rs"]
+mod named_outputs;
+
 #[path = "../hostile/strings.rs"]
 mod strings;
 
