@@ -156,3 +156,64 @@ fn a_symlink_to_a_regular_file_is_refused_unless_follow_links() {
     }
 }
 
+/// A reader that stops reading (`| head -c 10`): every printing subcommand
+/// ends quietly, by SIGPIPE or exit 0 (or its own verdict), never with a
+/// panic's exit 101 and its "failed printing to stdout: Broken pipe".
+#[test]
+fn a_closed_standard_output_ends_every_printing_subcommand_quietly() {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::process::ExitStatusExt;
+    let (cold, warm) = (sample(COLD), sample(super::WARM));
+    let (cold, warm) = (cold.to_str().unwrap(), warm.to_str().unwrap());
+    let root = tempfile::tempdir().unwrap();
+    for (stamp, src) in [(COLD, cold), (super::WARM, warm)] {
+        std::fs::create_dir(root.path().join(stamp)).unwrap();
+        super::copy_run(Path::new(src), &root.path().join(stamp));
+    }
+    let root_s = root.path().to_str().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let out_s = out.path().to_str().unwrap();
+    let log = out.path().join("build.log");
+    std::fs::write(&log, "#5 [pytorch builder  1/11] FROM docker.io/rocm/dev\n#5 CACHED\n").unwrap();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["history", root_s, "--out", out_s, "--json"],
+        vec!["history", root_s, "--out", out_s],
+        vec!["trace", cold],
+        vec!["placement", cold],
+        vec!["placement", cold, "--json"],
+        vec!["placement", cold, "--costs-out", "-"],
+        vec!["check", cold],
+        vec!["check", cold, "--json"],
+        vec!["compare", cold, warm],
+        vec!["compare", cold, warm, "--json"],
+        vec!["gate", warm, "--history", root_s],
+        vec!["gate", warm, "--history", root_s, "--json"],
+        vec!["buildlog", log.to_str().unwrap(), "--target", "pytorch"],
+    ];
+    for args in commands {
+        // A pipe whose reader is gone before the command writes a byte.
+        let mut fds = [0; 2];
+        // SAFETY: an out-parameter of two descriptors, each owned once below.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let (read_end, write_end) = unsafe {
+            (
+                std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+                std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+            )
+        };
+        drop(read_end);
+        let o = Command::new(env!("CARGO_BIN_EXE_perfreport"))
+            .args(&args)
+            .env_remove("PERF_ROOT")
+            .stdout(std::process::Stdio::from(write_end))
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{args:?}: {err}");
+        assert!(
+            o.status.signal() == Some(libc::SIGPIPE) || matches!(o.status.code(), Some(0 | 1)),
+            "{args:?}: {:?} {err}",
+            o.status
+        );
+    }
+}
