@@ -31,6 +31,30 @@ pub fn quote_controls(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// SVG (XML) text and attributes: every character XML 1.0 does not allow
+/// (the C0 controls but tab, newline and carriage return; U+FFFE, U+FFFF)
+/// and the ones it discourages (DEL, the C1 controls) as a visible quote
+/// (`\u{1b}`), so an ESC in a name cannot make a chart invalid XML that no
+/// viewer draws. `&`, `<`, `>` and quotes are plotters' to escape, and
+/// are left alone: this runs over each whole chart, once (see `charts::svg`).
+pub fn xml_chars(s: &str) -> Cow<'_, str> {
+    let bad = |c: char| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}')
+    };
+    if !s.chars().any(bad) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if bad(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Text for anywhere in a markdown document (paragraph, list item, heading,
 /// table cell) that no renderer turns into a block, a link, an image or HTML.
 /// A pair of backticks marks a code span, as perfreport's own messages do
@@ -278,6 +302,15 @@ mod tests {
         assert_eq!(md_text("1. x"), "1\\. x");
         assert_eq!(md_text("see http://x and www.y"), "see http\\://x and www\\.y");
         assert_eq!(md_text("a@b.c"), "a`@`b.c");
+    }
+
+    #[test]
+    fn characters_xml_does_not_allow_are_quoted_and_the_rest_left_to_plotters() {
+        assert_eq!(
+            xml_chars("a\u{1b}[2J\u{7}b\u{85}\u{fffe}\tc\n<&>"),
+            "a\\u{1b}[2J\\u{7}b\\u{85}\\u{fffe}\tc\n<&>"
+        );
+        assert!(matches!(xml_chars("<text>plain</text>\n"), Cow::Borrowed(_)));
     }
 
     #[test]
