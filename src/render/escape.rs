@@ -94,8 +94,15 @@ pub fn md_code(s: &str) -> String {
         if s.is_empty() {
             return EMPTY.into();
         }
+        // Escaped text, its backticks too: a bare one would pair with a
+        // backtick of the next value and take the words between into code.
         let mut out = String::new();
-        plain(&s, true, &mut out);
+        for (i, part) in s.split('`').enumerate() {
+            if i > 0 {
+                out.push_str("\\`");
+            }
+            plain(part, i == 0, &mut out);
+        }
         out
     })
 }
@@ -284,6 +291,28 @@ mod tests {
         assert_eq!(md_code(""), EMPTY);
         assert_eq!(md_code("a``b"), "```a``b```");
         assert_eq!(md_code("`x"), "`` `x ``");
+    }
+
+    #[test]
+    fn no_backtick_of_a_value_pairs_with_one_of_the_next() {
+        let values = ["a`|b", "`x|", "x|`", "|``|", "`a`b`", "``", "a`b", "`|`", "x``|"];
+        for escape in [md_code as fn(&str) -> String, md_text] {
+            for a in values {
+                for b in values {
+                    let md = format!("- {} the template's words {}\n", escape(a), escape(b));
+                    let code: Vec<String> = Parser::new_ext(&md, Options::ENABLE_TABLES)
+                        .filter_map(|e| match e {
+                            Event::Code(t) => Some(t.to_string()),
+                            _ => None,
+                        })
+                        .collect();
+                    assert!(
+                        code.iter().all(|c| !c.contains("words")),
+                        "{a:?}, {b:?} -> {md:?}: {code:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
