@@ -53,12 +53,28 @@ enum Command {
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PERFREPORT_COMMIT"), ")");
 
 fn main() -> ExitCode {
-    match run(Cli::parse().command) {
+    let command = Cli::parse().command;
+    if !matches!(command, Command::Serve(_)) {
+        end_quietly_on_a_closed_stdout();
+    }
+    match run(command) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("perfreport: {}", quote(&format!("{e:#}")));
             ExitCode::from(EXIT_USAGE)
         }
+    }
+}
+
+/// A reader that stops reading (`perfreport history --json | head -c 10`)
+/// ends the command as it ends `cat`: by SIGPIPE, exit status 141 in a
+/// shell, with nothing printed. Rust ignores SIGPIPE, which turns the closed
+/// pipe into an error that `print!` panics on. Not for `serve`, whose
+/// sockets a client may close at any time.
+fn end_quietly_on_a_closed_stdout() {
+    // SAFETY: restores the default action of one signal, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

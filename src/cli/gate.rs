@@ -37,7 +37,7 @@ pub struct Args {
     /// Exit 0 instead of 3 when nothing could be gated (a lane's first nights).
     #[arg(long)]
     allow_empty: bool,
-    /// Write the verdicts as JUnit XML (a testsuite per gated run) to FILE.
+    /// Write the verdicts as JUnit XML (a testsuite per gated run) to FILE (`-`: standard output).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
     /// Append a markdown job summary (e.g. $GITHUB_STEP_SUMMARY) to FILE.
@@ -99,7 +99,8 @@ fn gate_the_night(args: &Args, root: &Path) -> anyhow::Result<u8> {
     let all = history_runs(root)?;
     let n = night::gate_night(&all, args.window);
     if let Some(f) = &args.junit {
-        perfreport::output::write_atomic(f, perfreport::gate::junit::render(&n).as_bytes())
+        let junit = perfreport::gate::junit::render(&n);
+        super::write_output(f, &junit, false, perfreport::output::NamedLinks::Refuse)
             .with_context(|| format!("cannot write {}", shown(f)))?;
     }
     if let Some(f) = &args.summary {

@@ -16,6 +16,9 @@ pub struct Args {
     /// Exit 1 when any input broke its contract (zero records, malformed lines, unreadable trace).
     #[arg(long)]
     strict: bool,
+    /// Read an input that is a link leading out of the run directory (not read otherwise: it counts as absent).
+    #[arg(long)]
+    follow_links: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
@@ -32,7 +35,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if progress {
         eprint!("perfreport: reading {} ({:.0} MB)…", shown(&run_dir), size as f64 / 1e6);
     }
-    let report = perfreport::report(&run_dir)?;
+    let links = if args.follow_links {
+        perfreport::model::Links::Follow
+    } else {
+        perfreport::model::Links::StayInside
+    };
+    let report = perfreport::report(&run_dir, links)?;
     if progress {
         eprintln!(" {:.2} s", started.elapsed().as_secs_f64());
     }

@@ -155,7 +155,7 @@ fn bytecount_lines(data: &[u8]) -> u64 {
 
 /// The `started_at` of a run directory's run.json, used to order runs.
 pub fn started_at_of(dir: &std::path::Path) -> Option<Micros> {
-    let data = super::read::read_at_most(&dir.join(FILE), MAX_BYTES).ok()?.ok()?;
+    let data = super::read::RunDir::new(dir, super::read::Links::StayInside).read_at_most(FILE, MAX_BYTES)?;
     parse(&data).0?.started_at
 }
 

@@ -37,7 +37,8 @@ impl Export for Charts {
     }
 }
 
-/// Draws into an SVG string of the given size.
+/// Draws into an SVG string of the given size; characters XML does not
+/// allow, from any text drawn, are quoted (`escape::xml_chars`).
 pub fn svg(
     name: &str,
     size: (u32, u32),
@@ -58,7 +59,8 @@ pub fn svg(
         message,
     };
     match drawn {
-        Ok(Ok(svg)) => Ok(svg),
+        // One escaper for every chart's text, whatever it came from.
+        Ok(Ok(svg)) => Ok(crate::render::escape::xml_chars(&svg).into_owned()),
         Ok(Err(message)) => Err(chart_error(message)),
         Err(_) => Err(chart_error("the chart library panicked on this data".into())),
     }
