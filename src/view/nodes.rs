@@ -111,7 +111,8 @@ fn node(
 ) -> NodeView {
     let ni = cx.node_info(name);
     let records = cx.join.records_on(name, None);
-    let time = node_time(&records, cx.join.running_on(name), cx.window, placed);
+    let waits = cx.waits.get(name).map(Vec::as_slice).unwrap_or_default();
+    let time = node_time(&records, waits, cx.join.running_on(name), cx.window, placed);
     let mut why = BTreeMap::new();
     if let Some(w) = time.why_busy {
         why.insert("busy_s".to_string(), w.to_string());
@@ -144,6 +145,8 @@ fn node(
         targets: mine.iter().map(|t| t.name.clone()).collect(),
         busy_s: time.busy_s.map(r3),
         idle_s: time.idle_s.map(r3),
+        waiting_s: time.waiting_s.map(r3),
+        nothing_to_do_s: time.nothing_to_do_s.map(r3),
         idle_after_s: time.idle_after_s.map(r3),
         finished_s: time.finished.map(|f| cx.off(f)),
         cpu_pct_mean: ns.cpu_pct_mean.map(r1),

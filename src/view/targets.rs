@@ -31,6 +31,12 @@ fn target(cx: &Context, name: &str) -> TargetView {
             .and_then(|n| n.builder.clone())
     });
     let mut view = unmeasured(name, node, builder, p.and_then(|p| p.est_s));
+    view.after = p.and_then(|p| p.after.clone());
+    view.slack_s = cx
+        .critical
+        .as_ref()
+        .and_then(|c| c.slack_s.get(name))
+        .map(|s| r3(*s));
     match cx.join.figures(name) {
         Some(f) => measured(cx, &mut view, f),
         None => {
@@ -90,6 +96,8 @@ fn unmeasured(name: &str, node: Option<String>, builder: Option<String>, est_s: 
         steps_cached: None,
         registry_calls: None,
         est_s,
+        after: None,
+        slack_s: None,
         phases: vec![],
         uploads: vec![],
         steps: vec![],
