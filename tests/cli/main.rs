@@ -49,6 +49,7 @@ mod one_source;
 mod buildlog;
 mod check;
 mod compare;
+mod critical;
 mod gate;
 mod metrics;
 mod publish;
