@@ -200,6 +200,11 @@ pub struct TargetView {
     /// How much later it could have ended without moving the run's end (0
     /// on the critical path).
     pub slack_s: Option<f64>,
+    /// Its node idle while it waited for `after`, as `[start_s, end_s]`.
+    pub waiting: Vec<[f64; 2]>,
+    /// Its place among its node's targets in timeline order: which shade
+    /// of the builder's colour it takes, so targets on one node differ.
+    pub shade: usize,
     pub phases: Vec<Band>,
     pub uploads: Vec<[f64; 2]>,
     pub steps: Vec<StepView>,

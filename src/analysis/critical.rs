@@ -207,14 +207,23 @@ fn slack_of(
     s
 }
 
+/// A target waiting on its node for its `after=` dependency.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waiting<'a> {
+    pub target: &'a str,
+    pub node: &'a str,
+    pub from: Micros,
+    pub until: Micros,
+}
+
 /// When each node's targets waited for their `after=` dependency: from
 /// `origin` (from the dependency's own start when it ran on the same node)
 /// until the target started (or its dependency ended, give or take
 /// `TOLERANCE`, if that was sooner), by node. A dependency still running
 /// when the target started was not waited for.
-pub fn dependency_waits<'a>(jobs: &[Job<'a>], origin: Micros) -> BTreeMap<&'a str, Vec<(Micros, Micros)>> {
+pub fn dependency_waits<'a>(jobs: &[Job<'a>], origin: Micros) -> Vec<Waiting<'a>> {
     let by_name: BTreeMap<&str, &Job> = jobs.iter().map(|j| (j.target, j)).collect();
-    let mut out: BTreeMap<&str, Vec<(Micros, Micros)>> = BTreeMap::new();
+    let mut out = vec![];
     for j in jobs {
         let (Some(node), Some(dep)) = (j.node, j.after.and_then(|a| by_name.get(a))) else {
             continue;
@@ -225,7 +234,12 @@ pub fn dependency_waits<'a>(jobs: &[Job<'a>], origin: Micros) -> BTreeMap<&'a st
         let from = if dep.node == Some(node) { dep.start.max(origin) } else { origin };
         let until = j.start.min(dep.end.saturating_add(TOLERANCE));
         if until > from {
-            out.entry(node).or_default().push((from, until));
+            out.push(Waiting {
+                target: j.target,
+                node,
+                from,
+                until,
+            });
         }
     }
     out
@@ -324,17 +338,16 @@ mod tests {
 
     #[test]
     fn a_node_waits_from_the_start_until_its_dependency_ends() {
-        let w = dependency_waits(&run(), 0);
-        // triton-wheel waited on wifi until it started, a second after pytorch ended.
-        assert_eq!(w["wifi"], [(0, 1001 * S)]);
-        // strix's queue and anvil wait for no dependency.
-        assert_eq!(w.len(), 1);
+        let at = |w: Vec<Waiting>| w.iter().map(|w| (w.target, w.node, w.from, w.until)).collect::<Vec<_>>();
+        // triton-wheel waited on wifi until it started, a second after pytorch
+        // ended; strix's queue and anvil wait for no dependency.
+        assert_eq!(at(dependency_waits(&run(), 0)), [("triton-wheel", "wifi", 0, 1001 * S)]);
         // A target that started long after its dependency ended waited only until that end.
         let jobs = vec![job("a", "m", 0, 100, 0, None), job("b", "n", 400, 500, 0, Some("a"))];
-        assert_eq!(dependency_waits(&jobs, 0)["n"], [(0, 105 * S)]);
+        assert_eq!(at(dependency_waits(&jobs, 0)), [("b", "n", 0, 105 * S)]);
         // On the same node the wait begins where the dependency does.
         let jobs = vec![job("a", "n", 30, 100, 0, None), job("b", "n", 104, 500, 1, Some("a"))];
-        assert_eq!(dependency_waits(&jobs, 0)["n"], [(30 * S, 104 * S)]);
+        assert_eq!(at(dependency_waits(&jobs, 0)), [("b", "n", 30 * S, 104 * S)]);
     }
 
     #[test]

@@ -38,11 +38,8 @@ pub fn node_time(
         Some(w) if placed => {
             let (busy, idle) = fleet::busy_idle(records, w);
             (t.busy_s, t.idle_s) = (Some(busy), Some(idle));
-            // Idle while waiting: what the waits add to the busy time.
-            let both: Vec<(Micros, Micros)> = records.iter().chain(waits).copied().collect();
-            let waiting = (intervals::clipped_length(&both, w.0, w.1) - intervals::clipped_length(records, w.0, w.1))
-                .max(0) as f64
-                / MICROS_PER_SEC;
+            // Idle while waiting: the waits where no record ran.
+            let waiting = intervals::clipped_length(&intervals::minus(waits, records), w.0, w.1) as f64 / MICROS_PER_SEC;
             t.waiting_s = Some(waiting);
             t.nothing_to_do_s = Some((idle - waiting).max(0.0));
         }

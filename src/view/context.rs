@@ -4,6 +4,7 @@
 
 use super::secs;
 use crate::analysis::critical::{self, Critical, Job};
+use crate::analysis::intervals;
 use crate::analysis::join::TargetJoin;
 use crate::analysis::targets;
 use crate::input::run_json::{NodeInfo, RunInfo};
@@ -23,6 +24,8 @@ pub(super) struct Context<'a> {
     pub critical: Option<Critical>,
     /// When each node's targets waited for a dependency, by node.
     pub waits: BTreeMap<String, Vec<(Micros, Micros)>>,
+    /// The same by target: its node's idle stretches while it waited.
+    pub waiting: BTreeMap<String, Vec<(Micros, Micros)>>,
     node_info: HashMap<&'a str, &'a NodeInfo>,
 }
 
@@ -39,10 +42,13 @@ impl<'a> Context<'a> {
         let join = join.with_window_end(window.map(|w| w.1));
         let t0 = window.map(|w| w.0).unwrap_or(0);
         let jobs = jobs(&join);
-        let waits = critical::dependency_waits(&jobs, t0)
-            .into_iter()
-            .map(|(n, w)| (n.to_string(), w))
-            .collect();
+        let mut waits: BTreeMap<String, Vec<(Micros, Micros)>> = BTreeMap::new();
+        let mut waiting: BTreeMap<String, Vec<(Micros, Micros)>> = BTreeMap::new();
+        for w in critical::dependency_waits(&jobs, t0) {
+            waits.entry(w.node.to_string()).or_default().push((w.from, w.until));
+            let idle = intervals::minus(&[(w.from, w.until)], &join.records_on(w.node, None));
+            waiting.entry(w.target.to_string()).or_default().extend(idle);
+        }
         let critical = join
             .still_running()
             .is_empty()
@@ -56,6 +62,7 @@ impl<'a> Context<'a> {
             t0,
             critical,
             waits,
+            waiting,
             node_info,
         }
     }
