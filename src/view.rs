@@ -274,6 +274,8 @@ pub struct LinkView {
     pub end: String,
     pub start_s: f64,
     pub end_s: f64,
+    /// Its record, end minus start.
+    pub took_s: f64,
     /// The target it could not start before, or `null` at the chain's head.
     pub waited_for: Option<String>,
     /// `after` (its `after=` dependency) or `queue` (ahead of it on its node).

@@ -58,6 +58,7 @@ pub(super) fn critical_path(cx: &Context) -> Option<Vec<LinkView>> {
                 end: timefmt::format_rfc3339(l.end),
                 start_s: cx.off(l.start),
                 end_s: cx.off(l.end),
+                took_s: secs(l.end - l.start),
                 waited_for: l.binding.as_ref().map(|b| b.waited_for.clone()),
                 waited_how: l.binding.as_ref().map(|b| b.how.label()),
                 wait_s: l.binding.as_ref().map(|b| secs(b.wait)),

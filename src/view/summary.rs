@@ -80,7 +80,7 @@ fn critical_path(v: &View) -> Option<String> {
 /// that followed the previous one on the same node is said so, not as a wait.
 fn chain_link(l: &super::LinkView, previous_node: Option<&str>) -> String {
     let on = l.node.as_deref().map(|n| format!(" on {n}")).unwrap_or_default();
-    let mut s = format!("{}{on} {}", l.target, dur(l.end_s - l.start_s));
+    let mut s = format!("{}{on} {}", l.target, dur(l.took_s));
     if let (Some(w), Some(wait)) = (&l.waited_for, l.wait_s) {
         let same_node = l.node.is_some() && l.node.as_deref() == previous_node;
         match (l.waited_how, same_node) {
