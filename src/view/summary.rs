@@ -13,7 +13,11 @@ pub fn sentences(v: &View) -> Vec<String> {
     out.extend(critical_path(v));
     out.extend(still_running(v));
     out.extend(outside_own_steps(v));
-    out.extend(estimate_misses(v));
+    // The balancer's verdict names its misses; without estimates to judge, nothing does.
+    if v.placement.verdict.prices_n == 0 {
+        out.extend(estimate_misses(v));
+    }
+    out.extend(balancer(&v.placement));
     out.extend(placement(&v.placement));
     out.extend(compiler_cache(v));
     out.extend(registry(v));
@@ -149,6 +153,12 @@ fn estimate_misses(v: &View) -> Vec<String> {
 
 /// The biggest placement move, when it saves more than a few minutes, and
 /// what the packing would save in all.
+/// Whether the balancer's prices or its packing were off, when either was.
+fn balancer(p: &PlacementView) -> Option<String> {
+    let v = &p.verdict;
+    (!v.prices_off.is_empty() || v.packing_off == Some(true)).then(|| v.says.clone())
+}
+
 fn placement(p: &PlacementView) -> Option<String> {
     let r = &p.replay;
     let m = r.moves.first().filter(|m| m.saves_s > WORTH_SAYING_S)?;
