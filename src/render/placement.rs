@@ -7,7 +7,6 @@ use super::markdown::markdown_engine;
 use crate::error::{Error, Result};
 use crate::input::run_json::Mode;
 use crate::view::placement::PlacementView;
-use serde::Serialize;
 
 /// The section's template name, as report.md includes it.
 pub const SECTION: &str = "placement.md";
