@@ -185,7 +185,9 @@ pub(super) fn why_cpu_mem_empty(run: &Run, nodes: &[NodeView]) -> Option<String>
     if nodes.iter().any(|n| !n.cpu.t.is_empty() || !n.mem.t.is_empty()) {
         return None;
     }
-    Some(if run.input(model::SAMPLES).is_some_and(|i| i.present) {
+    Some(if let Some(why) = super::why::no_record(run, model::SAMPLES) {
+        why
+    } else if run.input(model::SAMPLES).is_some_and(|i| i.present) {
         "samples.jsonl holds no usable node samples".into()
     } else {
         "no samples.jsonl in this run".into()

@@ -57,6 +57,7 @@ mod ratios;
 mod report;
 mod serve;
 mod trace;
+mod window;
 mod util;
 
 // The area modules above name the shared helpers as `super::…`.
