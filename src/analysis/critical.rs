@@ -338,7 +338,9 @@ mod tests {
 
     #[test]
     fn a_node_waits_from_the_start_until_its_dependency_ends() {
-        let at = |w: Vec<Waiting>| w.iter().map(|w| (w.target, w.node, w.from, w.until)).collect::<Vec<_>>();
+        fn at(w: Vec<Waiting<'static>>) -> Vec<(&'static str, &'static str, Micros, Micros)> {
+            w.iter().map(|w| (w.target, w.node, w.from, w.until)).collect()
+        }
         // triton-wheel waited on wifi until it started, a second after pytorch
         // ended; strix's queue and anvil wait for no dependency.
         assert_eq!(at(dependency_waits(&run(), 0)), [("triton-wheel", "wifi", 0, 1001 * S)]);

@@ -395,7 +395,7 @@ mod tests {
         assert_eq!((b.n, b.median, b.newest), (10, Some(1000.0), Some(1150.0)));
         let step = b.step.as_ref().unwrap();
         assert_eq!((step.stamp.as_str(), step.change_pct), ("n6", 15.0));
-        assert_eq!(b.loaded, 1);
+        assert_eq!(b.loaded, Some(1));
         assert_eq!(
             warm.loaded["n7"]["pytorch"],
             "strix ended the run at load 41.0 on 32 cores"
