@@ -44,6 +44,10 @@
   function fmtNum(n) { return n === null || n === undefined ? "—" : String(n); }
   function colour(i) { return PALETTE[i % PALETTE.length]; }
   function labelColour(i) { return STYLE.label[i % STYLE.label.length]; }
+  // A target takes a shade of its builder's colour (src/render/mod.rs
+  // target_colour), so two targets on one node differ.
+  function targetColour(nodeColour, shade) { var s = STYLE.targets[nodeColour % STYLE.targets.length]; return s[(shade || 0) % s.length]; }
+  function targetLabel(nodeColour, shade) { var s = STYLE.target_labels[nodeColour % STYLE.target_labels.length]; return s[(shade || 0) % s.length]; }
 
   // ---------- state in the URL hash ----------
   // Each name is encoded on its own and the list joined with `,`, so the hash
@@ -229,7 +233,7 @@
     var clip = clipRect(svg, "clip-timeline", top, ph, x);
     hatchPattern(svg);
     var critical = data.fleet.critical ? data.fleet.critical.node : null;
-    var y = top;
+    var y = top, mids = {};
     all.forEach(function (r) {
       var g = el("g", { "class": "row", "data-row": r.node.name }, svg);
       var rh = r.lanes.length * LANE;
@@ -237,11 +241,15 @@
       var label = (r.node.name === critical ? "★ " : "") + r.node.name + (r.node.builder ? " · " + r.node.builder : "");
       text(g, MARGIN.left - 8, y + rh / 2 + 4, label, { "text-anchor": "end", "class": "row-label" + (r.node.name === critical ? " critical" : "") });
       var bars = el("g", { "clip-path": "url(#" + clip + ")" }, g);
-      var c = colour(r.node.colour);
       r.lanes.forEach(function (lane, i) {
         var ly = y + i * LANE + 3, lh = LANE - 6;
         lane.targets.forEach(function (t) {
           if (state.hiddenTargets.has(t.name)) return;
+          var c = targetColour(r.node.colour, t.shade);
+          mids[t.name] = ly + lh / 2;
+          (t.waiting || []).forEach(function (w) {
+            band(bars, t, "waiting", w[0], w[1], x, ly + 2, lh - 4, STYLE.waiting, 0.18).setAttribute("stroke", STYLE.waiting);
+          });
           t.phases.forEach(function (p) {
             band(bars, t, p.phase, p.start_s, p.end_s, x, ly, lh, c, p.phase === "build" ? 1 : STYLE.light_alpha);
           });
@@ -254,14 +262,38 @@
           var own = t.phases.filter(function (p) { return p.phase === "build"; })[0];
           var lx = Math.max(x(own ? own.start_s : t.start_s), MARGIN.left) + 3;
           if (lx < MARGIN.left + x.width - 20) {
-            text(bars, lx, ly + lh / 2 + 1, t.name, { "class": "bar-label", "data-target": t.name, fill: labelColour(r.node.colour), stroke: c });
+            text(bars, lx, ly + lh / 2 + 1, t.name, { "class": "bar-label", "data-target": t.name, fill: targetLabel(r.node.colour, t.shade), stroke: c });
           }
         });
       });
       y += rh;
     });
+    drawEdges(svg, clip, x, mids);
     if (!all.length) text(svg, MARGIN.left + x.width / 2, top + 16, "every builder is hidden: use the legend to show one", { "text-anchor": "middle", "class": "why" });
     dragLayer(svg, top, ph, x);
+  }
+
+  // An arrow from each after= dependency's end to its target's start, both
+  // drawn; thick where it links the critical path.
+  function drawEdges(svg, clip, x, mids) {
+    var byName = {};
+    data.targets.forEach(function (t) { byName[t.name] = t; });
+    var chain = data.critical_path || [];
+    var g = el("g", { "class": "edges", "clip-path": "url(#" + clip + ")" }, svg);
+    data.targets.forEach(function (t) {
+      var d = t.after !== null && t.after !== undefined && Object.prototype.hasOwnProperty.call(byName, t.after) ? byName[t.after] : null;
+      if (!d || t.start_s === null || d.end_s === null || !(t.name in mids) || !(d.name in mids)) return;
+      var critical = chain.some(function (l) { return l.target === t.name && l.waited_for === d.name; });
+      var x0 = x(d.end_s), y0 = mids[d.name], x1 = x(t.start_s), y1 = mids[t.name];
+      var line = el("line", { x1: x0, y1: y0, x2: x1, y2: y1, "class": "edge" + (critical ? " critical" : ""), "data-edge": d.name + "→" + t.name }, g);
+      var tip = document.createElementNS("http://www.w3.org/2000/svg", "title");
+      tip.textContent = t.name + " after " + d.name + (critical ? " (critical path)" : "");
+      line.appendChild(tip);
+      el("circle", { cx: x0, cy: y0, r: critical ? 4 : 3, "class": "edge-end" + (critical ? " critical" : "") }, g);
+      var len = Math.max(1, Math.hypot(x1 - x0, y1 - y0)), ux = (x1 - x0) / len, uy = (y1 - y0) / len, s = critical ? 7 : 6;
+      var p = function (a, b) { return (x1 - ux * a - uy * b).toFixed(1) + "," + (y1 - uy * a + ux * b).toFixed(1); };
+      el("polygon", { points: x1.toFixed(1) + "," + y1.toFixed(1) + " " + p(s * 1.6, s * 0.7) + " " + p(s * 1.6, -s * 0.7), "class": "edge-end" + (critical ? " critical" : "") }, g);
+    });
   }
 
   // Uploads are hatched (ink stripes on paper), told from any builder's bar
@@ -289,7 +321,7 @@
   }
 
   function bandTooltip(t, phase, s, e) {
-    var names = { setup: "setup (before its first step)", build: "its own steps", "export": "export (after its last step)", upload: "upload", record: "record", running: "still running (the record has not ended)" };
+    var names = { waiting: "waiting for " + (t.after || "its dependency") + " (its node idle)", setup: "setup (before its first step)", build: "its own steps", "export": "export (after its last step)", upload: "upload", record: "record", running: "still running (the record has not ended)" };
     var steps = (t.steps || []).filter(function (st) { return st.end_s >= s - 0.001 && st.start_s <= e + 0.001; });
     var phaseName = Object.prototype.hasOwnProperty.call(names, phase) ? names[phase] : phase;
     var html = "<b>" + esc(t.name) + "</b> on " + esc(t.node || "?") + " · " + esc(phaseName) +
@@ -514,7 +546,7 @@
     });
     data.targets.forEach(function (t) {
       var n = data.nodes.filter(function (x) { return x.name === t.node; })[0];
-      targets.appendChild(legendButton("target", t.name, t.name, n ? colour(n.colour) : null, state.hiddenTargets.has(t.name)));
+      targets.appendChild(legendButton("target", t.name, t.name, n ? targetColour(n.colour, t.shade) : null, state.hiddenTargets.has(t.name)));
     });
     var hidden = Array.from(state.hiddenNodes).concat(Array.from(state.hiddenTargets));
     var status = document.getElementById("filter-status");
@@ -601,10 +633,11 @@
     var critical = data.fleet.critical ? data.fleet.critical.node : null;
     table("table-nodes", [
       { name: "node" }, { name: "builder" }, { name: "targets" }, { name: "busy", num: 1 }, { name: "idle", num: 1 },
+      { name: "of it waiting for a dependency", num: 1 }, { name: "of it nothing to do", num: 1 },
       { name: "idle after last target", num: 1 }, { name: "CPU mean", num: 1 }, { name: "memory max", num: 1 }, { name: "max load", num: 1 }
     ], data.nodes.map(function (n) {
       return [cell((n.name === critical ? "★ <b>" + esc(n.name) + "</b> (critical)" : esc(n.name)), n.name), txt(n.builder), txt(n.targets.join(", ")),
-        dur(n.busy_s), dur(n.idle_s), dur(n.idle_after_s), cell(fmtPct(n.cpu_pct_mean), n.cpu_pct_mean), cell(fmtPct(n.mem_pct_max), n.mem_pct_max),
+        dur(n.busy_s), dur(n.idle_s), dur(n.waiting_s), dur(n.nothing_to_do_s), dur(n.idle_after_s), cell(fmtPct(n.cpu_pct_mean), n.cpu_pct_mean), cell(fmtPct(n.mem_pct_max), n.mem_pct_max),
         cell(n.load1_max === null ? "—" : n.load1_max.toFixed(1) + (n.cores ? " / " + n.cores + " cores" : ""), n.load1_max)];
     }));
     var s = data.sccache, z = data.zot;

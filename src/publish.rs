@@ -25,6 +25,10 @@ pub struct RunEntry {
     /// complete, in flight or broken.
     pub status: String,
     pub reason: Option<String>,
+    /// The present inputs that broke their contract (a run whose every
+    /// input did is `broken` itself).
+    #[serde(default)]
+    pub broken_inputs: Vec<String>,
     pub mode: String,
     pub arch: String,
     pub wall: String,
@@ -233,6 +237,12 @@ fn entry_of(dir: &str, v: &view::View, broken: Option<String>) -> RunEntry {
         stamp: v.stamp.clone(),
         status: status.into(),
         reason: broken,
+        broken_inputs: v
+            .inputs
+            .values()
+            .filter(|i| i.present && i.contract_broken)
+            .map(|i| i.name.clone())
+            .collect(),
         mode: v
             .mode
             .map(|m| format!("{m:?}").to_lowercase())
@@ -264,6 +274,7 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::history::
         stamp: dir.to_string(),
         status: "broken".into(),
         reason: Some(reason),
+        broken_inputs: vec![],
         mode: "—".into(),
         arch: "—".into(),
         wall: "—".into(),

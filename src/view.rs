@@ -62,6 +62,9 @@ pub struct View {
     pub targets: Vec<TargetView>,
     pub nodes: Vec<NodeView>,
     pub fleet: FleetView,
+    /// The chain of targets that set the wall clock, earliest first;
+    /// `null` while a record is open.
+    pub critical_path: Option<Vec<LinkView>>,
     pub sccache: SccacheView,
     pub zot: ZotView,
     pub artifacts: Vec<Artifact>,
@@ -192,6 +195,16 @@ pub struct TargetView {
     pub registry_calls: Option<u64>,
     /// The balancer's estimate (placement.txt `est_s`).
     pub est_s: Option<f64>,
+    /// placement.txt's `after=`: the target it may not start before.
+    pub after: Option<String>,
+    /// How much later it could have ended without moving the run's end (0
+    /// on the critical path).
+    pub slack_s: Option<f64>,
+    /// Its node idle while it waited for `after`, as `[start_s, end_s]`.
+    pub waiting: Vec<[f64; 2]>,
+    /// Its place among its node's targets in timeline order: which shade
+    /// of the builder's colour it takes, so targets on one node differ.
+    pub shade: usize,
     pub phases: Vec<Band>,
     pub uploads: Vec<[f64; 2]>,
     pub steps: Vec<StepView>,
@@ -221,6 +234,11 @@ pub struct NodeView {
     pub targets: Vec<String>,
     pub busy_s: Option<f64>,
     pub idle_s: Option<f64>,
+    /// Of `idle_s`, the time its targets waited for an `after=` dependency
+    /// still building elsewhere.
+    pub waiting_s: Option<f64>,
+    /// The rest of `idle_s`: nothing to do.
+    pub nothing_to_do_s: Option<f64>,
     /// Idle from this node's last target's end to the end of the run.
     pub idle_after_s: Option<f64>,
     pub finished_s: Option<f64>,
@@ -244,6 +262,26 @@ pub struct CriticalView {
     pub end_s: f64,
     pub targets: Vec<String>,
     pub last_target: String,
+}
+
+/// One link of the critical path.
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkView {
+    pub target: String,
+    pub node: Option<String>,
+    /// RFC 3339.
+    pub start: String,
+    pub end: String,
+    pub start_s: f64,
+    pub end_s: f64,
+    /// Its record, end minus start.
+    pub took_s: f64,
+    /// The target it could not start before, or `null` at the chain's head.
+    pub waited_for: Option<String>,
+    /// `after` (its `after=` dependency) or `queue` (ahead of it on its node).
+    pub waited_how: Option<&'static str>,
+    /// From when it was otherwise ready to its start; `null` with `waited_for`.
+    pub wait_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -419,6 +457,7 @@ pub fn build(run: &Run) -> View {
         targets,
         nodes,
         fleet,
+        critical_path: fleet::critical_path(&cx),
         sccache: lanes.sccache,
         zot: lanes.zot,
         artifacts: run.artifacts.clone(),

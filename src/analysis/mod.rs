@@ -3,6 +3,7 @@
 
 pub mod contention;
 pub mod costs;
+pub mod critical;
 pub mod fleet;
 pub mod intervals;
 pub mod join;

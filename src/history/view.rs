@@ -72,8 +72,9 @@ pub struct MetricView {
     /// The newest point against the median of all points.
     pub newest_vs_median_pct: Option<f64>,
     pub step: Option<StepView>,
-    /// Points whose node ended the run loaded.
-    pub loaded: usize,
+    /// Points whose node ended the run loaded; `null` when no point's load
+    /// is known (the key's `load_unknown` says why).
+    pub loaded: Option<usize>,
     pub points: Vec<Point>,
     pub why_null: BTreeMap<String, String>,
 }
@@ -154,6 +155,16 @@ fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
             ),
         );
     }
+    let loaded = points
+        .iter()
+        .any(|p| p.loaded.is_some())
+        .then(|| points.iter().filter(|p| p.loaded == Some(true)).count());
+    if loaded.is_none() {
+        why_null.insert(
+            "loaded".into(),
+            "no point's load is known (the key's `load_unknown` says why)".into(),
+        );
+    }
     MetricView {
         n: values.len(),
         median,
@@ -161,7 +172,7 @@ fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
         newest,
         newest_vs_median_pct: vs.map(r1),
         step,
-        loaded: points.iter().filter(|p| p.loaded == Some(true)).count(),
+        loaded,
         points,
         why_null,
     }
@@ -335,6 +346,20 @@ mod tests {
     }
 
     #[test]
+    fn loaded_is_null_where_no_points_load_is_known_and_a_count_where_one_is() {
+        let mut unknown = run("n1", 1, Some("warm"), Some(1000.0));
+        unknown.targets.get_mut("pytorch").unwrap().loaded = None;
+        let m = metric_view(&[&unknown], "pytorch", "build_s");
+        assert_eq!(m.loaded, None);
+        assert!(m.why_null.contains_key("loaded"));
+        let known = run("n7", 7, Some("warm"), Some(1000.0));
+        let m = metric_view(&[&unknown, &known], "pytorch", "build_s");
+        assert_eq!(m.loaded, Some(1));
+        let calm = run("n2", 2, Some("warm"), Some(1000.0));
+        assert_eq!(metric_view(&[&calm], "pytorch", "build_s").loaded, Some(0));
+    }
+
+    #[test]
     fn a_hostile_arch_names_a_plain_chart_of_its_own() {
         let key = |arch: &str| Key {
             lone: None,
@@ -389,7 +414,7 @@ mod tests {
         assert_eq!((b.n, b.median, b.newest), (10, Some(1000.0), Some(1150.0)));
         let step = b.step.as_ref().unwrap();
         assert_eq!((step.stamp.as_str(), step.change_pct), ("n6", 15.0));
-        assert_eq!(b.loaded, 1);
+        assert_eq!(b.loaded, Some(1));
         assert_eq!(
             warm.loaded["n7"]["pytorch"],
             "strix ended the run at load 41.0 on 32 cores"

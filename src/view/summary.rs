@@ -13,7 +13,11 @@ pub fn sentences(v: &View) -> Vec<String> {
     out.extend(critical_path(v));
     out.extend(still_running(v));
     out.extend(outside_own_steps(v));
-    out.extend(estimate_misses(v));
+    // The balancer's verdict names its misses; without estimates to judge, nothing does.
+    if v.placement.verdict.prices_n == 0 {
+        out.extend(estimate_misses(v));
+    }
+    out.extend(balancer(&v.placement));
     out.extend(placement(&v.placement));
     out.extend(compiler_cache(v));
     out.extend(registry(v));
@@ -47,29 +51,49 @@ fn opening(v: &View) -> String {
     )
 }
 
+/// The chain that set the wall clock, link by link with its waits, and
+/// what the nodes off it did meanwhile.
 fn critical_path(v: &View) -> Option<String> {
-    let c = v.fleet.critical.as_ref()?;
-    let idle_others: f64 = v
-        .nodes
+    let chain = v.critical_path.as_ref().filter(|c| !c.is_empty())?;
+    let end = chain.last()?.end_s;
+    let links: Vec<String> = chain
         .iter()
-        .filter(|n| n.name != c.node)
-        .filter_map(|n| n.idle_s)
-        .sum();
-    let others = v.nodes.iter().filter(|n| n.name != c.node).count();
-    let mut s = format!(
-        "The critical path was {}: it finished last, at +{}, with {} (it ran {}).",
-        c.node,
-        dur(c.end_s),
-        c.last_target,
-        c.targets.join(", ")
-    );
-    if others > 0 && v.nodes.iter().any(|n| n.idle_s.is_some()) {
-        s.push_str(&format!(
-            " The other {others} nodes sat idle for {} in all.",
-            dur(idle_others)
-        ));
+        .enumerate()
+        .map(|(i, l)| chain_link(l, i.checked_sub(1).and_then(|p| chain[p].node.as_deref())))
+        .collect();
+    let mut s = format!("The critical path, ending at +{}: {}.", dur(end), links.join(" → "));
+    let on_chain = |n: &str| chain.iter().any(|l| l.node.as_deref() == Some(n));
+    let others: Vec<_> = v.nodes.iter().filter(|n| !on_chain(&n.name)).collect();
+    if !others.is_empty() && others.iter().all(|n| n.idle_s.is_some()) {
+        let idle: f64 = others.iter().filter_map(|n| n.idle_s).sum();
+        let waiting: f64 = others.iter().filter_map(|n| n.waiting_s).sum();
+        let nodes = match others.len() {
+            1 => "The other node".to_string(),
+            k => format!("The other {k} nodes"),
+        };
+        s.push_str(&format!(" {nodes} sat idle for {} in all", dur(idle)));
+        if waiting > 0.0 {
+            s.push_str(&format!(", {} of it waiting for a dependency", dur(waiting)));
+        }
+        s.push('.');
     }
     Some(s)
+}
+
+/// "triton-wheel on wifi 38m52s, which waited 16m41s for pytorch"; a link
+/// that followed the previous one on the same node is said so, not as a wait.
+fn chain_link(l: &super::LinkView, previous_node: Option<&str>) -> String {
+    let on = l.node.as_deref().map(|n| format!(" on {n}")).unwrap_or_default();
+    let mut s = format!("{}{on} {}", l.target, dur(l.took_s));
+    if let (Some(w), Some(wait)) = (&l.waited_for, l.wait_s) {
+        let same_node = l.node.is_some() && l.node.as_deref() == previous_node;
+        match (l.waited_how, same_node) {
+            (Some("queue"), _) => s.push_str(&format!(", next after {w} in the node's queue")),
+            (_, true) => s.push_str(&format!(", after {w} on the same node")),
+            _ => s.push_str(&format!(", which waited {} for {w}", dur(wait))),
+        }
+    }
+    s
 }
 
 fn still_running(v: &View) -> Option<String> {
@@ -129,6 +153,12 @@ fn estimate_misses(v: &View) -> Vec<String> {
 
 /// The biggest placement move, when it saves more than a few minutes, and
 /// what the packing would save in all.
+/// Whether the balancer's prices or its packing were off, when either was.
+fn balancer(p: &PlacementView) -> Option<String> {
+    let v = &p.verdict;
+    (!v.prices_off.is_empty() || v.packing_off == Some(true)).then(|| v.says.clone())
+}
+
 fn placement(p: &PlacementView) -> Option<String> {
     let r = &p.replay;
     let m = r.moves.first().filter(|m| m.saves_s > WORTH_SAYING_S)?;

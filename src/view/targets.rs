@@ -19,6 +19,14 @@ pub(super) fn build(cx: &Context) -> Vec<TargetView> {
         let kb = (b.start_s.is_none(), b.start_s.unwrap_or(0.0), &b.name);
         ka.partial_cmp(&kb).unwrap_or(std::cmp::Ordering::Equal)
     });
+    let mut on_node: BTreeMap<String, usize> = BTreeMap::new();
+    for v in &mut views {
+        if let Some(n) = &v.node {
+            let k = on_node.entry(n.clone()).or_default();
+            v.shade = *k;
+            *k += 1;
+        }
+    }
     views
 }
 
@@ -31,6 +39,19 @@ fn target(cx: &Context, name: &str) -> TargetView {
             .and_then(|n| n.builder.clone())
     });
     let mut view = unmeasured(name, node, builder, p.and_then(|p| p.est_s));
+    view.after = p.and_then(|p| p.after.clone());
+    view.slack_s = cx
+        .critical
+        .as_ref()
+        .and_then(|c| c.slack_s.get(name))
+        .map(|s| r3(*s));
+    view.waiting = cx
+        .waiting
+        .get(name)
+        .into_iter()
+        .flatten()
+        .map(|&(s, e)| [cx.off(s), cx.off(e)])
+        .collect();
     match cx.join.figures(name) {
         Some(f) => measured(cx, &mut view, f),
         None => {
@@ -90,6 +111,10 @@ fn unmeasured(name: &str, node: Option<String>, builder: Option<String>, est_s: 
         steps_cached: None,
         registry_calls: None,
         est_s,
+        after: None,
+        slack_s: None,
+        waiting: vec![],
+        shade: 0,
         phases: vec![],
         uploads: vec![],
         steps: vec![],

@@ -55,6 +55,7 @@ mod one_source;
 mod buildlog;
 mod check;
 mod compare;
+mod critical;
 mod gate;
 mod metrics;
 mod publish;
@@ -62,6 +63,7 @@ mod ratios;
 mod report;
 mod serve;
 mod trace;
+mod window;
 mod util;
 
 // The area modules above name the shared helpers as `super::…`.

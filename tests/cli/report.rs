@@ -53,7 +53,7 @@ fn otlp_fixture_is_read_and_its_missing_root_is_null_with_a_reason() {
 
 #[test]
 fn zot_fixture_counts_requests_messages_and_non_json_lines() {
-    let run = fixture_run();
+    let run = zot_fixture_run();
     let out = tempfile::tempdir().unwrap();
     report(run.path(), out.path(), &[]);
     let d = data(out.path());
@@ -116,7 +116,10 @@ fn cold_sample_tells_the_slow_link_story() {
         .map(|s| s.as_str().unwrap())
         .collect::<Vec<_>>()
         .join("\n");
-    assert!(summary.contains("critical path was think"), "{summary}");
+    assert!(
+        summary.contains("The critical path, ending at +1h03m: triton-wheel on think 55m45s → rocm-base on think 7m22s"),
+        "{summary}"
+    );
     assert!(summary.contains("triton-wheel on think"), "{summary}");
     assert!(summary.contains("uploading 6.6 GB"), "{summary}");
     // sccache: a cold prefix of its own; the other prefix's requests are counted apart.
@@ -741,7 +744,7 @@ fn zot_lines_years_outside_the_trace_do_not_stretch_the_wall_clock_and_are_count
 
 #[test]
 fn the_real_format_runs_registry_lane_says_why_it_is_empty_beside_the_tables_bytes() {
-    let run = fixture_run();
+    let run = zot_fixture_run();
     let out = tempfile::tempdir().unwrap();
     report(run.path(), out.path(), &[]);
     let d = data(out.path());
