@@ -34,13 +34,21 @@
     return (neg ? "-" : "") + out;
   }
   function fmtOffset(s) { return "+" + fmtDur(s); }
+  // Rounds as src/fmt.rs does (`fixed`): half away from zero on the value
+  // times the power of ten, so the page and report.md show the same digits.
+  function fixed(x, d) {
+    var s = Math.pow(10, d), v = Math.round(Math.abs(x) * s) / s;
+    if (x < 0 && v !== 0) v = -v;
+    return v.toFixed(d);
+  }
   function fmtBytes(b) {
     if (b === null || b === undefined) return "—";
     var units = ["B", "kB", "MB", "GB", "TB"], i = 0, v = b;
     while (Math.abs(v) >= 1000 && i < units.length - 1) { v /= 1000; i++; }
-    return i === 0 ? v.toFixed(0) + " B" : v.toFixed(1) + " " + units[i];
+    return fixed(v, i === 0 ? 0 : 1) + (i === 0 ? " B" : " " + units[i]);
   }
-  function fmtPct(p) { return p === null || p === undefined ? "—" : Math.round(p) + "%"; }
+  function fmtRate(bytesPerS) { return bytesPerS === null || bytesPerS === undefined ? "—" : fmtBytes(bytesPerS) + "/s"; }
+  function fmtPct(p) { return p === null || p === undefined ? "—" : fixed(p, 0) + "%"; }
   function fmtNum(n) { return n === null || n === undefined ? "—" : String(n); }
   function colour(i) { return PALETTE[i % PALETTE.length]; }
   function labelColour(i) { return STYLE.label[i % STYLE.label.length]; }
@@ -375,8 +383,8 @@
     ], "");
     var rate = function (b) { return b / 1e6 / z.bucket_s; };
     drawLane("chart-zot", z, "MB/s over " + z.bucket_s + " s", [
-      { name: "layer cache", colour: STYLE.lanes["layer cache"], get: function (p) { return rate(p.cache_bytes); }, fmt: function (v) { return v.toFixed(1) + " MB/s"; } },
-      { name: "images", colour: STYLE.lanes.images, get: function (p) { return rate(p.image_bytes); }, fmt: function (v) { return v.toFixed(1) + " MB/s"; } }
+      { name: "layer cache", colour: STYLE.lanes["layer cache"], get: function (p) { return rate(p.cache_bytes); }, fmt: function (v) { return fmtRate(v * 1e6); } },
+      { name: "images", colour: STYLE.lanes.images, get: function (p) { return rate(p.image_bytes); }, fmt: function (v) { return fmtRate(v * 1e6); } }
     ], " MB/s");
   }
 
@@ -605,13 +613,13 @@
     ], data.nodes.map(function (n) {
       return [cell((n.name === critical ? "★ <b>" + esc(n.name) + "</b> (critical)" : esc(n.name)), n.name), txt(n.builder), txt(n.targets.join(", ")),
         dur(n.busy_s), dur(n.idle_s), dur(n.idle_after_s), cell(fmtPct(n.cpu_pct_mean), n.cpu_pct_mean), cell(fmtPct(n.mem_pct_max), n.mem_pct_max),
-        cell(n.load1_max === null ? "—" : n.load1_max.toFixed(1) + (n.cores ? " / " + n.cores + " cores" : ""), n.load1_max)];
+        cell(n.load1_max === null ? "—" : fixed(n.load1_max, 1) + (n.cores ? " / " + n.cores + " cores" : ""), n.load1_max)];
     }));
     var s = data.sccache, z = data.zot;
     table("table-caches", [{ name: "cache" }, { name: "figure" }, { name: "value", num: 1 }], [].concat(
       s.why ? [[txt("sccache"), txt("not measured"), txt(s.why)]] : [
         [txt("sccache"), txt("hits"), txt(s.hits)], [txt("sccache"), txt("misses"), txt(s.misses)],
-        [txt("sccache"), txt("hit ratio"), cell(s.hit_ratio === null ? "—" : (100 * s.hit_ratio).toFixed(1) + "%", s.hit_ratio)],
+        [txt("sccache"), txt("hit ratio"), cell(s.hit_ratio === null ? "—" : fixed(100 * s.hit_ratio, 1) + "%", s.hit_ratio)],
         [txt("sccache"), txt("writes"), txt(s.writes)], [txt("sccache"), txt("written"), cell(fmtBytes(s.write_bytes), s.write_bytes)],
         [txt("sccache"), txt("requests under other prefixes"), txt(s.other_prefix)]],
       z.why ? [[txt("registry"), txt("not measured"), txt(z.why)]] : [
@@ -635,7 +643,7 @@
   }
 
   // The balancer's costs as measured and its rule replayed on them (data.placement).
-  function mbps(x) { return cell(x === null || x === undefined ? "—" : fmtBytes(x * 1e6) + "/s", x); }
+  function mbps(x) { return cell(x === null || x === undefined ? "—" : fmtRate(x * 1e6), x); }
   function list(title, items) {
     return items.length ? "<p>" + esc(title) + "</p><ul>" + items.map(function (i) { return "<li>" + esc(i) + "</li>"; }).join("") + "</ul>" : "";
   }

@@ -64,19 +64,6 @@ pub(super) struct FarRecords {
     pub warning: String,
 }
 
-/// `1204` as `1,204`: counts people read.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// An instant to the minute, as a window is read.
 fn to_minute(t: Micros) -> String {
     let s = timefmt::format_rfc3339(t);
@@ -110,7 +97,7 @@ pub(super) fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static s
         } else {
             (what, "lie")
         };
-        let n = grouped(o.records);
+        let n = crate::fmt::count(o.records);
         let warning = format!(
             "{input}: {n} {noun} {when} {verb} outside the run's window ({span}) by more than an hour: not drawn, not in the lanes; {counted}"
         );
@@ -317,9 +304,9 @@ fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> (ZotView
     let n = clamped.writes;
     let clamped = (n > 0).then(|| {
         format!(
-            "{}: {n} write request{} lasted beyond the run's window (the longest {}): clamped to it on the registry lane",
+            "{}: {} lasted beyond the run's window (the longest {}): clamped to it on the registry lane",
             model::ZOT,
-            if n == 1 { "" } else { "s" },
+            crate::fmt::counted(n, "write request", "write requests"),
             timefmt::human_duration(clamped.longest as f64 / MICROS_PER_SEC)
         )
     });

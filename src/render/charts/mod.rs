@@ -16,6 +16,14 @@ pub type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 pub const WIDTH: u32 = 1100;
 pub const FONT: &str = "sans-serif";
 
+/// Every chart's margin and the width of the label column left of its plot:
+/// the same on every chart, so their time axes start at one x offset and
+/// the charts of report.md line up one under the other.
+pub const MARGIN: u32 = 12;
+pub const LABEL_AREA: u32 = 150;
+/// Where every plot starts.
+pub const PLOT_LEFT: i32 = (MARGIN + LABEL_AREA) as i32;
+
 pub struct Charts;
 
 /// The charts in the order the report shows them: (file name, drawing function).
@@ -294,6 +302,29 @@ impl TimeAxis {
             format!("{v:.1}")
         }
     }
+}
+
+/// The name, or as much of it as fits in `width` pixels at `size` with an
+/// ellipsis; `None` when not even its first letter does.
+pub fn fitted(name: &str, width: i32, size: u32) -> Option<String> {
+    let font = (FONT, size).into_font();
+    let fits = |s: &str| font.box_size(s).is_ok_and(|(w, _)| w as i32 <= width);
+    if fits(name) {
+        return Some(name.to_string());
+    }
+    // The longest prefix that fits, found by halving: a hostile name may be long.
+    let chars: Vec<char> = name.chars().collect();
+    let cut = |n: usize| chars[..n].iter().collect::<String>() + "…";
+    let (mut lo, mut hi) = (0, chars.len());
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fits(&cut(mid)) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo > 0).then(|| cut(lo))
 }
 
 /// A centred message in place of a chart whose input is absent.
