@@ -80,6 +80,9 @@ pub fn draw(view: &View) -> Result<String> {
             let mut mesh = chart.configure_mesh();
             mesh.y_labels(3)
                 .y_max_light_lines(1)
+                .y_label_style((FONT, 11))
+                .x_label_style((FONT, 12))
+                .axis_desc_style((FONT, 12))
                 .y_label_formatter(&percent)
                 .x_label_formatter(&time)
                 .light_line_style(RGBColor(240, 240, 240));
