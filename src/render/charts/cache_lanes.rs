@@ -277,20 +277,6 @@ fn draw_panels(
     Ok(())
 }
 
-/// The least round value (1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten)
-/// at or above `v` (1 for 0): an axis's top whose ticks are round.
-fn round_up(v: f64) -> f64 {
-    if !v.is_finite() || v <= 0.0 {
-        return 1.0;
-    }
-    let p = 10f64.powf(v.log10().floor());
-    [1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
-        .into_iter()
-        .map(|m| m * p)
-        .find(|c| *c >= v)
-        .unwrap_or(10.0 * p)
-}
-
 /// A lane that draws part of its input says what it leaves out, under the plot.
 fn lane_note(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, why: Option<&str>) -> DrawResult {
     let Some(why) = why else { return Ok(()) };
@@ -302,19 +288,4 @@ fn lane_note(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, why: Option
         style,
     ))?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::round_up;
-
-    #[test]
-    fn a_lane_axis_tops_out_at_a_round_value() {
-        assert_eq!(round_up(0.0), 1.0);
-        assert_eq!(round_up(4.96), 5.0);
-        assert_eq!(round_up(5.0), 5.0);
-        assert_eq!(round_up(1189.2), 1500.0);
-        assert_eq!(round_up(33.0), 40.0);
-        assert_eq!(round_up(0.3), 0.5);
-    }
 }

@@ -327,6 +327,20 @@ pub fn fitted(name: &str, width: i32, size: u32) -> Option<String> {
     (lo > 0).then(|| cut(lo))
 }
 
+/// The least round value (1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten)
+/// at or above `v` (1 for 0): an axis's top whose ticks are round.
+pub fn round_up(v: f64) -> f64 {
+    if !v.is_finite() || v <= 0.0 {
+        return 1.0;
+    }
+    let p = 10f64.powf(v.log10().floor());
+    [1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|c| *c >= v)
+        .unwrap_or(10.0 * p)
+}
+
 /// A centred message in place of a chart whose input is absent.
 pub fn message(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, text: &str) -> DrawResult {
     let (w, h) = area.dim_in_pixel();
@@ -365,6 +379,16 @@ pub fn segments(t: &[f64], v: &[Option<f64>], x_max: f64) -> Vec<Vec<(f64, f64)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_axis_tops_out_at_a_round_value() {
+        assert_eq!(round_up(0.0), 1.0);
+        assert_eq!(round_up(4.96), 5.0);
+        assert_eq!(round_up(5.0), 5.0);
+        assert_eq!(round_up(1189.2), 1500.0);
+        assert_eq!(round_up(33.0), 40.0);
+        assert_eq!(round_up(0.3), 0.5);
+    }
 
     #[test]
     fn nulls_break_the_line_into_runs() {
