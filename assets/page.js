@@ -180,7 +180,8 @@
       var g = el("g", { "class": "panel", "data-panel": n.name }, svg);
       [0, 50, 100].forEach(function (p) {
         el("line", { x1: MARGIN.left, x2: MARGIN.left + x.width, y1: y(p), y2: y(p), "class": p ? "grid" : "row-rule" }, g);
-        text(g, MARGIN.left - 6, y(p) + 4, p + "%", { "text-anchor": "end", "class": "tick" });
+        // 0% on the first panel only: under the last it would sit on the time axis's first tick.
+        if (p || i === 0) text(g, MARGIN.left - 6, y(p) + 4, p + "%", { "text-anchor": "end", "class": "tick" });
       });
       fitText(text(g, 8, pt + ph / 2 - 2, n.name, { "class": "row-label" }), MARGIN.left - 60);
       if (n.builder) fitText(text(g, 8, pt + ph / 2 + 14, n.builder, { "class": "row-sub" }), MARGIN.left - 60);

@@ -910,3 +910,43 @@ fn axe_finds_no_violation_on_every_published_page_in_light_and_dark_mode() {
     }
     assert!(failures.is_empty(), "axe-core violations:\n{}", failures.join("\n"));
 }
+
+/// The run page at fleet width (8 nodes, 24 targets): CPU and memory a panel
+/// per node, each lane every client together then a panel per node, and no
+/// label of those charts (a node's name, a tick, a lane's legend) drawn over
+/// another. Hiding a builder removes its panels.
+#[test]
+fn page_at_fleet_width_draws_a_panel_per_node_and_no_label_over_another() {
+    let Some(path) = chromium() else { return };
+    let run = super::wide_run(8, 24);
+    let out = tempfile::tempdir().unwrap();
+    report(run.path(), out.path(), &[]);
+    let browser = launch(path);
+    let (tab, seen) = open(&browser, &file_url(&out.path().join("index.html")));
+    assert_eq!(count(&tab, "#chart-cpu g.panel"), 8, "a CPU panel per node");
+    assert_eq!(count(&tab, "#chart-sccache g.panel"), 9, "all clients, then each node");
+    assert_eq!(count(&tab, "#chart-zot g.panel"), 9, "all clients, then each node");
+    let overlaps = r#"JSON.stringify(['chart-cpu', 'chart-sccache', 'chart-zot'].flatMap(id => {
+        const texts = [...document.getElementById(id).querySelectorAll('text')]
+            .filter(t => t.textContent.trim() && t.getAttribute('visibility') !== 'hidden')
+            .map(t => ({ s: t.textContent, b: t.getBoundingClientRect() }));
+        const out = [];
+        texts.forEach((a, i) => texts.slice(i + 1).forEach(c => {
+            const x = Math.min(a.b.right, c.b.right) - Math.max(a.b.left, c.b.left);
+            const y = Math.min(a.b.bottom, c.b.bottom) - Math.max(a.b.top, c.b.top);
+            if (x > 0.5 && y > 0.5) out.push(id + ': "' + a.s + '" over "' + c.s + '"');
+        }));
+        return out;
+    }))"#;
+    let found: Vec<String> = serde_json::from_str(eval(&tab, overlaps).as_str().unwrap()).unwrap();
+    assert!(found.is_empty(), "labels drawn over each other: {found:#?}");
+    click(&tab, "[data-legend-node=\"think\"]");
+    assert_eq!(count(&tab, "#chart-cpu g.panel"), 7, "think's CPU panel hidden");
+    assert_eq!(
+        count(&tab, "#chart-zot g.panel[data-panel=\"think\"]"),
+        0,
+        "think's lane hidden"
+    );
+    screenshot(&tab, "fleet-width");
+    no_errors(&seen);
+}
