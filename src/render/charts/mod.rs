@@ -333,12 +333,14 @@ pub fn round_up(v: f64) -> f64 {
     if !v.is_finite() || v <= 0.0 {
         return 1.0;
     }
-    let p = 10f64.powf(v.log10().floor());
+    // A power of ten below 1 divides, so 3 × 0.1 reads 0.3, not 0.30000000000000004.
+    let k = v.log10().floor() as i32;
+    let times = |m: f64| if k >= 0 { m * 10f64.powi(k) } else { m / 10f64.powi(-k) };
     [1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
         .into_iter()
-        .map(|m| m * p)
+        .map(times)
         .find(|c| *c >= v)
-        .unwrap_or(10.0 * p)
+        .unwrap_or(times(10.0))
 }
 
 /// A centred message in place of a chart whose input is absent.
@@ -387,7 +389,8 @@ mod tests {
         assert_eq!(round_up(5.0), 5.0);
         assert_eq!(round_up(1189.2), 1500.0);
         assert_eq!(round_up(33.0), 40.0);
-        assert_eq!(round_up(0.3), 0.5);
+        assert_eq!(round_up(0.3), 0.3);
+        assert_eq!(round_up(0.31), 0.4);
     }
 
     #[test]
