@@ -151,7 +151,10 @@ mod tests {
             b[0].ends_with("; 200 lines did not match it, the first at line 1 (the input's warnings say why)"),
             "{b:?}"
         );
-        assert!(!b[0].contains("column 9"), "the parser's words stay in the warnings: {b:?}");
+        assert!(
+            !b[0].contains("column 9"),
+            "the parser's words stay in the warnings: {b:?}"
+        );
     }
 
     #[test]

@@ -229,7 +229,10 @@ fn a_present_input_that_yields_no_record_is_null_with_the_reason_never_0() {
     let reason = detail.trim_start_matches("sccache.log:1: ");
     let summary = d["summary"].as_array().unwrap();
     assert!(
-        summary.iter().filter_map(Value::as_str).any(|s| s.contains("sccache.log: 200 lines read")),
+        summary
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|s| s.contains("sccache.log: 200 lines read")),
         "{summary:?}"
     );
     for s in summary.iter().filter_map(Value::as_str) {

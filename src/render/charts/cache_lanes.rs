@@ -247,6 +247,7 @@ fn draw_panels(
         let mut mesh = chart.configure_mesh();
         mesh.y_labels(if ph < 40 { 2 } else { 3 })
             .y_max_light_lines(1)
+            .x_max_light_lines(if nodes > crate::view::FULL_DETAIL_NODES { 0 } else { 4 })
             .y_label_style((FONT, 11))
             .x_label_style((FONT, 12))
             .axis_desc_style((FONT, 12))

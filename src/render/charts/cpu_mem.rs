@@ -78,8 +78,10 @@ pub fn draw(view: &View) -> Result<String> {
                 .build_cartesian_2d(0f64..span, 0f64..100f64)?;
             let (percent, time) = (|v: &f64| format!("{v:.0}%"), |v: &f64| axis.label(v));
             let mut mesh = chart.configure_mesh();
+            // Past eight panels the light grid would cost more than the lines.
             mesh.y_labels(3)
                 .y_max_light_lines(1)
+                .x_max_light_lines(if panels > crate::view::FULL_DETAIL_NODES { 0 } else { 4 })
                 .y_label_style((FONT, 11))
                 .x_label_style((FONT, 12))
                 .axis_desc_style((FONT, 12))
