@@ -220,15 +220,9 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
     out
 }
 
-fn num(v: Option<f64>) -> String {
-    v.map(|x| {
-        if x.fract() == 0.0 {
-            format!("{x:.0}")
-        } else {
-            format!("{x:.1}")
-        }
-    })
-    .unwrap_or_else(|| "—".into())
+/// A metric's value as the report writes it (`38m52s`, not `2332.0`).
+fn num(metric: &str, v: Option<f64>) -> String {
+    v.map(|x| crate::fmt::metric(metric, x)).unwrap_or_else(|| "—".into())
 }
 
 /// Who compared what: the tool and both runs' coordinates and input hashes.
@@ -266,7 +260,7 @@ fn provenance_footer(c: &CompareView) -> String {
 fn band_cell(ch: &Change) -> String {
     let from = match ch.band_runs {
         0 => "assumed".to_string(),
-        n => crate::timefmt::count(n, "earlier run"),
+        n => crate::fmt::counted(n as u64, "earlier run", "earlier runs"),
     };
     format!("±{:.1}% ({from})", ch.band_pct)
 }
@@ -295,12 +289,15 @@ pub fn render_markdown(c: &CompareView) -> String {
     for t in &c.targets {
         for (i, ch) in t.changes.iter().enumerate() {
             let name = if i == 0 { md(&t.target) } else { String::new() };
-            let pct = ch.delta_pct.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "—".into());
+            let pct = ch
+                .delta_pct
+                .map(|p| crate::fmt::change(p, 1))
+                .unwrap_or_else(|| "—".into());
             s.push_str(&format!(
                 "| {name} | {} | {} | {} | {pct} | {} | {} |\n",
                 ch.metric,
-                num(ch.a),
-                num(ch.b),
+                num(ch.metric, ch.a),
+                num(ch.metric, ch.b),
                 band_cell(ch),
                 ch.verdict
             ));
@@ -317,13 +314,16 @@ pub fn render_markdown(c: &CompareView) -> String {
     s.push_str("\n## Nodes\n\n| node | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n");
     for n in &c.nodes {
         for ch in &n.changes {
-            let pct = ch.delta_pct.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "—".into());
+            let pct = ch
+                .delta_pct
+                .map(|p| crate::fmt::change(p, 1))
+                .unwrap_or_else(|| "—".into());
             s.push_str(&format!(
                 "| {} | {} | {} | {} | {pct} | {} | {} |\n",
                 md(&n.target),
                 ch.metric,
-                num(ch.a),
-                num(ch.b),
+                num(ch.metric, ch.a),
+                num(ch.metric, ch.b),
                 band_cell(ch),
                 ch.verdict
             ));

@@ -499,6 +499,7 @@ fn read_logs(
         zot,
         traces: _,
     } = &mut logs;
+    let sccache_hosts = NodeHosts::new(node_hosts.clone());
     rayon::scope(|s| {
         s.spawn(|_| {
             *placement = Some(read_lines(
@@ -534,8 +535,10 @@ fn read_logs(
             let format = std::sync::Arc::new(format.clone());
             let describe = format.describe();
             // A changed log format or prefix invalidates what was parsed before.
-            let tag = format!("{describe} prefix={prefix:?}");
-            let make = || SccacheSink::new(format.clone(), prefix.clone());
+            // Each node's requests count on a lane of their own too.
+            let hosts = sccache_hosts;
+            let tag = format!("{describe} prefix={prefix:?} nodes={}", hosts.tag());
+            let make = || SccacheSink::new(format.clone(), prefix.clone()).for_nodes(hosts.clone());
             let (sink, report) = incremental::read_log(dir, SCCACHE, tail, Some(describe), &tag, cache_sccache, make);
             *sccache = Some((sink.map(|s| s.log), report));
         });

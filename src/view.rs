@@ -317,6 +317,25 @@ pub struct SccachePoint {
     pub write_bytes: Option<u64>,
 }
 
+/// One node's own requests on the compiler cache's lane, bucket by bucket
+/// as the lane's `series` (same length, same times).
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct SccacheNodeLane {
+    pub node: String,
+    pub hits: Vec<u64>,
+    pub misses: Vec<u64>,
+    pub writes: Vec<u64>,
+}
+
+/// One node's own writes on the registry's lane, bucket by bucket as the
+/// lane's `series` (same length, same times).
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct ZotNodeLane {
+    pub node: String,
+    pub cache_bytes: Vec<u64>,
+    pub image_bytes: Vec<u64>,
+}
+
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct SccacheView {
     pub present: bool,
@@ -334,6 +353,9 @@ pub struct SccacheView {
     pub other_prefix: Option<u64>,
     pub bucket_s: i64,
     pub series: Vec<SccachePoint>,
+    /// Each node's own requests (by run.json `addr`), in the view's node
+    /// order; a node without an address has none.
+    pub by_node: Vec<SccacheNodeLane>,
     /// Why the lane draws less than the totals above (records outside the
     /// run's window, a window too long to draw); the charts show it.
     pub lane_why: Option<String>,
@@ -369,6 +391,9 @@ pub struct ZotView {
     pub by_message: BTreeMap<String, u64>,
     pub bucket_s: i64,
     pub series: Vec<ZotPoint>,
+    /// Each node's own writes (by run.json `addr`), in the view's node
+    /// order; a node without an address has none.
+    pub by_node: Vec<ZotNodeLane>,
     /// Why the lane draws less than the totals above (writes outside the
     /// run's window, a window too long to draw); the charts show it.
     pub lane_why: Option<String>,
@@ -436,7 +461,7 @@ pub fn build(run: &Run) -> View {
     let targets = targets::build(&cx);
     let nodes = nodes::build(&cx, &targets, &mut warnings);
     let fleet = fleet::build(&cx, &targets, &nodes, &mut warnings);
-    let lanes = lanes::build(&cx, &far);
+    let lanes = lanes::build(&cx, &far, &nodes);
     warnings.extend(lanes.zot_clamped.clone());
     let mode = info.and_then(|i| i.mode);
     let mut view = View {

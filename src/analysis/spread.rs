@@ -102,7 +102,7 @@ pub fn band(spread: &Result<f64, String>, n: usize) -> Band {
         Err(_) => "no spread".to_string(),
     };
     if n < MIN_GATE_N {
-        let runs = crate::timefmt::count(n, "run");
+        let runs = crate::fmt::counted(n as u64, "run", "runs");
         return Band::NotGateable(format!("not gateable: {shown} over {runs} ({MIN_GATE_N} needed)"));
     }
     match spread {

@@ -328,7 +328,6 @@ pub fn shown_value(metric: &str, x: f64) -> String {
 /// forge a row; the caller quotes the rest but keeps the layout's newlines.
 pub fn render_text(r: &GateReport) -> String {
     use crate::term::quote;
-    use crate::timefmt::count;
     if let Some(why) = &r.refused {
         return format!(
             "perfreport gate {}: refused, the run is not comparable with the expectations: {}\n",
@@ -341,9 +340,9 @@ pub fn render_text(r: &GateReport) -> String {
         r.tool.version,
         r.tool.commit,
         quote(&r.run),
-        count(r.checked, "check"),
+        crate::fmt::counted(r.checked as u64, "check", "checks"),
         r.checks.len(),
-        count(r.regressions, "regression"),
+        crate::fmt::counted(r.regressions as u64, "regression", "regressions"),
         quote(&r.against),
     );
     s.push_str(&checks_table(&r.checks));
@@ -397,7 +396,7 @@ pub fn checks_table(checks: &[Check]) -> String {
 /// checks below it, and the lane's verdict last.
 pub fn render_night_text(n: &night::Night) -> String {
     use crate::term::quote;
-    use crate::timefmt::{count, human_duration};
+    use crate::timefmt::human_duration;
     let tool = crate::view::Tool::this();
     let mut s = format!(
         "perfreport {} (commit {}) gate: the night of {} (the newest run of each key started within {} of it): {}\n",
@@ -405,7 +404,7 @@ pub fn render_night_text(n: &night::Night) -> String {
         tool.commit,
         n.newest.as_deref().map_or("no run".into(), quote),
         human_duration(n.window_s),
-        count(n.runs.len(), "run")
+        crate::fmt::counted(n.runs.len() as u64, "run", "runs")
     );
     for r in &n.runs {
         s.push_str(&format!(
@@ -422,14 +421,14 @@ pub fn render_night_text(n: &night::Night) -> String {
     if n.keys_outside > 0 {
         s.push_str(&format!(
             "\n{} whose newest run started earlier: not part of this night\n",
-            count(n.keys_outside, "other key")
+            crate::fmt::counted(n.keys_outside as u64, "other key", "other keys")
         ));
     }
     s.push_str(&format!(
         "\nverdict: {} over {}, {}\n",
-        count(n.checked, "check"),
-        count(n.runs.len(), "run"),
-        count(n.regressions, "regression")
+        crate::fmt::counted(n.checked as u64, "check", "checks"),
+        crate::fmt::counted(n.runs.len() as u64, "run", "runs"),
+        crate::fmt::counted(n.regressions as u64, "regression", "regressions")
     ));
     s
 }

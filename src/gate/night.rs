@@ -93,7 +93,7 @@ impl GatedRun {
                     .collect();
                 format!("regressed: {}", named.join(", "))
             }
-            Verdict::Passed => format!("passed ({})", crate::timefmt::count(self.checked, "check")),
+            Verdict::Passed => format!("passed ({})", crate::fmt::counted(self.checked as u64, "check", "checks")),
             Verdict::NotGated => format!("not gated: {}", self.not_gated.as_deref().unwrap_or("no check ran")),
         }
     }
@@ -211,7 +211,7 @@ fn no_band_why(checks: &[Check], runs: usize) -> String {
     if runs < MIN_GATE_N {
         return format!(
             "{} before it, a band needs {MIN_GATE_N}",
-            crate::timefmt::count(runs, "comparable run")
+            crate::fmt::counted(runs as u64, "comparable run", "comparable runs")
         );
     }
     let first = checks
@@ -221,11 +221,11 @@ fn no_band_why(checks: &[Check], runs: usize) -> String {
     match first {
         Some(why) => format!(
             "no metric carries a band over the {} before it (e.g. {why})",
-            crate::timefmt::count(runs, "comparable run")
+            crate::fmt::counted(runs as u64, "comparable run", "comparable runs")
         ),
         None => format!(
             "none of its targets was measured in the {} before it",
-            crate::timefmt::count(runs, "comparable run")
+            crate::fmt::counted(runs as u64, "comparable run", "comparable runs")
         ),
     }
 }

@@ -5,7 +5,7 @@
 
 use super::night::{Night, Verdict};
 use crate::render::escape::{md_code, md_text};
-use crate::timefmt::{count, human_duration};
+use crate::timefmt::human_duration;
 
 /// The summary of `night`; `site_url`, the published site's address.
 pub fn render(night: &Night, site_url: Option<&str>) -> String {
@@ -13,15 +13,15 @@ pub fn render(night: &Night, site_url: Option<&str>) -> String {
     let headline = if night.regressions > 0 {
         format!(
             "{} in {} of {}",
-            count(night.regressions, "regression"),
+            crate::fmt::counted(night.regressions as u64, "regression", "regressions"),
             regressed,
-            count(night.runs.len(), "gated run")
+            crate::fmt::counted(night.runs.len() as u64, "gated run", "gated runs")
         )
     } else if night.checked > 0 {
         format!(
             "passed, {} over {}",
-            count(night.checked, "check"),
-            count(night.runs.len(), "run")
+            crate::fmt::counted(night.checked as u64, "check", "checks"),
+            crate::fmt::counted(night.runs.len() as u64, "run", "runs")
         )
     } else {
         "nothing could be gated".to_string()
@@ -50,7 +50,7 @@ pub fn render(night: &Night, site_url: Option<&str>) -> String {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            Verdict::Passed => format!(" ({})", count(run.checked, "check")),
+            Verdict::Passed => format!(" ({})", crate::fmt::counted(run.checked as u64, "check", "checks")),
             Verdict::NotGated => format!(": {}", md_text(run.not_gated.as_deref().unwrap_or("no check ran"))),
         };
         s.push_str(&format!("- {mark} {stamp} ({}){rest}\n", md_text(&run.key)));

@@ -46,6 +46,9 @@ pub struct KeyView {
     pub runs: Vec<String>,
     /// Each run's folder (under the root, or under a site's `runs/`), as `runs`.
     pub run_dirs: Vec<String>,
+    /// Each run's day (`2026-10-01`, run.json `started_at`), as `runs`;
+    /// `null` where the run does not say when it started.
+    pub run_days: Vec<Option<String>>,
     /// Said instead of a trend, e.g. for a key of one run.
     pub note: Option<String>,
     /// Its chart under `charts/`, when it has one.
@@ -221,6 +224,13 @@ fn key_view(key: &Key, runs: &[&RunFigures], all: &[RunFigures]) -> KeyView {
         unknown: key.lone.is_some(),
         runs: runs.iter().map(|r| r.stamp.clone()).collect(),
         run_dirs: runs.iter().map(|r| r.dir.clone()).collect(),
+        run_days: runs
+            .iter()
+            .map(|r| {
+                let t = crate::timefmt::format_rfc3339(r.started_us?);
+                t.get(..10).map(str::to_string)
+            })
+            .collect(),
         note,
         chart: (runs.len() > 1).then(|| chart_name(key)),
         targets,

@@ -191,10 +191,19 @@ fn history_shows_pytorchs_build_step_and_the_night_it_started() {
     let chart = key["chart"].as_str().unwrap();
     assert!(md.contains(&format!("]({chart})")));
     let svg = std::fs::read_to_string(out.path().join(chart)).unwrap();
+    // The chart names the day the step starts, as its x axis names the runs' days.
+    let day =
+        perfreport::timefmt::format_rfc3339((FIRST_NIGHT_S + STEP_NIGHT as i64 * 86_400) * 1_000_000)[..10].to_string();
     assert!(
-        svg.contains(&format!("build +15.0% from {night}")),
-        "the panel names the step"
+        svg.contains(&format!("build +15.0% from {day}")),
+        "the panel names the step's day"
     );
+    let first = perfreport::timefmt::format_rfc3339(FIRST_NIGHT_S * 1_000_000)[..10].to_string();
+    assert!(
+        svg.contains(&format!(">\n{first}\n</text>")),
+        "the x axis names the first run's day"
+    );
+    assert!(!svg.contains(">\nrun\n</text>"), "not run numbers");
     assert!(svg.contains("pytorch") && svg.contains("vllm"), "a panel per target");
 }
 

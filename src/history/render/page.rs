@@ -28,6 +28,8 @@ struct PageKey<'a> {
     runs: &'a [String],
     /// Each run's folder under the site's `runs/`.
     dirs: &'a [String],
+    /// Each run's day, for the time axis.
+    days: &'a [Option<String>],
     targets: Vec<PageTarget<'a>>,
 }
 
@@ -81,6 +83,7 @@ fn page_key(k: &KeyView) -> PageKey<'_> {
         label: &k.label,
         runs: &k.runs,
         dirs: &k.run_dirs,
+        days: &k.run_days,
         targets,
     }
 }
