@@ -161,6 +161,9 @@ pub struct StepView {
     pub start_s: f64,
     pub end_s: f64,
     pub cached: bool,
+    /// BuildKit's vertex digest: what matches a step across runs.
+    /// `null` when the trace carries none.
+    pub vertex: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -340,6 +343,17 @@ pub struct ZotView {
 
 /// Rounds for output: milliseconds are plenty, and fewer digits keep the
 /// files small and stable.
+impl TargetView {
+    /// Its steps, one record per step (`analysis::step_diff::records`).
+    pub fn step_records(&self) -> Vec<crate::analysis::step_diff::StepRecord> {
+        crate::analysis::step_diff::records(
+            self.steps
+                .iter()
+                .map(|s| (s.name.as_str(), s.vertex.as_deref(), s.end_s - s.start_s, s.cached)),
+        )
+    }
+}
+
 fn r3(x: f64) -> f64 {
     round_to(x, 1000.0)
 }

@@ -152,6 +152,7 @@ fn measured(cx: &Context, t: &mut TargetView, f: &TargetFigures) {
             start_s: off(s.start),
             end_s: off(s.end),
             cached: s.cached,
+            vertex: s.vertex.clone(),
         })
         .collect();
 }
