@@ -125,6 +125,8 @@ pub struct RunCoordinates {
     pub sccache_prefix: Option<String>,
     pub nodes: Vec<NodeCoordinate>,
     pub job_width: Option<u32>,
+    /// The build repository's revision the run built (run.json `revision`).
+    pub revision: Option<String>,
     pub why_null: BTreeMap<String, String>,
 }
 
