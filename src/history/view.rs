@@ -68,6 +68,9 @@ pub struct MetricView {
     /// The newest point against the median of all points.
     pub newest_vs_median_pct: Option<f64>,
     pub step: Option<StepView>,
+    /// The first run of a new level, with the steps that moved between the
+    /// runs either side of it; `null` with the reason in `why_null`.
+    pub change_point: Option<ChangePoint>,
     /// Points whose node ended the run loaded.
     pub loaded: usize,
     pub points: Vec<Point>,
@@ -92,6 +95,55 @@ pub struct StepView {
     pub before: f64,
     pub after: f64,
     pub change_pct: f64,
+}
+
+/// A change of level (the spec's "Why a figure moved"): the same split as
+/// `step`, with the step diff between the runs either side of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangePoint {
+    /// The first run of the new level.
+    pub stamp: String,
+    /// The run before it, whose steps it is compared with.
+    pub before_stamp: String,
+    pub before_median: f64,
+    pub after_median: f64,
+    pub delta_pct: f64,
+    /// The two runs' steps matched, largest change first; only the slowest
+    /// steps of each run are kept (`history::STEPS_KEPT`).
+    pub steps: Vec<crate::analysis::step_diff::StepChange>,
+    pub revision_before: Option<String>,
+    pub revision_after: Option<String>,
+    /// The change in a sentence, naming the step behind it (markdown).
+    pub why: String,
+}
+
+fn change_point(runs: &[&RunFigures], points: &[Point], step: &StepView, target: &str, metric: &str) -> Option<ChangePoint> {
+    let at = points.iter().position(|p| p.run == step.run)?;
+    let before = points.get(at.checked_sub(1)?)?;
+    let (ra, rb) = (runs.get(before.run)?, runs.get(step.run)?);
+    let (ta, tb) = (ra.targets.get(target)?, rb.targets.get(target)?);
+    let steps = crate::analysis::step_diff::diff_kept(&ta.steps, &tb.steps, ta.steps_all, tb.steps_all);
+    let why = crate::compare::why::sentence(&crate::compare::why::Why {
+        target,
+        metric,
+        delta: Some(points[at].value - before.value),
+        steps: &steps,
+        beside: &[],
+        moved: None,
+        revision_a: ra.revision.as_deref(),
+        revision_b: rb.revision.as_deref(),
+    });
+    Some(ChangePoint {
+        stamp: step.stamp.clone(),
+        before_stamp: ra.stamp.clone(),
+        before_median: step.before,
+        after_median: step.after,
+        delta_pct: step.change_pct,
+        steps,
+        revision_before: ra.revision.clone(),
+        revision_after: rb.revision.clone(),
+        why,
+    })
 }
 
 fn r1(x: f64) -> f64 {
@@ -139,15 +191,22 @@ fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
             change_pct: r1(s.change_pct),
         })
     });
+    let change_point = step
+        .as_ref()
+        .and_then(|s| change_point(runs, &points, s, target, metric));
     if step.is_none() {
+        let why = format!(
+            "no change of level beyond 3× the spread and {}% among the newest {} points ({} on each side needed; one outlier night is no change of level)",
+            spread::STEP_MIN_PCT,
+            spread::STEP_WINDOW,
+            spread::STEP_MIN_SIDE
+        );
+        why_null.insert("step".into(), why.clone());
+        why_null.insert("change_point".into(), why);
+    } else if change_point.is_none() {
         why_null.insert(
-            "step".into(),
-            format!(
-                "no change of level beyond 3× the spread and {}% among the newest {} points ({} on each side needed)",
-                spread::STEP_MIN_PCT,
-                spread::STEP_WINDOW,
-                spread::STEP_MIN_SIDE
-            ),
+            "change_point".into(),
+            "the run before the change of level did not measure it".into(),
         );
     }
     MetricView {
@@ -157,6 +216,7 @@ fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
         newest,
         newest_vs_median_pct: vs.map(r1),
         step,
+        change_point,
         loaded: points.iter().filter(|p| p.loaded == Some(true)).count(),
         points,
         why_null,

@@ -133,6 +133,9 @@ pub fn summary(view: &HistoryView) -> String {
                         step.change_pct, step.stamp, step.before, step.after
                     );
                 }
+                if let Some(cp) = &v.change_point {
+                    let _ = writeln!(s, "      {}", cp.why);
+                }
                 if let Some(sp) = v
                     .spread_pct
                     .filter(|sp| *sp > crate::analysis::spread::MAX_GATE_SPREAD_PCT)
