@@ -57,6 +57,9 @@ pub struct Check {
     pub verdict: String,
     /// Set when a regression rests on a run whose node ended it loaded.
     pub rests_on_loaded: Option<String>,
+    /// A regression's steps and revisions against the band's typical run
+    /// (`compare::why::check_why`); `null` otherwise or without history.
+    pub why: Option<crate::compare::why::CheckWhy>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -229,7 +232,15 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
                 }
             };
             let mut rests_on_loaded = None;
+            let mut why = None;
             if verdict == "REGRESSION" {
+                why = e
+                    .history_bands
+                    .get(target)
+                    .and_then(|b| b.get(m))
+                    .and_then(|b| b.typical.as_ref())
+                    .zip(measured)
+                    .and_then(|(typ, x)| crate::compare::why::check_why(typ, &figures, target, m, x));
                 r.regressions += 1;
                 let tf = figures.targets.get(target);
                 if tf.and_then(|t| t.loaded) == Some(true) {
@@ -246,6 +257,7 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
                 band_from,
                 verdict,
                 rests_on_loaded,
+                why,
             });
         }
     }
@@ -326,6 +338,9 @@ pub fn render_text(r: &GateReport) -> String {
             band,
             quote(&c.verdict)
         ));
+        if let Some(why) = &c.why {
+            s.push_str(&format!("    why: {}\n", quote(&why.text)));
+        }
         if let Some(why) = &c.rests_on_loaded {
             s.push_str(&format!(
                 "    ⚠ this regression rests on a loaded run: {}\n",

@@ -26,6 +26,20 @@ pub struct MetricBand {
     /// spread alone would draw a narrower one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub floor_pct: Option<f64>,
+    /// The run nearest the median (the newest of equals): what a
+    /// regression's steps are compared with. Not written to a file.
+    #[serde(skip)]
+    pub typical: Option<Typical>,
+}
+
+/// A run as typical of a metric: its value, revision and slowest steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Typical {
+    pub stamp: String,
+    pub value: f64,
+    pub revision: Option<String>,
+    pub steps: Vec<crate::analysis::step_diff::StepRecord>,
+    pub steps_all: bool,
 }
 
 impl MetricBand {
@@ -99,7 +113,22 @@ pub fn metric_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBa
         .filter(|_| metric.ends_with("_s"))
         .map(spread::time_band_floor_pct)
         .filter(|f| spread.as_ref().ok().is_none_or(|s| spread::BAND_SPREADS * s < *f));
+    let typical = median.and_then(|m| {
+        let (r, value, _) = points
+            .iter()
+            .rev()
+            .min_by(|a, b| (a.1 - m).abs().total_cmp(&(b.1 - m).abs()))?;
+        let t = r.targets.get(target)?;
+        Some(Typical {
+            stamp: r.stamp.clone(),
+            value: *value,
+            revision: r.revision.clone(),
+            steps: t.steps.clone(),
+            steps_all: t.steps_all,
+        })
+    });
     MetricBand {
+        typical,
         median,
         floor_pct,
         band_pct: band_pct.map(|b| floor_pct.map_or(b, |f| b.max(f))),
