@@ -3,6 +3,7 @@
 //! a loaded node, and runs that must be left out with their reason.
 
 mod page;
+mod why;
 
 use super::{jaeger, perfreport, walk};
 use serde_json::Value;
