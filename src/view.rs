@@ -168,6 +168,21 @@ pub struct StepView {
     pub vertex: Option<String>,
 }
 
+/// How many of a target's slowest steps the report lists (those of at least half a second).
+pub const SLOWEST_STEPS: usize = 5;
+
+/// One of a target's slowest steps.
+#[derive(Debug, Clone, Serialize)]
+pub struct SlowStep {
+    pub name: String,
+    /// Seconds its spans took.
+    pub s: f64,
+    /// Its share of the target's build, in percent; `null` when the build is not measured.
+    pub build_pct: Option<f64>,
+    /// It came from the layer cache (only a `load cache:` span).
+    pub cached: bool,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct TargetView {
     pub name: String,
@@ -200,6 +215,9 @@ pub struct TargetView {
     pub phases: Vec<Band>,
     pub uploads: Vec<[f64; 2]>,
     pub steps: Vec<StepView>,
+    /// Its slowest steps (at most `SLOWEST_STEPS`), longest first, each with
+    /// its share of the build: where the build went, without opening the trace.
+    pub slowest_steps: Vec<SlowStep>,
     /// Why a field is `null`, keyed by field name.
     pub why_null: BTreeMap<String, String>,
     /// The same reasons grouped for people: "`total_s`, `gap_s`: why".
