@@ -32,16 +32,19 @@
 
   function chosen() {
     var m = /(?:^#|&)metric=([a-z_]+)/.exec(location.hash);
-    return m && data.metrics.indexOf(m[1]) >= 0 ? m[1] : "total_s";
+    return m && (data.metrics.indexOf(m[1]) >= 0 || m[1] === "slowest_step") ? m[1] : "total_s";
   }
 
   function panel(key, target, metric) {
-    var values = target.values[metric] || [];
+    // "slowest_step": the line of the target's most expensive step across the runs.
+    var values = metric === "slowest_step" ? (target.slowest_step ? target.slowest_step[1] : []) : target.values[metric] || [];
     var pts = [];
     values.forEach(function (v, i) { if (v !== null) pts.push([i, v]); });
     var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "group" });
     svg.setAttribute("aria-label", target.name + ": " + metric + " per run");
-    text(svg, L, 14, target.name, "panel-title");
+    var title = target.name + (metric === "slowest_step" && target.slowest_step ? ": " + target.slowest_step[0] : "");
+    var t = text(svg, L, 14, title.length > 70 ? title.slice(0, 69) + "…" : title, "panel-title");
+    el("title", {}, t).textContent = title;
     var n = Math.max(key.runs.length, 1);
     var top = 1;
     pts.forEach(function (p) { if (p[1] > top) top = p[1]; });

@@ -55,8 +55,68 @@ pub struct KeyView {
     pub loaded: BTreeMap<String, BTreeMap<String, String>>,
     /// Per run stamp and target: why the load of a point's node is not known.
     pub load_unknown: BTreeMap<String, BTreeMap<String, String>>,
+    /// Per target, its most expensive steps (by total time over the key's
+    /// runs, at most `STEP_LINES`) and their seconds in each run.
+    pub step_durations: BTreeMap<String, Vec<StepLine>>,
     /// Why a field above is `null`.
     pub why_null: BTreeMap<String, String>,
+}
+
+/// How many of a target's steps history follows across runs.
+pub const STEP_LINES: usize = 5;
+
+/// One step's seconds across a key's runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepLine {
+    /// Its name in the newest run that has it.
+    pub step: String,
+    /// Its seconds summed over the runs that kept it.
+    pub total_s: f64,
+    pub points: Vec<StepPoint>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StepPoint {
+    pub stamp: String,
+    /// Index into the key's `runs`.
+    pub run: usize,
+    pub value: f64,
+    /// `false`: it came from the layer cache that run.
+    pub ran: bool,
+}
+
+/// A target's most expensive steps across `runs`, matched by name without
+/// numbering (`steps::match_key`: a step keeps its line when its vertex changes).
+/// Only the slowest steps of each run are kept (`history::STEPS_KEPT`), so a
+/// line lacks the runs where its step was not among them.
+fn step_lines(runs: &[&RunFigures], target: &str) -> Vec<StepLine> {
+    let mut lines: BTreeMap<String, StepLine> = BTreeMap::new();
+    for (i, r) in runs.iter().enumerate() {
+        let Some(t) = r.targets.get(target) else { continue };
+        for s in &t.steps {
+            let key = crate::analysis::steps::match_key(&s.name).unwrap_or_else(|| s.name.clone());
+            let line = lines.entry(key).or_insert_with(|| StepLine {
+                step: String::new(),
+                total_s: 0.0,
+                points: vec![],
+            });
+            line.step = s.name.clone();
+            line.total_s += s.s;
+            line.points.push(StepPoint {
+                stamp: r.stamp.clone(),
+                run: i,
+                value: s.s,
+                ran: s.ran,
+            });
+        }
+    }
+    let mut v: Vec<StepLine> = lines.into_values().collect();
+    v.sort_by(|a, b| b.total_s.total_cmp(&a.total_s).then_with(|| a.step.cmp(&b.step)));
+    v.truncate(STEP_LINES);
+    for l in &mut v {
+        l.total_s = r1(l.total_s);
+    }
+    v
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -255,6 +315,11 @@ fn key_view(key: &Key, runs: &[&RunFigures]) -> KeyView {
             why_null.insert(f.into(), format!("run.json gives no {f}: this run is a key of its own"));
         }
     }
+    let step_durations = targets
+        .keys()
+        .map(|t| (t.clone(), step_lines(runs, t)))
+        .filter(|(_, l)| !l.is_empty())
+        .collect();
     let note = (runs.len() == 1).then(|| format!("One run only ({}): no trend to draw", runs[0].stamp));
     KeyView {
         mode: key.mode.clone(),
@@ -269,6 +334,7 @@ fn key_view(key: &Key, runs: &[&RunFigures]) -> KeyView {
         targets,
         loaded,
         load_unknown,
+        step_durations,
         why_null,
     }
 }

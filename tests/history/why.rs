@@ -191,6 +191,11 @@ fn history_finds_the_change_of_level_and_names_its_step_but_not_the_one_night_mi
         "{md}"
     );
     assert!(!md.contains(&format!("Change of level from {}", stamp(MISS_NIGHT))), "{md}");
+    // The wheel step keeps one line through its new vertex and its renumbering.
+    let line = &key["step_durations"]["pytorch"][0];
+    assert_eq!(line["step"], format!("[builder 4/4] {WHEEL}"), "{line}");
+    assert_eq!(line["points"].as_array().unwrap().len(), NIGHTS as usize);
+    assert_eq!(line["points"][WHEEL_NIGHT as usize]["value"].as_f64(), Some(wheel_s(WHEEL_NIGHT)));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("vertex changed; revision 3f9c2e1a5b6c → 8d01b6c5a4f3"), "{stdout}");
 }
