@@ -290,7 +290,10 @@ mod tests {
         assert_eq!(d[0].vertex_changed, Some(true));
         assert_eq!(d[0].cause(), Some("vertex changed"));
         assert_eq!(d[0].delta_s, 140.0);
-        assert_eq!((d[1].step.as_str(), d[1].vertex_changed), ("[deps 1/2] FROM rocm", Some(false)));
+        assert_eq!(
+            (d[1].step.as_str(), d[1].vertex_changed),
+            ("[deps 1/2] FROM rocm", Some(false))
+        );
     }
 
     #[test]
@@ -321,8 +324,14 @@ mod tests {
 
     #[test]
     fn the_top_steps_explain_a_share_of_the_targets_change() {
-        let a = [rec("[b 1/2] RUN x", None, 100.0, true), rec("[b 2/2] RUN y", None, 10.0, true)];
-        let b = [rec("[b 1/2] RUN x", None, 180.0, true), rec("[b 2/2] RUN y", None, 30.0, true)];
+        let a = [
+            rec("[b 1/2] RUN x", None, 100.0, true),
+            rec("[b 2/2] RUN y", None, 10.0, true),
+        ];
+        let b = [
+            rec("[b 1/2] RUN x", None, 180.0, true),
+            rec("[b 2/2] RUN y", None, 30.0, true),
+        ];
         let d = diff(&a, &b);
         assert_eq!(explained_pct(&d, 100.0, 1), Some(80.0));
         assert_eq!(explained_pct(&d, 100.0, 3), Some(100.0));
@@ -331,7 +340,11 @@ mod tests {
 
     #[test]
     fn slowest_keeps_the_longest_first() {
-        let r = [rec("a", None, 1.0, true), rec("b", None, 9.0, true), rec("c", None, 5.0, false)];
+        let r = [
+            rec("a", None, 1.0, true),
+            rec("b", None, 9.0, true),
+            rec("c", None, 5.0, false),
+        ];
         let names: Vec<String> = slowest(&r, 2).into_iter().map(|r| r.name).collect();
         assert_eq!(names, ["b", "c"]);
     }

@@ -29,7 +29,7 @@ pub fn match_key(name: &str) -> Option<String> {
     let close = inner.find(']')?;
     let mut words: Vec<&str> = inner[..close].split_whitespace().collect();
     words.pop(); // n/m
-    // A platform holds a `/`; a stage name never does.
+                 // A platform holds a `/`; a stage name never does.
     let stage = words.last().filter(|w| !w.contains('/')).copied();
     let command = inner[close + 1..].trim();
     Some(match stage {

@@ -33,7 +33,11 @@ impl Beside {
                 crate::timefmt::human_bytes(b),
                 (b - a).abs() > 0.1 * a.max(b),
             ),
-            "upload_mbps" => (format!("{a:.1} MB/s"), format!("{b:.1} MB/s"), (b - a).abs() > 0.1 * a.max(b)),
+            "upload_mbps" => (
+                format!("{a:.1} MB/s"),
+                format!("{b:.1} MB/s"),
+                (b - a).abs() > 0.1 * a.max(b),
+            ),
             _ => (human_duration(a), human_duration(b), (b - a).abs() > TIME_RESOLUTION_S),
         };
         let label = match self.what {
@@ -132,7 +136,12 @@ pub fn sentence(w: &Why) -> String {
     if let Some(r) = revision {
         parts.push(r);
     }
-    format!("{} {}{delta}: {}.", md_text(w.target), md_text(w.metric), parts.join("; "))
+    format!(
+        "{} {}{delta}: {}.",
+        md_text(w.target),
+        md_text(w.metric),
+        parts.join("; ")
+    )
 }
 
 /// What a gate check says of a regression: the steps behind it against the
@@ -199,11 +208,21 @@ mod tests {
     #[test]
     fn the_sentence_names_the_step_its_cause_and_the_revision() {
         let a = [
-            rec("[builder 8/11] RUN MAX_JOBS=10 python setup.py bdist_wheel", "v1", 420.0, true),
+            rec(
+                "[builder 8/11] RUN MAX_JOBS=10 python setup.py bdist_wheel",
+                "v1",
+                420.0,
+                true,
+            ),
             rec("[builder 9/11] RUN strip", "s", 30.0, true),
         ];
         let b = [
-            rec("[builder 8/11] RUN MAX_JOBS=10 python setup.py bdist_wheel", "v2", 560.0, true),
+            rec(
+                "[builder 8/11] RUN MAX_JOBS=10 python setup.py bdist_wheel",
+                "v2",
+                560.0,
+                true,
+            ),
             rec("[builder 9/11] RUN strip", "s", 32.0, true),
         ];
         let steps = diff(&a, &b);
@@ -260,8 +279,14 @@ mod tests {
     #[test]
     fn backticks_in_step_names_cannot_pair_across_names() {
         let steps = diff(
-            &[rec("[b 1/2] RUN echo `a", "v", 0.0, true), rec("[b 2/2] RUN b`", "w", 0.0, true)],
-            &[rec("[b 1/2] RUN echo `a", "v", 60.0, true), rec("[b 2/2] RUN b`", "w", 50.0, true)],
+            &[
+                rec("[b 1/2] RUN echo `a", "v", 0.0, true),
+                rec("[b 2/2] RUN b`", "w", 0.0, true),
+            ],
+            &[
+                rec("[b 1/2] RUN echo `a", "v", 60.0, true),
+                rec("[b 2/2] RUN b`", "w", 50.0, true),
+            ],
         );
         let s = sentence(&Why {
             target: "t",

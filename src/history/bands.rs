@@ -342,9 +342,17 @@ mod tests {
         let refs: Vec<&RunFigures> = all.iter().collect();
         let b = level_band(&refs, "pytorch", "build_s");
         assert_eq!(b.level_from.as_deref(), Some("d10"));
-        assert_eq!(b.median, Some(1151.0), "the new level (1152, 1148, 1150, 1152), not the old");
+        assert_eq!(
+            b.median,
+            Some(1151.0),
+            "the new level (1152, 1148, 1150, 1152), not the old"
+        );
         assert_eq!(b.n, 14, "the old runs still give the spread");
-        assert_eq!(b.typical.as_ref().map(|t| t.stamp.as_str()), Some("d13"), "nearest the median, the newest of equals");
+        assert_eq!(
+            b.typical.as_ref().map(|t| t.stamp.as_str()),
+            Some("d13"),
+            "nearest the median, the newest of equals"
+        );
         assert!(b.describe().contains("at the new level since d10"), "{}", b.describe());
         // 1150 s the night after is ok against the new level.
         assert!(100.0 * (1152.0 - 1150.0) / 1150.0 < b.band_pct.unwrap());

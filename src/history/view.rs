@@ -177,7 +177,13 @@ pub struct ChangePoint {
     pub why: String,
 }
 
-fn change_point(runs: &[&RunFigures], points: &[Point], step: &StepView, target: &str, metric: &str) -> Option<ChangePoint> {
+fn change_point(
+    runs: &[&RunFigures],
+    points: &[Point],
+    step: &StepView,
+    target: &str,
+    metric: &str,
+) -> Option<ChangePoint> {
     let at = points.iter().position(|p| p.run == step.run)?;
     let before = points.get(at.checked_sub(1)?)?;
     let (ra, rb) = (runs.get(before.run)?, runs.get(step.run)?);

@@ -83,7 +83,11 @@ fn root() -> tempfile::TempDir {
         let miss = night == MISS_NIGHT;
         let deps_end = if miss { 330.1 } else { 30.3 };
         let wheel_end = deps_end + wheel_s(night);
-        let wheel_vertex = if night >= WHEEL_NIGHT { "sha256:wheel-new" } else { "sha256:wheel-old" };
+        let wheel_vertex = if night >= WHEEL_NIGHT {
+            "sha256:wheel-new"
+        } else {
+            "sha256:wheel-old"
+        };
         // Renumbered and padded on the nights after the change: matched all the same.
         let (n, m) = if night >= WHEEL_NIGHT { ("4", "4") } else { ("3", "3") };
         let deps = format!("[pytorch builder  2/{m}] {DEPS}");
@@ -97,12 +101,26 @@ fn root() -> tempfile::TempDir {
                 30.1,
                 Some("sha256:from"),
             ),
-            ("a4", "a1", format!("[builder {n}/{m}] {WHEEL}"), deps_end, wheel_end, Some(wheel_vertex)),
+            (
+                "a4",
+                "a1",
+                format!("[builder {n}/{m}] {WHEEL}"),
+                deps_end,
+                wheel_end,
+                Some(wheel_vertex),
+            ),
         ];
         spans.push(if miss {
             ("a3", "a1", deps, 30.1, deps_end, Some("sha256:deps"))
         } else {
-            ("a3", "a1", format!("load cache: {deps}"), 30.1, deps_end, Some("sha256:deps"))
+            (
+                "a3",
+                "a1",
+                format!("load cache: {deps}"),
+                30.1,
+                deps_end,
+                Some("sha256:deps"),
+            )
         });
         std::fs::write(dir.join("trace-pytorch.json"), encode(night, t0, &spans)).unwrap();
     }
@@ -111,8 +129,13 @@ fn root() -> tempfile::TempDir {
 
 fn json_of(args: &[&str]) -> (Option<i32>, Value) {
     let o = perfreport(args);
-    let v = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)));
+    let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
     (o.status.code(), v)
 }
 
@@ -138,14 +161,21 @@ fn compare_names_the_slower_step_its_new_vertex_and_revision_and_the_one_night_c
     let root = root();
     // Night 11 (span stubs) against night 12 (Jaeger): the wheel step changed.
     let (c, text) = compare(root.path(), WHEEL_NIGHT - 1, WHEEL_NIGHT);
-    assert_eq!((c["revision_a"].as_str(), c["revision_b"].as_str()), (Some(OLD_REV), Some(NEW_REV)));
+    assert_eq!(
+        (c["revision_a"].as_str(), c["revision_b"].as_str()),
+        (Some(OLD_REV), Some(NEW_REV))
+    );
     let t = pytorch(&c);
     let top = &t["steps"][0];
     assert_eq!(top["step"], format!("[builder 4/4] {WHEEL}"), "{t}");
     assert_eq!((top["a"].as_str(), top["b"].as_str()), (Some("ran"), Some("ran")));
     assert_eq!(top["vertex_changed"], true);
     assert!((top["delta_s"].as_f64().unwrap() - (wheel_s(12) - wheel_s(11))).abs() < 0.01);
-    assert_eq!(t["steps"].as_array().unwrap().len(), 3, "every step, renumbered ones matched: {t}");
+    assert_eq!(
+        t["steps"].as_array().unwrap().len(),
+        3,
+        "every step, renumbered ones matched: {t}"
+    );
     assert!(t["steps_explain_pct"].as_f64().unwrap() > 95.0, "{t}");
     assert!(
         text.contains(&format!(
@@ -158,46 +188,77 @@ fn compare_names_the_slower_step_its_new_vertex_and_revision_and_the_one_night_c
     let top = &pytorch(&c)["steps"][0];
     assert_eq!(top["step"], format!("[pytorch builder  2/3] {DEPS}"));
     assert_eq!((top["a"].as_str(), top["b"].as_str()), (Some("cached"), Some("ran")));
-    assert_eq!((top["vertex_changed"].as_bool(), top["layer_cache_miss"].as_bool()), (Some(false), Some(true)));
+    assert_eq!(
+        (top["vertex_changed"].as_bool(), top["layer_cache_miss"].as_bool()),
+        (Some(false), Some(true))
+    );
     assert!(text.contains("(layer-cache miss)"), "{text}");
-    assert!(c["revision_a"] == c["revision_b"] && !text.contains("revision 3f9c"), "{text}");
+    assert!(
+        c["revision_a"] == c["revision_b"] && !text.contains("revision 3f9c"),
+        "{text}"
+    );
 }
 
 #[test]
 fn history_finds_the_change_of_level_and_names_its_step_but_not_the_one_night_miss() {
     let root = root();
     let out = tempfile::tempdir().unwrap();
-    let o = perfreport(&["history", root.path().to_str().unwrap(), "--out", out.path().to_str().unwrap()]);
+    let o = perfreport(&[
+        "history",
+        root.path().to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let h: Value = serde_json::from_str(&std::fs::read_to_string(out.path().join("history.json")).unwrap()).unwrap();
     let key = &h["keys"].as_array().unwrap()[0];
     let build = &key["targets"]["pytorch"]["build_s"];
     let cp = &build["change_point"];
-    assert_eq!(cp["stamp"], stamp(WHEEL_NIGHT), "the night of the new level, not the miss: {cp}");
+    assert_eq!(
+        cp["stamp"],
+        stamp(WHEEL_NIGHT),
+        "the night of the new level, not the miss: {cp}"
+    );
     // The build is the wheel step and 0.3 s before it, ±0.5%.
     assert!((cp["before_median"].as_f64().unwrap() - 420.3).abs() < 2.0, "{cp}");
     assert!((cp["after_median"].as_f64().unwrap() - 560.3).abs() < 2.0, "{cp}");
     assert!((cp["delta_pct"].as_f64().unwrap() - 33.3).abs() < 0.5, "{cp}");
     assert_eq!(cp["steps"][0]["step"], format!("[builder 4/4] {WHEEL}"));
     assert_eq!(cp["steps"][0]["vertex_changed"], true);
-    assert_eq!((cp["revision_before"].as_str(), cp["revision_after"].as_str()), (Some(OLD_REV), Some(NEW_REV)));
+    assert_eq!(
+        (cp["revision_before"].as_str(), cp["revision_after"].as_str()),
+        (Some(OLD_REV), Some(NEW_REV))
+    );
     // vllm's build never moved: no change of level, and the reason.
     let vllm = &key["targets"]["vllm"]["build_s"];
     assert!(vllm["change_point"].is_null());
-    assert!(vllm["why_null"]["change_point"].as_str().unwrap().contains("one outlier night is no change of level"));
+    assert!(vllm["why_null"]["change_point"]
+        .as_str()
+        .unwrap()
+        .contains("one outlier night is no change of level"));
     let md = std::fs::read_to_string(out.path().join("history.md")).unwrap();
     assert!(
-        md.contains(&format!("Change of level from {}", stamp(WHEEL_NIGHT))) && md.contains(&format!("`[builder 4/4] {WHEEL}`")),
+        md.contains(&format!("Change of level from {}", stamp(WHEEL_NIGHT)))
+            && md.contains(&format!("`[builder 4/4] {WHEEL}`")),
         "{md}"
     );
-    assert!(!md.contains(&format!("Change of level from {}", stamp(MISS_NIGHT))), "{md}");
+    assert!(
+        !md.contains(&format!("Change of level from {}", stamp(MISS_NIGHT))),
+        "{md}"
+    );
     // The wheel step keeps one line through its new vertex and its renumbering.
     let line = &key["step_durations"]["pytorch"][0];
     assert_eq!(line["step"], format!("[builder 4/4] {WHEEL}"), "{line}");
     assert_eq!(line["points"].as_array().unwrap().len(), NIGHTS as usize);
-    assert_eq!(line["points"][WHEEL_NIGHT as usize]["value"].as_f64(), Some(wheel_s(WHEEL_NIGHT)));
+    assert_eq!(
+        line["points"][WHEEL_NIGHT as usize]["value"].as_f64(),
+        Some(wheel_s(WHEEL_NIGHT))
+    );
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("vertex changed; revision 3f9c2e1a5b6c → 8d01b6c5a4f3"), "{stdout}");
+    assert!(
+        stdout.contains("vertex changed; revision 3f9c2e1a5b6c → 8d01b6c5a4f3"),
+        "{stdout}"
+    );
 }
 
 fn gate(root: &Path, night: u32) -> (Option<i32>, Value, String) {
@@ -219,9 +280,17 @@ fn gate(root: &Path, night: u32) -> (Option<i32>, Value, String) {
 fn gate_names_the_cache_miss_and_the_slower_step_on_their_own_nights_and_not_after() {
     let root = root();
     let (code, check, text) = gate(root.path(), MISS_NIGHT);
-    assert_eq!((code, check["verdict"].as_str()), (Some(1), Some("REGRESSION")), "{check}");
+    assert_eq!(
+        (code, check["verdict"].as_str()),
+        (Some(1), Some("REGRESSION")),
+        "{check}"
+    );
     let why = &check["why"];
-    assert_eq!(why["steps"][0]["step"], format!("[pytorch builder  2/3] {DEPS}"), "{why}");
+    assert_eq!(
+        why["steps"][0]["step"],
+        format!("[pytorch builder  2/3] {DEPS}"),
+        "{why}"
+    );
     assert_eq!(why["steps"][0]["layer_cache_miss"], true);
     assert!(text.contains("(layer-cache miss)"), "{text}");
     // The night after the miss is no regression: one night moved no level.
@@ -232,14 +301,18 @@ fn gate_names_the_cache_miss_and_the_slower_step_on_their_own_nights_and_not_aft
     let why = &check["why"];
     assert_eq!(why["steps"][0]["step"], format!("[builder 4/4] {WHEEL}"));
     assert_eq!(why["steps"][0]["vertex_changed"], true);
-    assert_eq!((why["revision_before"].as_str(), why["revision_after"].as_str()), (Some(OLD_REV), Some(NEW_REV)));
+    assert_eq!(
+        (why["revision_before"].as_str(), why["revision_after"].as_str()),
+        (Some(OLD_REV), Some(NEW_REV))
+    );
     assert!(text.contains("revision 3f9c2e1a5b6c → 8d01b6c5a4f3"), "{text}");
     // Once the new level rests on 3 runs, the nights after it are weighed against it.
     let (code, check, _) = gate(root.path(), WHEEL_NIGHT + 4);
     assert_eq!((code, check["verdict"].as_str()), (Some(0), Some("ok")), "{check}");
     let from = check["band_from"].as_str().unwrap();
     assert!(
-        from.contains(&format!("at the new level since {}", stamp(WHEEL_NIGHT))) && from.contains("flagged on its own night"),
+        from.contains(&format!("at the new level since {}", stamp(WHEEL_NIGHT)))
+            && from.contains("flagged on its own night"),
         "{from}"
     );
     assert!((check["expected"].as_f64().unwrap() - 560.0).abs() < 5.0, "{check}");
@@ -274,8 +347,18 @@ fn the_real_fixtures_steps_carry_their_vertices_or_null() {
         }
     }
     std::fs::write(b.path().join("trace-bake.json"), jaeger.to_string()).unwrap();
-    let (_, c) = json_of(&["compare", run.path().to_str().unwrap(), b.path().to_str().unwrap(), "--json"]);
-    let bake = c["targets"].as_array().unwrap().iter().find(|t| t["target"] == "bake").unwrap();
+    let (_, c) = json_of(&[
+        "compare",
+        run.path().to_str().unwrap(),
+        b.path().to_str().unwrap(),
+        "--json",
+    ]);
+    let bake = c["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["target"] == "bake")
+        .unwrap();
     let top = &bake["steps"][0];
     assert!(top["step"].as_str().unwrap().starts_with("[test-go 2/2] RUN"), "{bake}");
     assert_eq!(top["vertex_changed"], false);
