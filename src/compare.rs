@@ -367,7 +367,11 @@ pub fn render_markdown(c: &CompareView) -> String {
     }
     if c.revision_a.is_some() || c.revision_b.is_some() {
         let r = |x: &Option<String>| x.as_deref().map(md).unwrap_or_else(|| "not recorded".into());
-        s.push_str(&format!("\nRevision: {} → {}\n", r(&c.revision_a), r(&c.revision_b)));
+        if c.revision_a == c.revision_b {
+            s.push_str(&format!("\nRevision: {} (both runs)\n", r(&c.revision_a)));
+        } else {
+            s.push_str(&format!("\nRevision: {} → {}\n", r(&c.revision_a), r(&c.revision_b)));
+        }
     }
     s.push_str(&format!(
         "\n## Targets\n\nA change inside its band is noise. A band is {}× the metric's robust spread over the newest {} earlier comparable runs of the history root (how many, beside it); with fewer than {} it is ±{DEFAULT_BAND_PCT}%, assumed.\n\n| target | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n",
