@@ -47,10 +47,14 @@
   }
   // One scale per key and metric, shared by every panel: durations in round
   // minutes (hours past three), counts as they are.
+  // "slowest_step": the line of the target's most expensive step across the runs, in seconds.
+  function valuesOf(target, metric) {
+    return metric === "slowest_step" ? (target.slowest_step ? target.slowest_step[1] : []) : target.values[metric] || [];
+  }
   function scale(key, metric) {
     var max = 0;
-    key.targets.forEach(function (t) { (t.values[metric] || []).forEach(function (v) { if (v !== null && v > max) max = v; }); });
-    if (!/_s$/.test(metric)) return { top: roundUp(max), tick: function (v) { return String(Math.round(v)); } };
+    key.targets.forEach(function (t) { valuesOf(t, metric).forEach(function (v) { if (v !== null && v > max) max = v; }); });
+    if (!/_s$/.test(metric) && metric !== "slowest_step") return { top: roundUp(max), tick: function (v) { return String(Math.round(v)); } };
     var unit = max > 3 * 3600 ? 3600 : 60, suffix = unit === 3600 ? "h" : "m";
     return { top: roundUp(max / unit) * unit, tick: function (v) { var u = v / unit; return (Math.abs(u - Math.round(u)) < 1e-9 ? Math.round(u) : u.toFixed(1)) + suffix; } };
   }
@@ -58,16 +62,18 @@
 
   function chosen() {
     var m = /(?:^#|&)metric=([a-z_]+)/.exec(location.hash);
-    return m && data.metrics.indexOf(m[1]) >= 0 ? m[1] : "total_s";
+    return m && (data.metrics.indexOf(m[1]) >= 0 || m[1] === "slowest_step") ? m[1] : "total_s";
   }
 
   function panel(key, target, metric, sc) {
-    var values = target.values[metric] || [];
+    var values = valuesOf(target, metric);
     var pts = [];
     values.forEach(function (v, i) { if (v !== null) pts.push([i, v]); });
     var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "group" });
     svg.setAttribute("aria-label", target.name + ": " + metric + " per run");
-    text(svg, L, 14, target.name, "panel-title");
+    var title = target.name + (metric === "slowest_step" && target.slowest_step ? ": " + target.slowest_step[0] : "");
+    var t = text(svg, L, 14, title.length > 70 ? title.slice(0, 69) + "…" : title, "panel-title");
+    el("title", {}, t).textContent = title;
     var n = Math.max(key.runs.length, 1);
     var top = sc.top;
     var x = function (i) { return L + (W - L - R) * (n === 1 ? 0.5 : i / (n - 1)); };

@@ -250,6 +250,12 @@
     drawTimeAxis(svg, x, top, ph);
     var clip = clipRect(svg, "clip-timeline", top, ph, x);
     hatchPattern(svg);
+    var slow = data.targets.filter(function (t) { return (t.slowest_steps || []).length; });
+    document.getElementById("target-steps").innerHTML = slow.length ? "<p>Slowest steps (share of the target's build):</p><ul>" + slow.map(function (t) {
+      return "<li>" + esc(t.name) + ": " + t.slowest_steps.map(function (s) {
+        return "<code>" + esc(s.name) + "</code> " + esc(fmtDur(s.s)) + (s.build_pct === null ? "" : " (" + Math.round(s.build_pct) + "%)") + (s.cached ? " (cached)" : "");
+      }).join("; ") + "</li>";
+    }).join("") + "</ul>" : "";
     var critical = data.fleet.critical ? data.fleet.critical.node : null;
     var y = top, mids = {};
     all.forEach(function (r) {

@@ -4,7 +4,9 @@
 //! target that moved nodes says so, since it lost that node's local cache.
 
 pub mod comparable;
+pub mod why;
 
+use crate::analysis::step_diff::{self, StepChange};
 use crate::history::RunFigures;
 use crate::render::escape::md_text as md;
 use crate::view::View;
@@ -39,6 +41,20 @@ pub struct TargetChange {
     /// Set when the target ran on another node in B.
     pub moved: Option<String>,
     pub changes: Vec<Change>,
+    /// Its steps matched across the runs, largest change first
+    /// (`analysis::step_diff`); empty for a node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<StepChange>>,
+    /// The share of the build's change the top 3 steps explain; `null` when
+    /// the build did not move or was not measured in both.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps_explain_pct: Option<Option<f64>>,
+    /// What moved beside the steps: setup, export, upload, upload bytes and rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beside: Option<Vec<why::Beside>>,
+    /// Why the target's figure moved, in a sentence, when it moved beyond its noise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -49,6 +65,9 @@ pub struct CompareView {
     /// Why not, when not.
     pub reasons: Vec<String>,
     pub warnings: Vec<String>,
+    /// run.json's `revision` of each run; `null` when not recorded.
+    pub revision_a: Option<String>,
+    pub revision_b: Option<String>,
     pub targets: Vec<TargetChange>,
     pub nodes: Vec<TargetChange>,
     /// The tool that compared, and each run's own provenance (inputs, coordinates).
@@ -149,6 +168,8 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
         comparable: true,
         reasons: vec![],
         warnings: vec![],
+        revision_a: a.provenance.run.revision.clone(),
+        revision_b: b.provenance.run.revision.clone(),
         targets: vec![],
         nodes: vec![],
         tool: crate::view::Tool::this(),
@@ -183,16 +204,35 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
             (Some(x), Some(y)) if x != y => Some(format!("moved from {x} to {y}: it could not use {x}'s local cache")),
             _ => None,
         };
-        let changes = metrics
+        let changes: Vec<Change> = metrics
             .iter()
             .map(|(m, get)| change(m, get(ta), get(tb), target_band(&ta.name, m)))
             .collect();
+        let steps = step_diff::diff(&ta.step_records(), &tb.step_records());
+        let build_delta = changes.iter().find(|c| c.metric == "build_s").and_then(|c| c.delta);
+        let beside = beside(ta, tb);
+        let why = headline_change(&changes).map(|c| {
+            why::sentence(&why::Why {
+                target: &ta.name,
+                metric: c.metric,
+                delta: c.delta,
+                steps: &steps,
+                beside: &beside,
+                moved: moved.as_deref(),
+                revision_a: out.revision_a.as_deref(),
+                revision_b: out.revision_b.as_deref(),
+            })
+        });
         out.targets.push(TargetChange {
             target: ta.name.clone(),
             node_a: ta.node.clone(),
             node_b: tb.node.clone(),
             moved,
             changes,
+            steps_explain_pct: Some(build_delta.and_then(|d| step_diff::explained_pct(&steps, d, why::TOP))),
+            steps: Some(steps),
+            beside: Some(beside),
+            why,
         });
     }
     for na in &a.nodes {
@@ -215,6 +255,10 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
             node_b: None,
             moved: None,
             changes,
+            steps: None,
+            steps_explain_pct: None,
+            beside: None,
+            why: None,
         });
     }
     out
@@ -223,6 +267,49 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
 /// A metric's value as the report writes it (`38m52s`, not `2332.0`).
 fn num(metric: &str, v: Option<f64>) -> String {
     v.map(|x| crate::fmt::metric(metric, x)).unwrap_or_else(|| "—".into())
+}
+
+/// What moved beside a target's steps.
+fn beside(a: &crate::view::TargetView, b: &crate::view::TargetView) -> Vec<why::Beside> {
+    let bytes = |t: &crate::view::TargetView| t.upload_bytes.map(|x| x as f64);
+    vec![
+        why::Beside {
+            what: "setup_s",
+            a: a.setup_s,
+            b: b.setup_s,
+        },
+        why::Beside {
+            what: "export_s",
+            a: a.export_s,
+            b: b.export_s,
+        },
+        why::Beside {
+            what: "upload_s",
+            a: a.upload_s,
+            b: b.upload_s,
+        },
+        why::Beside {
+            what: "upload_bytes",
+            a: bytes(a),
+            b: bytes(b),
+        },
+        why::Beside {
+            what: "upload_mbps",
+            a: a.upload_mbps,
+            b: b.upload_mbps,
+        },
+    ]
+}
+
+/// The change a target's sentence explains: its build when that moved
+/// beyond the noise, else its total.
+fn headline_change(changes: &[Change]) -> Option<&Change> {
+    let moved = |m: &str| {
+        changes
+            .iter()
+            .find(|c| c.metric == m && matches!(c.verdict.as_str(), "slower" | "faster"))
+    };
+    moved("build_s").or_else(|| moved("total_s"))
 }
 
 /// Who compared what: the tool and both runs' coordinates and input hashes.
@@ -279,6 +366,21 @@ pub fn render_markdown(c: &CompareView) -> String {
     }
     for w in &c.warnings {
         s.push_str(&format!("- ⚠ {}\n", md(w)));
+    }
+    let whys: Vec<&str> = c.targets.iter().filter_map(|t| t.why.as_deref()).collect();
+    if !whys.is_empty() {
+        s.push_str("\n## Why\n\n");
+        for w in whys {
+            s.push_str(&format!("- {w}\n"));
+        }
+    }
+    if c.revision_a.is_some() || c.revision_b.is_some() {
+        let r = |x: &Option<String>| x.as_deref().map(md).unwrap_or_else(|| "not recorded".into());
+        if c.revision_a == c.revision_b {
+            s.push_str(&format!("\nRevision: {} (both runs)\n", r(&c.revision_a)));
+        } else {
+            s.push_str(&format!("\nRevision: {} → {}\n", r(&c.revision_a), r(&c.revision_b)));
+        }
     }
     s.push_str(&format!(
         "\n## Targets\n\nA change inside its band is noise. A band is {}× the metric's robust spread over the newest {} comparable runs of the history root that started before B (how many, beside it); with fewer than {} it is ±{DEFAULT_BAND_PCT}%, assumed. Nodes are banded the same way.\n\n| target | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n",

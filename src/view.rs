@@ -128,6 +128,8 @@ pub struct RunCoordinates {
     pub sccache_prefix: Option<String>,
     pub nodes: Vec<NodeCoordinate>,
     pub job_width: Option<u32>,
+    /// The build repository's revision the run built (run.json `revision`).
+    pub revision: Option<String>,
     pub why_null: BTreeMap<String, String>,
 }
 
@@ -163,6 +165,24 @@ pub struct StepView {
     pub name: String,
     pub start_s: f64,
     pub end_s: f64,
+    pub cached: bool,
+    /// BuildKit's vertex digest: what matches a step across runs.
+    /// `null` when the trace carries none.
+    pub vertex: Option<String>,
+}
+
+/// How many of a target's slowest steps the report lists (those of at least half a second).
+pub const SLOWEST_STEPS: usize = 5;
+
+/// One of a target's slowest steps.
+#[derive(Debug, Clone, Serialize)]
+pub struct SlowStep {
+    pub name: String,
+    /// Seconds its spans took.
+    pub s: f64,
+    /// Its share of the target's build, in percent; `null` when the build is not measured.
+    pub build_pct: Option<f64>,
+    /// It came from the layer cache (only a `load cache:` span).
     pub cached: bool,
 }
 
@@ -208,6 +228,9 @@ pub struct TargetView {
     pub phases: Vec<Band>,
     pub uploads: Vec<[f64; 2]>,
     pub steps: Vec<StepView>,
+    /// Its slowest steps (at most `SLOWEST_STEPS`), longest first, each with
+    /// its share of the build: where the build went, without opening the trace.
+    pub slowest_steps: Vec<SlowStep>,
     /// Why a field is `null`, keyed by field name.
     pub why_null: BTreeMap<String, String>,
     /// The same reasons grouped for people: "`total_s`, `gap_s`: why".
@@ -403,6 +426,17 @@ pub struct ZotView {
 
 /// Rounds for output: milliseconds are plenty, and fewer digits keep the
 /// files small and stable.
+impl TargetView {
+    /// Its steps, one record per step (`analysis::step_diff::records`).
+    pub fn step_records(&self) -> Vec<crate::analysis::step_diff::StepRecord> {
+        crate::analysis::step_diff::records(
+            self.steps
+                .iter()
+                .map(|s| (s.name.as_str(), s.vertex.as_deref(), s.end_s - s.start_s, s.cached)),
+        )
+    }
+}
+
 fn r3(x: f64) -> f64 {
     round_to(x, 1000.0)
 }

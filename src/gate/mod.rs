@@ -65,6 +65,9 @@ pub struct Check {
     pub verdict: String,
     /// Set when a regression rests on a run whose node ended it loaded.
     pub rests_on_loaded: Option<String>,
+    /// A regression's steps and revisions against the band's typical run
+    /// (`compare::why::check_why`); `null` otherwise or without history.
+    pub why: Option<crate::compare::why::CheckWhy>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -271,6 +274,18 @@ pub fn checks(figures: &crate::history::RunFigures, e: &Expectations) -> Vec<Che
             } else {
                 None
             };
+            // The steps and revision behind a regression, against the run
+            // nearest the band's median (`compare::why`).
+            let why = if verdict == "REGRESSION" {
+                e.history_bands
+                    .get(target)
+                    .and_then(|b| b.get(m))
+                    .and_then(|b| b.typical.as_ref())
+                    .zip(measured)
+                    .and_then(|(typ, x)| crate::compare::why::check_why(typ, figures, target, m, x))
+            } else {
+                None
+            };
             out.push(Check {
                 target: target.clone(),
                 metric: m.clone(),
@@ -281,6 +296,7 @@ pub fn checks(figures: &crate::history::RunFigures, e: &Expectations) -> Vec<Che
                 band_from,
                 verdict,
                 rests_on_loaded,
+                why,
             });
         }
     }
@@ -382,6 +398,9 @@ pub fn checks_table(checks: &[Check]) -> String {
             band,
             quote(&c.verdict)
         ));
+        if let Some(why) = &c.why {
+            s.push_str(&format!("    why: {}\n", quote(&why.text)));
+        }
         if let Some(why) = &c.rests_on_loaded {
             s.push_str(&format!(
                 "    ⚠ this regression rests on a loaded run: {}\n",

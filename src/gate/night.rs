@@ -93,7 +93,10 @@ impl GatedRun {
                     .collect();
                 format!("regressed: {}", named.join(", "))
             }
-            Verdict::Passed => format!("passed ({})", crate::fmt::counted(self.checked as u64, "check", "checks")),
+            Verdict::Passed => format!(
+                "passed ({})",
+                crate::fmt::counted(self.checked as u64, "check", "checks")
+            ),
             Verdict::NotGated => format!("not gated: {}", self.not_gated.as_deref().unwrap_or("no check ran")),
         }
     }

@@ -26,6 +26,24 @@ pub struct MetricBand {
     /// spread alone would draw a narrower one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub floor_pct: Option<f64>,
+    /// The run nearest the median (the newest of equals): what a
+    /// regression's steps are compared with. Not written to a file.
+    #[serde(skip)]
+    pub typical: Option<Typical>,
+    /// The first run of the level the band rests on, when a change of level
+    /// lies among its runs (`level_band`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level_from: Option<String>,
+}
+
+/// A run as typical of a metric: its value, revision and slowest steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Typical {
+    pub stamp: String,
+    pub value: f64,
+    pub revision: Option<String>,
+    pub steps: Vec<crate::analysis::step_diff::StepRecord>,
+    pub steps_all: bool,
 }
 
 impl MetricBand {
@@ -42,8 +60,13 @@ impl MetricBand {
                     .floor_pct
                     .map(|f| format!(", at least ±{f:.1}% (below it a change is rounding or scheduling)"))
                     .unwrap_or_default();
+                let level = self
+                    .level_from
+                    .as_ref()
+                    .map(|f| format!(", at the new level since {f} (that change was flagged on its own night)"))
+                    .unwrap_or_default();
                 format!(
-                    "{}× spread {s:.1}% over {} runs{loaded}{floor}",
+                    "{}× spread {s:.1}% over {} runs{loaded}{floor}{level}",
                     spread::BAND_SPREADS,
                     self.n
                 )
@@ -78,29 +101,56 @@ pub fn newest_comparable<'a>(all: &'a [RunFigures], run: &RunFigures) -> Vec<&'a
     v.split_off(skip)
 }
 
+type BandPoint<'a> = (&'a RunFigures, f64, bool);
+
+fn band_points<'a>(runs: &[&'a RunFigures], target: &str, metric: &str) -> Vec<BandPoint<'a>> {
+    runs.iter()
+        .filter_map(|r| {
+            let t = r.targets.get(target)?;
+            Some((*r, t.metric(metric)?, t.loaded == Some(true)))
+        })
+        .collect()
+}
+
 /// The band of one metric of one target over `runs`.
 pub fn metric_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
-    band_of(runs, metric, |r| {
-        let t = r.targets.get(target)?;
-        Some((t.metric(metric)?, t.loaded == Some(true)))
-    })
+    band_of(&band_points(runs, target, metric), 0, target, metric)
 }
 
 /// The band of one metric of one node over `runs` (compare's node rows).
 pub fn node_band(runs: &[&RunFigures], node: &str, metric: &str) -> MetricBand {
-    band_of(runs, metric, |r| Some((r.nodes.get(node)?.metric(metric)?, false)))
+    let points: Vec<BandPoint> = runs
+        .iter()
+        .filter_map(|r| Some((*r, r.nodes.get(node)?.metric(metric)?, false)))
+        .collect();
+    band_of(&points, 0, node, metric)
 }
 
-/// The band of `metric` over the points `point` finds in `runs`: each a
-/// value and whether its node ended the run loaded.
-fn band_of(runs: &[&RunFigures], metric: &str, point: impl Fn(&RunFigures) -> Option<(f64, bool)>) -> MetricBand {
-    let points: Vec<(&RunFigures, f64, bool)> = runs
-        .iter()
-        .filter_map(|r| {
-            let (value, loaded) = point(r)?;
-            Some((*r, value, loaded))
-        })
-        .collect();
+/// The band of one metric of one target over `runs`, at its newest level:
+/// when a change of level (`spread::find_step`: both levels on at least 3
+/// runs) lies among them, the points before it are scaled to the new level,
+/// so the gate expects the new level and its band keeps the spread of all
+/// the runs. The night the level changed was flagged on its own; the nights
+/// after it are weighed against the new level, not the old.
+pub fn level_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
+    let mut points = band_points(runs, target, metric);
+    let values: Vec<f64> = points.iter().map(|p| p.1).collect();
+    let Some(step) = spread::find_step(&values).filter(|s| s.before != 0.0) else {
+        return band_of(&points, 0, target, metric);
+    };
+    let scale = step.after / step.before;
+    for p in &mut points[..step.at] {
+        p.1 *= scale;
+    }
+    let mut b = band_of(&points, step.at, target, metric);
+    // The new level's own median, not one blurred by the scaling's rounding.
+    b.median = Some(step.after);
+    b.level_from = points.get(step.at).map(|p| p.0.stamp.clone());
+    b
+}
+
+/// The band over `points`; the typical run is sought from `typical_from` on.
+fn band_of(points: &[BandPoint], typical_from: usize, target: &str, metric: &str) -> MetricBand {
     let values: Vec<f64> = points.iter().map(|p| p.1).collect();
     let spread = spread::spread_pct(&values);
     let (band_pct, not_gateable) = match spread::band(&spread, values.len()) {
@@ -113,7 +163,23 @@ fn band_of(runs: &[&RunFigures], metric: &str, point: impl Fn(&RunFigures) -> Op
         .filter(|_| metric.ends_with("_s"))
         .map(spread::time_band_floor_pct)
         .filter(|f| spread.as_ref().ok().is_none_or(|s| spread::BAND_SPREADS * s < *f));
+    let typical = median.and_then(|m| {
+        let (r, value, _) = points[typical_from.min(points.len())..]
+            .iter()
+            .rev()
+            .min_by(|a, b| (a.1 - m).abs().total_cmp(&(b.1 - m).abs()))?;
+        let t = r.targets.get(target)?;
+        Some(Typical {
+            stamp: r.stamp.clone(),
+            value: *value,
+            revision: r.revision.clone(),
+            steps: t.steps.clone(),
+            steps_all: t.steps_all,
+        })
+    });
     MetricBand {
+        typical,
+        level_from: None,
         median,
         floor_pct,
         band_pct: band_pct.map(|b| floor_pct.map_or(b, |f| b.max(f))),
@@ -132,7 +198,7 @@ pub fn all_bands(runs: &[&RunFigures], run: &RunFigures) -> BTreeMap<String, BTr
         .map(|t| {
             let metrics = METRICS
                 .iter()
-                .map(|m| (m.to_string(), metric_band(runs, t, m)))
+                .map(|m| (m.to_string(), level_band(runs, t, m)))
                 .filter(|(_, b)| b.n > 0)
                 .collect();
             (t.clone(), metrics)
@@ -315,6 +381,37 @@ mod tests {
         }
         let refs: Vec<&RunFigures> = counted.iter().collect();
         assert_eq!(metric_band(&refs, "pytorch", "steps_cached").band_pct, Some(0.0));
+    }
+
+    #[test]
+    fn after_a_change_of_level_the_gate_expects_the_new_level_and_one_outlier_is_none() {
+        let build = |d: i64| if d >= 10 { 1150.0 } else { 1000.0 } + [0.0, 2.0, -2.0][d as usize % 3];
+        let all: Vec<RunFigures> = (0..14)
+            .map(|d| run(&format!("d{d}"), d, Some("warm"), build(d), false))
+            .collect();
+        let refs: Vec<&RunFigures> = all.iter().collect();
+        let b = level_band(&refs, "pytorch", "build_s");
+        assert_eq!(b.level_from.as_deref(), Some("d10"));
+        assert_eq!(
+            b.median,
+            Some(1151.0),
+            "the new level (1152, 1148, 1150, 1152), not the old"
+        );
+        assert_eq!(b.n, 14, "the old runs still give the spread");
+        assert_eq!(
+            b.typical.as_ref().map(|t| t.stamp.as_str()),
+            Some("d13"),
+            "nearest the median, the newest of equals"
+        );
+        assert!(b.describe().contains("at the new level since d10"), "{}", b.describe());
+        // 1150 s the night after is ok against the new level.
+        assert!(100.0 * (1152.0 - 1150.0) / 1150.0 < b.band_pct.unwrap());
+        // One outlier night is no change of level: the band is the plain one.
+        let mut one = all[..10].to_vec();
+        one[6].targets.get_mut("pytorch").unwrap().build_s = Some(1400.0);
+        let refs: Vec<&RunFigures> = one.iter().collect();
+        let b = level_band(&refs, "pytorch", "build_s");
+        assert_eq!((b.level_from, b.median), (None, Some(1000.0)));
     }
 
     #[test]

@@ -56,9 +56,7 @@ pub fn xml(s: &str) -> String {
 /// viewer draws. `&`, `<`, `>` and quotes are plotters' to escape, and
 /// are left alone: this runs over each whole chart, once (see `charts::svg`).
 pub fn xml_chars(s: &str) -> Cow<'_, str> {
-    let bad = |c: char| {
-        (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}')
-    };
+    let bad = |c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}');
     if !s.chars().any(bad) {
         return Cow::Borrowed(s);
     }

@@ -4,6 +4,7 @@
 
 mod night;
 mod page;
+mod why;
 
 use super::{jaeger, perfreport, walk};
 use serde_json::Value;

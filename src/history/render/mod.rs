@@ -136,6 +136,9 @@ pub fn summary(view: &HistoryView) -> String {
                         crate::fmt::metric(m, step.after)
                     );
                 }
+                if let Some(cp) = &v.change_point {
+                    let _ = writeln!(s, "      {}", cp.why);
+                }
                 if let Some(sp) = v
                     .spread_pct
                     .filter(|sp| *sp > crate::analysis::spread::MAX_GATE_SPREAD_PCT)
