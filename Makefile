@@ -22,6 +22,12 @@ SUMMARY ?=
 SITE_URL ?=
 # ALLOW_EMPTY=1: a night with nothing to gate (a lane's first nights) passes.
 ALLOW_EMPTY ?=
+# A file the gate's own exit status is written to (make reports any failed
+# recipe as 2; scripts/nightly.sh reads the gate's 1 or 3 from here).
+GATE_STATUS ?=
+# Handed to the gate through the environment, never spliced into the shell
+# line: a URL's `&` or a path's space stays a character.
+export PERF_ROOT JUNIT SUMMARY SITE_URL GATE_STATUS
 
 .PHONY: perf-report perf-gate perf-ratios perf-publish perf-serve samples test
 
@@ -31,7 +37,8 @@ perf-report:
 # Gates the night: the newest run of every key that started within 24 h of
 # the newest run under PERF_ROOT. Exit 0 passed, 1 regressed, 2 unusable, 3 nothing gated.
 perf-gate:
-	$(PERFREPORT) gate --history $(PERF_ROOT) $(if $(JUNIT),--junit $(JUNIT)) $(if $(SUMMARY),--summary $(SUMMARY)) $(if $(SITE_URL),--site-url $(SITE_URL)) $(if $(filter 1,$(ALLOW_EMPTY)),--allow-empty)
+	$(PERFREPORT) gate --history "$$PERF_ROOT" $(if $(JUNIT),--junit "$$JUNIT") $(if $(SUMMARY),--summary "$$SUMMARY") $(if $(SITE_URL),--site-url "$$SITE_URL") $(if $(filter 1,$(ALLOW_EMPTY)),--allow-empty); \
+	status=$$?; if [ -n "$$GATE_STATUS" ]; then echo $$status > "$$GATE_STATUS"; fi; exit $$status
 
 perf-publish:
 	$(if $(filter 1,$(PUSH)),@test -n "$(PUBLISH_CMD)" || { echo "PUSH=1 needs PUBLISH_CMD (e.g. an rsync to the web host): nothing was published"; exit 2; })

@@ -96,24 +96,42 @@ fn default_history(run: &RunArgs) -> PathBuf {
 
 /// `gate --history ROOT`: every key's newest run of the night.
 fn gate_the_night(args: &Args, root: &Path) -> anyhow::Result<u8> {
+    let dash = |f: &Option<PathBuf>| f.as_deref().is_some_and(|f| f.as_os_str() == "-");
+    let to_stdout = [dash(&args.junit), dash(&args.summary), args.json]
+        .iter()
+        .filter(|x| **x)
+        .count();
+    if to_stdout > 1 {
+        anyhow::bail!("only one of --junit -, --summary - and --json can have standard output");
+    }
     let all = history_runs(root)?;
-    let n = night::gate_night(&all, args.window);
+    if all.is_empty() {
+        // An empty or mistyped root is no lane's first night.
+        anyhow::bail!("no run under {}: nothing to gate", shown(root));
+    }
+    let now_us = jiff::Timestamp::now().as_microsecond();
+    let n = night::gate_night(&all, args.window, now_us);
     if let Some(f) = &args.junit {
         let junit = perfreport::gate::junit::render(&n);
-        super::write_output(f, &junit, false, perfreport::output::NamedLinks::Refuse)
-            .with_context(|| format!("cannot write {}", shown(f)))?;
+        super::write_output(f, &junit, false, perfreport::output::NamedLinks::Refuse)?;
     }
     if let Some(f) = &args.summary {
         append(f, &perfreport::gate::summary::render(&n, args.site_url.as_deref()))?;
     }
-    if args.json {
+    if to_stdout == 1 && !args.json {
+        // Standard output carries that report alone; the verdict goes to stderr.
+        eprintln!("perfreport gate: {}", n.status_line(args.allow_empty));
+    } else if args.json {
         print_json(&NightJson {
             root: root.display().to_string(),
             exit: n.exit_status(args.allow_empty),
             night: &n,
         })?;
     } else {
-        print!("{}", quote_lines(&perfreport::gate::render_night_text(&n)));
+        print!(
+            "{}",
+            quote_lines(&perfreport::gate::render_night_text(&n, args.allow_empty))
+        );
     }
     Ok(n.exit_status(args.allow_empty))
 }
@@ -128,8 +146,16 @@ struct NightJson<'a> {
 }
 
 /// Appends to a job-summary file (CI gives one per step and may have
-/// written to it already), creating it when it is not there.
+/// written to it already), creating it when it is not there; `-` prints it.
+/// A file that does not end its last line gets a newline first, so the
+/// summary's heading starts a line of its own.
 fn append(file: &Path, text: &str) -> anyhow::Result<()> {
+    if file.as_os_str() == "-" {
+        print!("{}", quote_lines(text));
+        return Ok(());
+    }
+    let unended = last_byte(file).is_some_and(|c| c != b'\n');
+    let text = if unended { format!("\n{text}") } else { text.to_string() };
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -137,6 +163,17 @@ fn append(file: &Path, text: &str) -> anyhow::Result<()> {
         .with_context(|| format!("cannot open {} to append the summary", shown(file)))?;
     f.write_all(text.as_bytes())
         .with_context(|| format!("cannot append the summary to {}", shown(file)))
+}
+
+/// The last byte of a regular file (never read through a FIFO or device).
+fn last_byte(file: &Path) -> Option<u8> {
+    use std::io::{Read, Seek, SeekFrom};
+    let meta = std::fs::metadata(file).ok().filter(|m| m.is_file() && m.len() > 0)?;
+    let mut f = std::fs::File::open(file).ok()?;
+    f.seek(SeekFrom::Start(meta.len() - 1)).ok()?;
+    let mut b = [0u8];
+    f.read_exact(&mut b).ok()?;
+    Some(b[0])
 }
 
 /// `gate RUN_DIR`: one run, against its history or an expectations file.
@@ -171,7 +208,7 @@ fn gate_one(args: &Args, history: Option<&Path>) -> anyhow::Result<u8> {
     Ok(if r.refused.is_some() {
         EXIT_UNUSABLE
     } else {
-        night::exit_status(r.checked, r.regressions, args.allow_empty)
+        night::exit_status(r.checked, r.regressions, 0, args.allow_empty)
     })
 }
 

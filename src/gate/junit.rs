@@ -12,8 +12,8 @@ use std::fmt::Write;
 
 /// The JUnit document for `night`.
 pub fn render(night: &Night) -> String {
-    let tests: usize = night.runs.iter().map(|r| cases(r).len()).sum();
-    let failures: usize = night.runs.iter().map(|r| r.regressions).sum();
+    let tests: usize = night.runs.iter().map(|r| cases(r).len() + r.unmeasured.len()).sum();
+    let failures: usize = night.runs.iter().map(failures_in).sum();
     let skipped: usize = night.runs.iter().map(skipped_in).sum();
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
@@ -21,7 +21,9 @@ pub fn render(night: &Night) -> String {
         "<testsuites name=\"perfreport gate\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">"
     );
     for run in &night.runs {
-        suite(&mut s, run);
+        // Suites are named by stamp; two runs of one stamp (nested roots) by folder.
+        let shared = night.runs.iter().filter(|r| r.stamp == run.stamp).count() > 1;
+        suite(&mut s, run, if shared { &run.dir } else { &run.stamp });
     }
     s.push_str("</testsuites>\n");
     s
@@ -38,6 +40,11 @@ fn cases(run: &GatedRun) -> Vec<(&str, &str, Option<&Check>)> {
         .collect()
 }
 
+/// Regressions, and each target the runs before measured and this one did not.
+fn failures_in(run: &GatedRun) -> usize {
+    run.regressions + run.unmeasured.len()
+}
+
 fn skipped_in(run: &GatedRun) -> usize {
     cases(run)
         .iter()
@@ -45,14 +52,14 @@ fn skipped_in(run: &GatedRun) -> usize {
         .count()
 }
 
-fn suite(s: &mut String, run: &GatedRun) {
+fn suite(s: &mut String, run: &GatedRun, name: &str) {
     let cases = cases(run);
     let _ = writeln!(
         s,
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\"{}>",
-        xml(&run.stamp),
-        cases.len(),
-        run.regressions,
+        xml(name),
+        cases.len() + run.unmeasured.len(),
+        failures_in(run),
         skipped_in(run),
         run.started_at
             .as_deref()
@@ -107,6 +114,15 @@ fn suite(s: &mut String, run: &GatedRun) {
                 );
             }
         }
+    }
+    for what in &run.unmeasured {
+        let target = what.split(" (").next().unwrap_or(what);
+        let _ = writeln!(
+            s,
+            "    <testcase classname=\"{}\" name=\"measured\">\n      <failure message=\"not measured in this run: {}\" type=\"unmeasured\"/>\n    </testcase>",
+            xml(target),
+            xml(what)
+        );
     }
     s.push_str("  </testsuite>\n");
 }

@@ -413,7 +413,7 @@ pub fn checks_table(checks: &[Check]) -> String {
 
 /// The night's report for a terminal: a verdict line per gated run, its
 /// checks below it, and the lane's verdict last.
-pub fn render_night_text(n: &night::Night) -> String {
+pub fn render_night_text(n: &night::Night, allow_empty: bool) -> String {
     use crate::term::quote;
     use crate::timefmt::human_duration;
     let tool = crate::view::Tool::this();
@@ -437,17 +437,25 @@ pub fn render_night_text(n: &night::Night) -> String {
         }
         s.push_str(&checks_table(&r.checks));
     }
-    if n.keys_outside > 0 {
+    if !n.keys_outside.is_empty() {
         s.push_str(&format!(
-            "\n{} whose newest run started earlier: not part of this night\n",
-            crate::fmt::counted(n.keys_outside as u64, "other key", "other keys")
+            "\n{} whose newest run started earlier, not part of this night: {}\n",
+            crate::fmt::counted(n.keys_outside.len() as u64, "other key", "other keys"),
+            quote(&n.keys_outside.join("; "))
+        ));
+    }
+    if !n.dated_in_future.is_empty() {
+        s.push_str(&format!(
+            "\n⚠ dated after this machine's clock, left out of the night (a clock's error?): {}\n",
+            quote(&n.dated_in_future.join(", "))
         ));
     }
     s.push_str(&format!(
-        "\nverdict: {} over {}, {}\n",
+        "\nverdict: {} over {}, {}; {}\n",
         crate::fmt::counted(n.checked as u64, "check", "checks"),
         crate::fmt::counted(n.runs.len() as u64, "run", "runs"),
-        crate::fmt::counted(n.regressions as u64, "regression", "regressions")
+        crate::fmt::counted(n.regressions as u64, "regression", "regressions"),
+        n.status_line(allow_empty)
     ));
     s
 }

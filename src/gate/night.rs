@@ -65,6 +65,12 @@ pub struct GatedRun {
     /// Checks that compared a figure with a band.
     pub checked: usize,
     pub regressions: usize,
+    /// Targets the comparable runs measured that this run did not, with why:
+    /// a night that lost a target's trace is not a green night.
+    pub unmeasured: Vec<String>,
+    /// The run cannot stand in the night as it should (broken, unreadable,
+    /// undated, or a target unmeasured): the lane exits 2 unless it regressed.
+    pub unusable: bool,
 }
 
 impl GatedRun {
@@ -81,7 +87,7 @@ impl GatedRun {
 
     /// The verdict in words: "regressed: pytorch build_s +13.5%", "passed (12 checks)", "not gated: ...".
     pub fn verdict_line(&self) -> String {
-        match self.verdict {
+        let line = match self.verdict {
             Verdict::Regressed => {
                 let named: Vec<String> = self
                     .regressed_checks()
@@ -98,6 +104,11 @@ impl GatedRun {
                 crate::fmt::counted(self.checked as u64, "check", "checks")
             ),
             Verdict::NotGated => format!("not gated: {}", self.not_gated.as_deref().unwrap_or("no check ran")),
+        };
+        if self.unmeasured.is_empty() {
+            line
+        } else {
+            format!("{line}; not measured in this run: {}", self.unmeasured.join("; "))
         }
     }
 }
@@ -110,23 +121,44 @@ pub struct Night {
     pub window_s: f64,
     pub runs: Vec<GatedRun>,
     /// Keys whose newest run started before the window: not tonight's.
-    pub keys_outside: usize,
+    pub keys_outside: Vec<String>,
+    /// Runs dated after the clock (plus an hour's skew): left out of the
+    /// night, since one would push every other key out of the window.
+    pub dated_in_future: Vec<String>,
     pub checked: usize,
     pub regressions: usize,
+    /// Runs of the night that could not stand as they should (see `GatedRun::unusable`).
+    pub unusable: usize,
 }
 
 impl Night {
     pub fn exit_status(&self, allow_empty: bool) -> u8 {
-        exit_status(self.checked, self.regressions, allow_empty)
+        exit_status(self.checked, self.regressions, self.unusable, allow_empty)
+    }
+
+    /// The lane's verdict in words, with its exit status.
+    pub fn status_line(&self, allow_empty: bool) -> String {
+        let code = self.exit_status(allow_empty);
+        let what = match code {
+            EXIT_REGRESSED => "a regression",
+            EXIT_UNUSABLE => "a run of the night could not be gated as it should (see above)",
+            EXIT_NOTHING_GATED => "nothing could be gated",
+            _ if self.checked == 0 => "nothing could be gated (allowed)",
+            _ => "passed",
+        };
+        format!("the lane's verdict: {what} (exit {code})")
     }
 }
 
-/// 1 on any regression, else 0 when at least one check ran, else 3 (or 0
-/// with `allow_empty`, for a lane's first nights): a gate that checked
-/// nothing is never green by accident.
-pub fn exit_status(checked: usize, regressions: usize, allow_empty: bool) -> u8 {
+/// 1 on any regression, else 2 when a run of the night could not be gated
+/// as it should, else 0 when at least one check ran, else 3 (or 0 with
+/// `allow_empty`, for a lane's first nights): a gate that checked nothing is
+/// never green by accident.
+pub fn exit_status(checked: usize, regressions: usize, unusable: usize, allow_empty: bool) -> u8 {
     if regressions > 0 {
         EXIT_REGRESSED
+    } else if unusable > 0 {
+        EXIT_UNUSABLE
     } else if checked > 0 || allow_empty {
         EXIT_PASSED
     } else {
@@ -134,31 +166,72 @@ pub fn exit_status(checked: usize, regressions: usize, allow_empty: bool) -> u8 
     }
 }
 
-/// The runs a night gates: per coordinate key its newest run, when that
-/// started at most `window_s` before the newest run under the root. A run
-/// without a start time is placed only when it is the newest of all.
-/// Returns them oldest key first, and how many keys lay outside.
-pub fn pick(all: &[RunFigures], window_s: f64) -> (Vec<&RunFigures>, usize) {
-    let Some(newest) = all.iter().max_by(|a, b| a.order().cmp(&b.order())) else {
-        return (vec![], 0);
+/// A run dated this far past the clock is a clock's error, not tonight's.
+const FUTURE_SKEW_US: i64 = 3_600_000_000;
+
+/// What a night gates, and what it left out.
+#[derive(Debug, Default)]
+pub struct Picked<'a> {
+    /// Oldest first.
+    pub runs: Vec<&'a RunFigures>,
+    /// The labels of keys whose runs all started before the window.
+    pub keys_outside: Vec<String>,
+    /// Runs dated after `now_us` (plus an hour), by folder.
+    pub dated_in_future: Vec<String>,
+}
+
+/// The runs a night gates. The window ends at the newest dated run under the
+/// root (one dated past `now_us` is left out and named). Per coordinate key
+/// with a run in the window: its newest run that can be gated, every run
+/// that started with it, and every newer run of the key (in flight or
+/// broken), so a run still in flight cannot hide the night's regression.
+/// A run without a start time (or whose run.json could not be read) that
+/// sorts after the newest dated run is in the night too, as not gated.
+pub fn pick(all: &[RunFigures], window_s: f64, now_us: i64) -> Picked<'_> {
+    let mut out = Picked::default();
+    let future = |r: &RunFigures| r.started_us.is_some_and(|t| t > now_us.saturating_add(FUTURE_SKEW_US));
+    out.dated_in_future = all.iter().filter(|r| future(r)).map(|r| r.dir.clone()).collect();
+    let dated: Vec<&RunFigures> = all.iter().filter(|r| r.started_us.is_some() && !future(r)).collect();
+    let newest = dated.iter().copied().max_by(|a, b| a.order().cmp(&b.order()));
+    let undated_after = |r: &RunFigures| {
+        r.started_us.is_none()
+            && newest.is_none_or(|n| (r.stamp.as_str(), r.dir.as_str()) >= (n.stamp.as_str(), n.dir.as_str()))
     };
-    let mut by_key: BTreeMap<Key, &RunFigures> = BTreeMap::new();
-    for r in all {
-        let e = by_key.entry(r.key()).or_insert(r);
-        if r.order() > e.order() {
-            *e = r;
-        }
+    let Some(newest) = newest else {
+        // Nothing dated: the run newest by stamp and folder stands alone.
+        out.runs.extend(
+            all.iter()
+                .filter(|r| undated_after(r))
+                .max_by(|a, b| a.order().cmp(&b.order())),
+        );
+        return out;
+    };
+    let from = newest.started_us.unwrap_or(0).saturating_sub((window_s * 1e6) as i64);
+    let mut by_key: BTreeMap<Key, Vec<&RunFigures>> = BTreeMap::new();
+    for r in &dated {
+        by_key.entry(r.key()).or_default().push(r);
     }
-    let window_us = (window_s * 1e6) as i64;
-    let in_night = |r: &RunFigures| {
-        std::ptr::eq(r, newest)
-            || matches!((r.started_us, newest.started_us), (Some(t), Some(n)) if n.saturating_sub(t) <= window_us)
-    };
-    let keys = by_key.len();
-    let mut picked: Vec<&RunFigures> = by_key.into_values().filter(|r| in_night(r)).collect();
-    picked.sort_by(|a, b| a.order().cmp(&b.order()));
-    let outside = keys - picked.len();
-    (picked, outside)
+    for (key, mut runs) in by_key {
+        runs.sort_by(|a, b| a.order().cmp(&b.order()));
+        runs.retain(|r| r.started_us.is_some_and(|t| t >= from));
+        if runs.is_empty() {
+            out.keys_outside.push(key_label(&key));
+            continue;
+        }
+        let gateable = runs.iter().rposition(|r| r.left_out.is_none());
+        let first = match gateable {
+            // Its ties in start time are gated too, each on its own.
+            Some(g) => runs
+                .iter()
+                .position(|r| r.started_us == runs[g].started_us)
+                .unwrap_or(g),
+            None => runs.len() - 1,
+        };
+        out.runs.extend(&runs[first..]);
+    }
+    out.runs.extend(all.iter().filter(|r| undated_after(r)));
+    out.runs.sort_by(|a, b| a.order().cmp(&b.order()));
+    out
 }
 
 /// Gates `run` against the comparable runs of `all` that started before it.
@@ -179,9 +252,18 @@ pub fn gate_run(all: &[RunFigures], run: &RunFigures) -> GatedRun {
         checks: vec![],
         checked: 0,
         regressions: 0,
+        unmeasured: vec![],
+        unusable: false,
     };
     if let Some(why) = &run.left_out {
+        // A run in flight is not final yet; a broken or unreadable one is a problem.
+        g.unusable = !why.starts_with("in flight");
         g.not_gated = Some(format!("the run is left out of history: {why}"));
+        return g;
+    }
+    if run.started_us.is_none() {
+        g.unusable = true;
+        g.not_gated = Some("run.json gives no started_at: the run cannot be placed among the runs before it".into());
         return g;
     }
     if run.key().lone.is_some() {
@@ -197,6 +279,8 @@ pub fn gate_run(all: &[RunFigures], run: &RunFigures) -> GatedRun {
     g.checks = checks(run, &e);
     g.checked = g.checks.iter().filter(|c| c.checked()).count();
     g.regressions = g.checks.iter().filter(|c| c.is_regression()).count();
+    g.unmeasured = unmeasured(&earlier, run);
+    g.unusable = !g.unmeasured.is_empty();
     (g.verdict, g.not_gated) = if g.regressions > 0 {
         (Verdict::Regressed, None)
     } else if g.checked > 0 {
@@ -205,6 +289,33 @@ pub fn gate_run(all: &[RunFigures], run: &RunFigures) -> GatedRun {
         (Verdict::NotGated, Some(no_band_why(&g.checks, earlier.len())))
     };
     g
+}
+
+/// The targets the runs before measured (a total) that `run` did not, each
+/// with why: a lost trace would otherwise only skip its checks.
+fn unmeasured(earlier: &[&RunFigures], run: &RunFigures) -> Vec<String> {
+    let mut before: Vec<&str> = earlier
+        .iter()
+        .flat_map(|r| {
+            r.targets
+                .iter()
+                .filter(|(_, t)| t.total_s.is_some())
+                .map(|(n, _)| n.as_str())
+        })
+        .collect();
+    before.sort_unstable();
+    before.dedup();
+    before
+        .into_iter()
+        .filter(|t| run.targets.get(*t).is_none_or(|f| f.total_s.is_none()))
+        .map(|t| {
+            let why = run.targets.get(t).and_then(|f| f.why_null.get("total_s"));
+            match why {
+                Some(why) => format!("{t} ({why})"),
+                None => format!("{t} (not in this run)"),
+            }
+        })
+        .collect()
 }
 
 /// Why a run with history had no metric to gate: too few runs before it,
@@ -233,20 +344,24 @@ fn no_band_why(checks: &[Check], runs: usize) -> String {
     }
 }
 
-/// Gates the night under a root whose runs are `all`.
-pub fn gate_night(all: &[RunFigures], window_s: f64) -> Night {
-    let (picked, keys_outside) = pick(all, window_s);
-    let runs: Vec<GatedRun> = picked.iter().map(|r| gate_run(all, r)).collect();
+/// Gates the night under a root whose runs are `all`, `now_us` being the clock.
+pub fn gate_night(all: &[RunFigures], window_s: f64, now_us: i64) -> Night {
+    let picked = pick(all, window_s, now_us);
+    let runs: Vec<GatedRun> = picked.runs.iter().map(|r| gate_run(all, r)).collect();
     Night {
-        newest: all
+        newest: picked
+            .runs
             .iter()
+            .filter(|r| r.started_us.is_some())
             .max_by(|a, b| a.order().cmp(&b.order()))
             .map(|r| r.stamp.clone()),
         window_s,
         checked: runs.iter().map(|r| r.checked).sum(),
         regressions: runs.iter().map(|r| r.regressions).sum(),
+        unusable: runs.iter().filter(|r| r.unusable).count(),
         runs,
-        keys_outside,
+        keys_outside: picked.keys_outside,
+        dated_in_future: picked.dated_in_future,
     }
 }
 
@@ -261,6 +376,9 @@ mod tests {
         r.arch = Some(arch.into());
         r
     }
+
+    /// The clock: long after every run.
+    const NOW: i64 = i64::MAX / 2;
 
     /// Eight gfx1201 nights at 1000 s (±0.2%), then a 1135 s night; a gfx950
     /// run starting two hours after it; a gfx942 key last seen a week ago.
@@ -277,15 +395,15 @@ mod tests {
     #[test]
     fn the_night_gates_every_key_started_within_a_day_of_the_newest_not_only_the_newest() {
         let all = root();
-        let (picked, outside) = pick(&all, DEFAULT_WINDOW_S);
-        let stamps: Vec<&str> = picked.iter().map(|r| r.stamp.as_str()).collect();
+        let picked = pick(&all, DEFAULT_WINDOW_S, NOW);
+        let stamps: Vec<&str> = picked.runs.iter().map(|r| r.stamp.as_str()).collect();
         assert_eq!(
             stamps,
             ["n8", "mi350"],
             "the regressed gfx1201 night is in, last week's key is not"
         );
-        assert_eq!(outside, 1);
-        let night = gate_night(&all, DEFAULT_WINDOW_S);
+        assert_eq!(picked.keys_outside, ["warm · gfx942 · max_jobs 32"]);
+        let night = gate_night(&all, DEFAULT_WINDOW_S, NOW);
         assert_eq!(night.runs[0].verdict, Verdict::Regressed);
         assert!(night.runs[0]
             .verdict_line()
@@ -302,7 +420,7 @@ mod tests {
         );
         assert_eq!(night.exit_status(false), EXIT_REGRESSED);
         // A window of one hour leaves the gfx1201 night out: only gfx950, which gates nothing.
-        let short = gate_night(&all, 3600.0);
+        let short = gate_night(&all, 3600.0, NOW);
         assert_eq!(short.runs.len(), 1);
         assert_eq!(short.exit_status(false), EXIT_NOTHING_GATED);
         assert_eq!(
@@ -345,12 +463,78 @@ mod tests {
     }
 
     #[test]
-    fn exit_status_is_three_when_nothing_was_checked_and_one_on_any_regression() {
-        assert_eq!(exit_status(0, 0, false), 3);
-        assert_eq!(exit_status(4, 0, false), 0);
-        assert_eq!(exit_status(4, 1, true), 1);
-        assert_eq!(exit_status(0, 0, true), 0);
-        let empty: Vec<RunFigures> = vec![];
-        assert_eq!(gate_night(&empty, DEFAULT_WINDOW_S).exit_status(false), 3);
+    fn exit_status_is_three_when_nothing_was_checked_two_when_a_run_was_unusable_and_one_on_any_regression() {
+        assert_eq!(exit_status(0, 0, 0, false), 3);
+        assert_eq!(exit_status(4, 0, 0, false), 0);
+        assert_eq!(exit_status(4, 1, 1, true), 1);
+        assert_eq!(exit_status(4, 0, 1, true), 2);
+        assert_eq!(exit_status(0, 0, 0, true), 0);
+    }
+
+    #[test]
+    fn a_newer_run_in_flight_or_undated_cannot_hide_the_nights_regression() {
+        let mut all = root();
+        // A gfx1201 run still in flight, three hours after the regressed night.
+        let mut flight = run("n8b", 8 * 24 + 3, "gfx1201", 1000.0);
+        flight.left_out = Some("in flight: its figures are not final".into());
+        all.push(flight);
+        let night = gate_night(&all, DEFAULT_WINDOW_S, NOW);
+        let stamps: Vec<&str> = night.runs.iter().map(|r| r.stamp.as_str()).collect();
+        assert_eq!(stamps, ["n8", "mi350", "n8b"]);
+        assert_eq!(night.exit_status(false), EXIT_REGRESSED);
+        // Tonight's run whose run.json lost started_at: it is in the night, not
+        // gated, and the lane is not green (the older dated run cannot stand in).
+        let mut all = root();
+        all.truncate(8);
+        let mut undated = run("n9", 0, "gfx1201", 1000.0);
+        undated.started_us = None;
+        all.push(undated);
+        let night = gate_night(&all, DEFAULT_WINDOW_S, NOW);
+        let last = night
+            .runs
+            .iter()
+            .find(|r| r.stamp == "n9")
+            .expect("tonight's undated run is in the night");
+        assert!(last.not_gated.as_deref().unwrap().contains("no started_at"));
+        assert_eq!(night.exit_status(false), EXIT_UNUSABLE);
+    }
+
+    #[test]
+    fn a_run_dated_in_the_future_is_named_and_pushes_no_key_out_of_the_night() {
+        let mut all = root();
+        all.push(run("skewed", 5 * 365 * 24, "gfx950", 900.0));
+        let now = 9 * 24 * 3_600_000_000;
+        let night = gate_night(&all, DEFAULT_WINDOW_S, now);
+        assert_eq!(night.dated_in_future, ["skewed"]);
+        assert_eq!(
+            night.exit_status(false),
+            EXIT_REGRESSED,
+            "the gfx1201 regression is still gated"
+        );
+    }
+
+    #[test]
+    fn a_target_the_runs_before_measured_and_this_run_did_not_is_unusable_not_green() {
+        let mut all = root();
+        all.truncate(8);
+        let mut lost = run("n8", 8 * 24, "gfx1201", 1000.0);
+        let t = lost.targets.get_mut("pytorch").unwrap();
+        t.total_s = None;
+        t.build_s = None;
+        t.why_null
+            .insert("total_s".into(), "no trace-pytorch.json in this run".into());
+        lost.targets.insert("vllm".into(), all[0].targets["pytorch"].clone());
+        all.push(lost);
+        let g = gate_run(&all, all.last().unwrap());
+        assert_eq!(g.unmeasured, ["pytorch (no trace-pytorch.json in this run)"]);
+        assert!(
+            g.verdict_line().contains("not measured in this run: pytorch"),
+            "{}",
+            g.verdict_line()
+        );
+        assert_eq!(
+            gate_night(&all, DEFAULT_WINDOW_S, NOW).exit_status(false),
+            EXIT_UNUSABLE
+        );
     }
 }

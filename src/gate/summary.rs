@@ -4,7 +4,17 @@
 //! and with a site URL a link to each run's page on the published site.
 
 use super::night::{Night, Verdict};
-use crate::render::escape::{md_code, md_text};
+use crate::term::quote;
+
+/// Markdown text and code of an input's string, its control and bidi
+/// characters quoted first: a summary view must not reorder or hide a name.
+fn md_text(s: &str) -> String {
+    crate::render::escape::md_text(&quote(s))
+}
+
+fn md_code(s: &str) -> String {
+    crate::render::escape::md_code(&quote(s))
+}
 use crate::timefmt::human_duration;
 
 /// The summary of `night`; `site_url`, the published site's address.
@@ -86,12 +96,22 @@ pub fn render(night: &Night, site_url: Option<&str>) -> String {
 }
 
 /// A run's page on the published site: `runs/<folder>/`, the folder as
-/// publish names it (characters that need it percent-encoded for the link).
+/// publish names it, every byte but the unreserved ones percent-encoded (as
+/// the index's own links are); the site's address is the user's, kept but
+/// for what would end a markdown link.
 pub fn run_url(site_url: &str, dir: &str) -> String {
     let folder = crate::publish::folder_name(std::path::Path::new(dir)).unwrap_or_default();
-    let mut url = format!("{}/runs/{folder}/", site_url.trim_end_matches('/'));
-    for (c, e) in [(' ', "%20"), ('(', "%28"), (')', "%29"), ('<', "%3C"), ('>', "%3E")] {
-        url = url.replace(c, e);
+    let mut encoded = String::new();
+    for b in folder.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            encoded.push(b as char);
+        } else {
+            encoded.push_str(&format!("%{b:02X}"));
+        }
     }
-    url
+    let mut base = site_url.trim_end_matches('/').to_string();
+    for (c, e) in [(' ', "%20"), ('(', "%28"), (')', "%29"), ('<', "%3C"), ('>', "%3E")] {
+        base = base.replace(c, e);
+    }
+    format!("{base}/runs/{encoded}/")
 }

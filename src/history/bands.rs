@@ -82,9 +82,15 @@ impl MetricBand {
 pub fn earlier<'a>(all: &'a [RunFigures], run: &RunFigures) -> Vec<&'a RunFigures> {
     let key = run.key();
     let at = (run.started_us, run.stamp.as_str());
+    // Two dated runs are ordered by their start alone: one that started at
+    // the same moment did not come before.
+    let before = |r: &RunFigures| match (r.started_us, run.started_us) {
+        (Some(a), Some(b)) => a < b,
+        _ => (r.started_us, r.stamp.as_str()) < at,
+    };
     let mut v: Vec<&RunFigures> = all
         .iter()
-        .filter(|r| r.left_out.is_none() && r.key() == key && (r.started_us, r.stamp.as_str()) < at)
+        .filter(|r| r.left_out.is_none() && r.key() == key && before(r))
         .collect();
     v.sort_by(|a, b| a.order().cmp(&b.order()));
     let skip = v.len().saturating_sub(spread::WINDOW);

@@ -31,10 +31,11 @@ pub fn quote_controls(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Text for an XML attribute or element (a JUnit report): what
-/// [`xml_chars`] quotes, and the markup characters as entities.
+/// Text for an XML attribute or element (a JUnit report): control and bidi
+/// characters quoted as a terminal shows them (`\x1b`, `\u{202e}`: a CI
+/// view must not reorder or hide a name), markup characters as entities.
 pub fn xml(s: &str) -> String {
-    let s = xml_chars(s);
+    let s = crate::term::quote(s);
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match c {

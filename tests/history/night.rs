@@ -99,8 +99,11 @@ fn gating_the_night_finds_the_regressed_arch_though_another_arch_ran_last() {
         text.contains("(cold · gfx1201 · max_jobs 32): not gated: no comparable run"),
         "{text}"
     );
-    assert!(!text.contains("gfx942"), "last week's key is not tonight's: {text}");
-    assert!(text.contains("1 other key whose newest run started earlier"), "{text}");
+    assert!(
+        text.contains("1 other key whose newest run started earlier, not part of this night: warm · gfx942"),
+        "last week's key is named, not gated: {text}"
+    );
+    assert!(text.contains("the lane's verdict: a regression (exit 1)"), "{text}");
     // The times read as durations, not bare seconds.
     assert!(
         text.contains("19m"),
@@ -358,7 +361,13 @@ fn the_nightly_script_reports_gates_and_publishes_and_exits_with_the_gates_statu
     let src = write_night(tonight.path(), &Night::plain(STEP_NIGHT));
     let out = tempfile::tempdir().unwrap();
     assert_eq!(
-        nightly_lane(root.path(), &src, out.path(), &[]),
+        // A site address with `&` reaches the gate whole, not as a shell's background job.
+        nightly_lane(
+            root.path(),
+            &src,
+            out.path(),
+            &[("SITE_URL", "https://perf.example/?lane=rocm&night=1")]
+        ),
         Some(1),
         "the regressed night fails the lane"
     );
@@ -369,6 +378,10 @@ fn the_nightly_script_reports_gates_and_publishes_and_exits_with_the_gates_statu
     assert!(junit.contains("<failure message=\"+1"), "{junit}");
     let summary = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
     assert!(summary.contains("❌ **regressed**"), "{summary}");
+    assert!(
+        summary.contains("](https://perf.example/?lane=rocm&night=1/runs/"),
+        "{summary}"
+    );
     let index = std::fs::read_to_string(out.path().join("site/index.html")).unwrap();
     assert!(
         index.contains("class=\"verdict regressed\""),
