@@ -286,7 +286,7 @@ pub fn render_markdown(c: &CompareView) -> String {
                 crate::fmt::fixed(ch.band_pct, 1),
                 match ch.band_runs {
                     0 => "assumed".to_string(),
-                    n => format!("{n} runs"),
+                    n => crate::fmt::counted(n as u64, "run", "runs"),
                 },
                 ch.verdict
             ));

@@ -102,7 +102,8 @@ pub fn band(spread: &Result<f64, String>, n: usize) -> Band {
         Err(_) => "no spread".to_string(),
     };
     if n < MIN_GATE_N {
-        return Band::NotGateable(format!("not gateable: {shown} over {n} runs ({MIN_GATE_N} needed)"));
+        let runs = crate::fmt::counted(n as u64, "run", "runs");
+        return Band::NotGateable(format!("not gateable: {shown} over {runs} ({MIN_GATE_N} needed)"));
     }
     match spread {
         Ok(s) if *s > MAX_GATE_SPREAD_PCT => Band::NotGateable(format!(
@@ -113,7 +114,10 @@ pub fn band(spread: &Result<f64, String>, n: usize) -> Band {
             spread_pct: *s,
             n,
         },
-        Err(why) => Band::NotGateable(format!("not gateable over {n} runs: {why}")),
+        Err(why) => Band::NotGateable(format!(
+            "not gateable over {}: {why}",
+            crate::fmt::counted(n as u64, "run", "runs")
+        )),
     }
 }
 

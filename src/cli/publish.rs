@@ -36,8 +36,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if !args.quiet {
         let broken = outcome.runs.iter().filter(|r| r.status == "broken").count();
         eprintln!(
-            "perfreport: {} runs in {} ({} rebuilt, {broken} broken)",
-            outcome.runs.len(),
+            "perfreport: {} in {} ({} rebuilt, {broken} broken)",
+            perfreport::fmt::counted(outcome.runs.len() as u64, "run", "runs"),
             shown(&args.site.join("index.html")),
             outcome.rebuilt.len()
         );
