@@ -36,7 +36,7 @@
     return (s < 0 ? "-" : "") + out;
   }
   function fmt(metric, v) {
-    return /_s$/.test(metric) ? dur(v) : String(Math.round(v));
+    return /_s$/.test(metric) || metric === "slowest_step" ? dur(v) : String(Math.round(v));
   }
   // The least round value (1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten) at or above v.
   function roundUp(v) {

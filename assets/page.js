@@ -41,6 +41,14 @@
     if (x < 0 && v !== 0) v = -v;
     return v.toFixed(d);
   }
+  // An axis tick: three significant digits at most, no trailing zeros (src/fmt.rs `tick`).
+  function tick(v) {
+    var d = v === 0 || !isFinite(v) ? 0 : Math.min(9, Math.max(0, 2 - Math.floor(Math.log10(Math.abs(v)))));
+    var s = fixed(v, d);
+    if (s.indexOf(".") < 0) return s;
+    s = s.replace(/0+$/, "").replace(/\.$/, "");
+    return s === "" || s === "-" ? "0" : s;
+  }
   function fmtBytes(b) {
     if (b === null || b === undefined) return "—";
     var units = ["B", "kB", "MB", "GB", "TB"], i = 0, v = b;
@@ -410,7 +418,7 @@
       var g = el("g", { "class": "panel", "data-panel": panel.name }, svg);
       [0, 0.5, 1].forEach(function (f) {
         el("line", { x1: MARGIN.left, x2: MARGIN.left + x.width, y1: y(max * f), y2: y(max * f), "class": f ? "grid" : "row-rule" }, g);
-        if (f || k === 0) text(g, MARGIN.left - 6, y(max * f) + 4, fixed(max * f, max * f !== 0 && max < 10 ? 1 : 0) + unit, { "text-anchor": "end", "class": "tick" });
+        if (f || k === 0) text(g, MARGIN.left - 6, y(max * f) + 4, tick(max * f) + unit, { "text-anchor": "end", "class": "tick" });
       });
       fitText(text(g, 8, pt + ph / 2 + 4, panel.name, { "class": "row-label" }), MARGIN.left - 60);
       var lines = el("g", { "clip-path": "url(#" + clip + ")" }, g);

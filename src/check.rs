@@ -146,7 +146,10 @@ pub fn render_text(r: &CheckReport) -> String {
         if bad == 0 {
             "every producer and consumer agree".to_string()
         } else {
-            format!("{bad} inputs broke their contract")
+            match bad {
+                1 => "1 input broke its contract".to_string(),
+                n => format!("{n} inputs broke their contract"),
+            }
         }
     );
     let width = r

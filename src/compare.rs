@@ -349,7 +349,7 @@ fn band_cell(ch: &Change) -> String {
         0 => "assumed".to_string(),
         n => crate::fmt::counted(n as u64, "earlier run", "earlier runs"),
     };
-    format!("±{:.1}% ({from})", ch.band_pct)
+    format!("±{}% ({from})", crate::fmt::fixed(ch.band_pct, 1))
 }
 
 /// The comparison as markdown; every name from the runs is escaped as

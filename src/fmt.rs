@@ -55,6 +55,26 @@ pub fn fixed(x: f64, decimals: usize) -> String {
     format!("{v:.decimals$}")
 }
 
+/// An axis tick: three significant digits at most, no trailing zeros
+/// (`0`, `2.5`, `0.02`, `0.0002`, `150`).
+pub fn tick(v: f64) -> String {
+    let digits = if v == 0.0 || !v.is_finite() {
+        0
+    } else {
+        (2 - v.abs().log10().floor() as i32).clamp(0, 9) as usize
+    };
+    let s = fixed(v, digits);
+    if !s.contains('.') {
+        return s;
+    }
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() || s == "-" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
 /// A percentage already in 0..100: `63%`.
 pub fn percent(p: f64) -> String {
     format!("{}%", fixed(p, 0))
@@ -160,6 +180,17 @@ mod tests {
         assert_eq!(change(-3.0, 0), "-3%");
         assert_eq!(change(0.04, 1), "0.0%");
         assert_eq!(change(15.04, 1), "+15.0%");
+    }
+
+    #[test]
+    fn ticks_keep_the_decimals_they_need() {
+        assert_eq!(tick(0.0), "0");
+        assert_eq!(tick(2.5), "2.5");
+        assert_eq!(tick(0.02), "0.02");
+        assert_eq!(tick(150.0), "150");
+        assert_eq!(tick(1.0), "1");
+        assert_eq!(tick(0.0002), "0.0002");
+        assert_eq!(tick(12.5), "12.5");
     }
 
     #[test]

@@ -114,7 +114,10 @@ pub fn band(spread: &Result<f64, String>, n: usize) -> Band {
             spread_pct: *s,
             n,
         },
-        Err(why) => Band::NotGateable(format!("not gateable over {n} runs: {why}")),
+        Err(why) => Band::NotGateable(format!(
+            "not gateable over {}: {why}",
+            crate::fmt::counted(n as u64, "run", "runs")
+        )),
     }
 }
 

@@ -37,10 +37,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     } else {
         print!("{}", quote_lines(&render::summary(&view)));
         println!(
-            "{} runs read, {} from the cache; wrote {} files in {}",
-            collected.parsed,
+            "{} read, {} from the cache; wrote {} in {}",
+            perfreport::fmt::counted(collected.parsed as u64, "run", "runs"),
             collected.runs.len().saturating_sub(collected.parsed),
-            files.len(),
+            perfreport::fmt::counted(files.len() as u64, "file", "files"),
             shown(&out)
         );
     }

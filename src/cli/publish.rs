@@ -41,8 +41,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             .filter(|r| r.status == "broken" || !r.broken_inputs.is_empty())
             .count();
         eprintln!(
-            "perfreport: {} runs in {} ({} rebuilt, {broken} broken)",
-            outcome.runs.len(),
+            "perfreport: {} in {} ({} rebuilt, {broken} broken)",
+            perfreport::fmt::counted(outcome.runs.len() as u64, "run", "runs"),
             shown(&args.site.join("index.html")),
             outcome.rebuilt.len()
         );

@@ -72,7 +72,7 @@ impl MetricBand {
                 )
             }
             (_, _, Some(why)) => why.clone(),
-            _ => format!("no band over {} runs", self.n),
+            _ => format!("no band over {}", crate::fmt::counted(self.n as u64, "run", "runs")),
         }
     }
 }

@@ -97,8 +97,8 @@ fn no_record(r: &Reading) -> String {
         None => String::new(),
     };
     format!(
-        "{} lines read but no record recognised{read_as}: the producer's format may have changed{first}",
-        r.lines
+        "{} read but no record recognised{read_as}: the producer's format may have changed{first}",
+        crate::fmt::counted(r.lines, "line", "lines")
     )
 }
 

@@ -873,14 +873,14 @@ pub fn warn(log: Option<&SccacheLog>, format: &LogFormat, report: &mut InputRepo
     };
     if log.untimed > 0 {
         report.warnings.push(format!(
-            "{FILE}: {} requests without a readable time: counted in the totals, not on the cache lane",
-            log.untimed
+            "{FILE}: {} without a readable time: counted in the totals, not on the cache lane",
+            crate::fmt::counted(log.untimed, "request", "requests")
         ));
     }
     if report.present && report.records > 0 && log.hits + log.misses + log.writes == 0 {
         report.warnings.push(format!(
-            "{FILE}: {} requests read but none was a cache hit, miss or write{}",
-            report.records,
+            "{FILE}: {} read but none was a cache hit, miss or write{}",
+            crate::fmt::counted(report.records, "request", "requests"),
             if log.other_prefix > 0 {
                 format!(" under this run's prefix ({} under other prefixes)", log.other_prefix)
             } else {

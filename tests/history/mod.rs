@@ -477,7 +477,7 @@ fn a_second_history_reads_no_run_again_and_a_changed_run_only_it() {
         "the same bytes"
     );
     write_night(root.path(), &Night::plain(6));
-    assert!(ok(&history(root.path(), out.path())).contains("1 runs read, 6 from the cache"));
+    assert!(ok(&history(root.path(), out.path())).contains("1 run read, 6 from the cache"));
 }
 
 fn publish(root: &Path, site: &Path) -> String {

@@ -122,7 +122,12 @@ pub fn summary(view: &HistoryView) -> String {
             (Some(a), Some(b)) if k.runs.len() > 1 => format!("{a} to {b}"),
             _ => k.note.clone().unwrap_or_default(),
         };
-        let _ = writeln!(s, "  {}: {} runs, {span}", k.label, k.runs.len());
+        let _ = writeln!(
+            s,
+            "  {}: {}, {span}",
+            k.label,
+            crate::fmt::counted(k.runs.len() as u64, "run", "runs")
+        );
         for (target, metrics) in &k.targets {
             for m in super::METRICS {
                 let Some(v) = metrics.get(m) else { continue };
@@ -143,15 +148,20 @@ pub fn summary(view: &HistoryView) -> String {
                     .spread_pct
                     .filter(|sp| *sp > crate::analysis::spread::MAX_GATE_SPREAD_PCT)
                 {
-                    let _ = writeln!(s, "    {target} {m}: not gateable: spread {sp:.1}% over {} runs", v.n);
+                    let _ = writeln!(
+                        s,
+                        "    {target} {m}: not gateable: spread {}% over {}",
+                        crate::fmt::fixed(sp, 1),
+                        crate::fmt::counted(v.n as u64, "run", "runs")
+                    );
                 }
             }
         }
         if !k.loaded.is_empty() {
             let _ = writeln!(
                 s,
-                "    loaded: {} runs ({})",
-                k.loaded.len(),
+                "    loaded: {} ({})",
+                crate::fmt::counted(k.loaded.len() as u64, "run", "runs"),
                 k.loaded.keys().cloned().collect::<Vec<_>>().join(", ")
             );
         }

@@ -153,9 +153,7 @@ fn sccache_lane(
     }));
     let below = area.margin(6, 0, 0, 0).titled(&caption, (FONT, 16))?;
     let plot = legend.draw(&below, PLOT_LEFT)?;
-    draw_panels(root, &plot, axis, span, &panels, "requests", |v| {
-        crate::fmt::fixed(v, 0)
-    })?;
+    draw_panels(root, &plot, axis, span, &panels, "requests", crate::fmt::tick)?;
     lane_note(area, s.lane_why.as_deref())?;
     Ok(())
 }
@@ -203,9 +201,7 @@ fn zot_lane(
     }));
     let below = area.margin(6, 0, 0, 0).titled(&caption, (FONT, 16))?;
     let plot = legend.draw(&below, PLOT_LEFT)?;
-    draw_panels(root, &plot, axis, span, &panels, "MB/s", |v| {
-        crate::fmt::fixed(v, if v != 0.0 && v.abs() < 10.0 { 1 } else { 0 })
-    })?;
+    draw_panels(root, &plot, axis, span, &panels, "MB/s", crate::fmt::tick)?;
     lane_note(area, z.lane_why.as_deref())?;
     Ok(())
 }
