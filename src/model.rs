@@ -7,8 +7,8 @@ use crate::input::incremental;
 use crate::input::lines::Tail;
 use crate::input::placement::{Placement, Placements};
 pub(crate) use crate::input::read::{mtime_of, read_at_most};
-pub use crate::input::read::{Links, RunDir};
 use crate::input::read::{read_lines, read_open_at_most};
+pub use crate::input::read::{Links, RunDir};
 use crate::input::run_json::{self, RunInfo};
 use crate::input::run_rules;
 use crate::input::samples;
@@ -215,7 +215,10 @@ fn bound(run: &mut Run, inputs: &mut [InputReport], traces_left_out: Option<Stri
     targets.extend(info.iter().flat_map(|i| i.targets.iter().cloned()));
     targets.extend(run.placements.iter().map(|p| p.target.clone()));
     let (targets, targets_warning) = bounded_names("targets", targets, MAX_TARGETS);
-    let mut nodes: Vec<String> = info.iter().flat_map(|i| i.nodes.iter().map(|n| n.name.clone())).collect();
+    let mut nodes: Vec<String> = info
+        .iter()
+        .flat_map(|i| i.nodes.iter().map(|n| n.name.clone()))
+        .collect();
     nodes.extend(run.placements.iter().map(|p| p.node.clone()));
     nodes.extend(run.samples.by_node.keys().cloned());
     let (nodes, nodes_warning) = bounded_names("nodes", nodes, MAX_NODES);

@@ -272,12 +272,13 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::history::
         started: "—".into(),
         order: (None, dir.to_string()),
     };
-    let reported = std::panic::catch_unwind(|| crate::report(path, crate::model::Links::StayInside)).unwrap_or_else(|_| {
-        Err(Error::NotARun {
-            path: path.to_path_buf(),
-            reason: "perfreport panicked on this run (a bug: please report it)".into(),
-        })
-    });
+    let reported =
+        std::panic::catch_unwind(|| crate::report(path, crate::model::Links::StayInside)).unwrap_or_else(|_| {
+            Err(Error::NotARun {
+                path: path.to_path_buf(),
+                reason: "perfreport panicked on this run (a bug: please report it)".into(),
+            })
+        });
     let report = match reported {
         Ok(r) => r,
         Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(())),

@@ -222,7 +222,15 @@ mod tests {
     }
 
     fn track(dir: &Path, slot: &mut Option<Tracked<ZotLog>>) -> (Option<ZotLog>, InputReport) {
-        read_tracked(&run_dir(dir), "zot.jsonl", Tail::MayBePartial, None, "", slot, ZotLog::default)
+        read_tracked(
+            &run_dir(dir),
+            "zot.jsonl",
+            Tail::MayBePartial,
+            None,
+            "",
+            slot,
+            ZotLog::default,
+        )
     }
 
     fn full(dir: &Path) -> (Option<ZotLog>, InputReport) {
@@ -340,7 +348,13 @@ mod tests {
             .unwrap();
         drop(f);
         let live = read(&mut slot);
-        let (full, _) = read_lines(&run_dir(dir.path()), "samples.jsonl", Tail::MayBePartial, None, Samples::default);
+        let (full, _) = read_lines(
+            &run_dir(dir.path()),
+            "samples.jsonl",
+            Tail::MayBePartial,
+            None,
+            Samples::default,
+        );
         let mut full = full.unwrap();
         full.finish();
         assert_eq!(live, full.by_node);
@@ -357,7 +371,15 @@ mod tests {
         let make = || Samples::with_cap(16);
         let mut slot = None;
         let read = |slot: &mut Option<Tracked<Samples>>| {
-            let (s, _) = read_tracked(&run_dir(dir.path()), "samples.jsonl", Tail::MayBePartial, None, "", slot, make);
+            let (s, _) = read_tracked(
+                &run_dir(dir.path()),
+                "samples.jsonl",
+                Tail::MayBePartial,
+                None,
+                "",
+                slot,
+                make,
+            );
             let mut s = s.unwrap();
             s.finish();
             s.by_node

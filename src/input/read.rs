@@ -216,7 +216,13 @@ pub fn read_open_at_most(file: File, size: u64, max: u64) -> std::io::Result<std
 }
 
 /// Parses a line-oriented input with the parallel chunked reader.
-pub fn read_lines<S, F>(run: &RunDir, name: &str, tail: Tail, format: Option<String>, make: F) -> (Option<S>, InputReport)
+pub fn read_lines<S, F>(
+    run: &RunDir,
+    name: &str,
+    tail: Tail,
+    format: Option<String>,
+    make: F,
+) -> (Option<S>, InputReport)
 where
     S: lines::LineSink,
     F: Fn() -> S + Sync,
@@ -227,8 +233,7 @@ where
     };
     match lines::parse_reader(&mut opened.file, tail, make) {
         Ok(p) => {
-            let report =
-                InputReport::from_parse(name, p.bytes, format, &p.stats).with_identity(opened.mtime(), p.xxh3);
+            let report = InputReport::from_parse(name, p.bytes, format, &p.stats).with_identity(opened.mtime(), p.xxh3);
             (Some(p.sink), report)
         }
         Err(e) => (None, InputReport::unreadable(name, None, format!("cannot read: {e}"))),

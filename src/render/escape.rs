@@ -38,9 +38,7 @@ pub fn quote_controls(s: &str) -> Cow<'_, str> {
 /// viewer draws. `&`, `<`, `>` and quotes are plotters' to escape, and
 /// are left alone: this runs over each whole chart, once (see `charts::svg`).
 pub fn xml_chars(s: &str) -> Cow<'_, str> {
-    let bad = |c: char| {
-        (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}')
-    };
+    let bad = |c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}');
     if !s.chars().any(bad) {
         return Cow::Borrowed(s);
     }

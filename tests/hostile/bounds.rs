@@ -463,7 +463,10 @@ fn run_of_size(n: usize, lines: usize) -> tempfile::TempDir {
     for i in 0..lines {
         placement += &format!("placement target=t{:06} node=n000000 est_s=60\n", i % 10);
     }
-    run_with(&[("run.json", run_json.as_bytes()), ("placement.txt", placement.as_bytes())])
+    run_with(&[
+        ("run.json", run_json.as_bytes()),
+        ("placement.txt", placement.as_bytes()),
+    ])
 }
 
 /// CPU time and peak memory of `report` and `placement --json`, and the
@@ -497,9 +500,19 @@ fn grows_at_most_tenfold(what: &str, small: &Path, big: &Path) -> (Value, String
         // The fixed cost of a process (a few ms, a few MiB) is a floor on both.
         let cpu = b_cpu / s_cpu.max(0.05);
         let mem = b.peak as f64 / s.peak as f64;
-        eprintln!("{what}, {command}: CPU {s_cpu:.2} s -> {b_cpu:.2} s (x{cpu:.1}), peak {} -> {} MiB (x{mem:.1})", s.peak >> 20, b.peak >> 20);
-        assert!(cpu <= RATIO, "{what}, {command}: CPU time x{cpu:.1} for ten times the input");
-        assert!(mem <= RATIO, "{what}, {command}: peak memory x{mem:.1} for ten times the input");
+        eprintln!(
+            "{what}, {command}: CPU {s_cpu:.2} s -> {b_cpu:.2} s (x{cpu:.1}), peak {} -> {} MiB (x{mem:.1})",
+            s.peak >> 20,
+            b.peak >> 20
+        );
+        assert!(
+            cpu <= RATIO,
+            "{what}, {command}: CPU time x{cpu:.1} for ten times the input"
+        );
+        assert!(
+            mem <= RATIO,
+            "{what}, {command}: peak memory x{mem:.1} for ten times the input"
+        );
         if let Some(d) = d {
             big_data = Some((d, b.stderr));
         }
@@ -532,7 +545,9 @@ fn cost_grows_linearly_with_targets_nodes_and_placement_lines_and_stops_at_the_b
     let (small, big) = (run_of_size(10, 20_000), run_of_size(10, 200_000));
     let (d, _) = grows_at_most_tenfold("200,000 placement lines", small.path(), big.path());
     assert!(
-        d["warnings"].to_string().contains("200010 placement lines, more than the 20000 a report takes"),
+        d["warnings"]
+            .to_string()
+            .contains("200010 placement lines, more than the 20000 a report takes"),
         "{}",
         d["warnings"]
     );

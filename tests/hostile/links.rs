@@ -54,7 +54,10 @@ fn inputs_linked_out_of_the_run_are_not_read_and_nothing_of_their_target_is_writ
     let o = report(run.path(), out.path(), &[]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{stderr}");
-    assert!(!stderr.contains("root:x") && !stderr.contains("secret-account"), "{stderr}");
+    assert!(
+        !stderr.contains("root:x") && !stderr.contains("secret-account"),
+        "{stderr}"
+    );
     nothing_of_the_secret_in(out.path());
     let d = data(out.path());
     for name in ["zot.jsonl", "sccache.log", "trace-leak.json", "nginx-log-format"] {
@@ -68,7 +71,10 @@ fn inputs_linked_out_of_the_run_are_not_read_and_nothing_of_their_target_is_writ
         "the warning names the input: {stderr}"
     );
     // The rest of the run is reported.
-    assert_eq!(super::target(&d, "bake")["total_s"].as_f64().map(|t| t.round()), Some(90.0));
+    assert_eq!(
+        super::target(&d, "bake")["total_s"].as_f64().map(|t| t.round()),
+        Some(90.0)
+    );
 }
 
 #[test]
@@ -82,7 +88,11 @@ fn a_link_inside_the_run_is_read_and_follow_links_reads_one_that_leaves() {
     std::os::unix::fs::symlink("logs/zot.jsonl", run.path().join("zot.jsonl")).unwrap();
     let out = tempfile::tempdir().unwrap();
     assert_eq!(report(run.path(), out.path(), &[]).status.code(), Some(0));
-    assert_eq!(data(out.path())["zot"]["requests"], 7, "a link inside the run is an input like any");
+    assert_eq!(
+        data(out.path())["zot"]["requests"],
+        7,
+        "a link inside the run is an input like any"
+    );
     std::fs::remove_file(run.path().join("zot.jsonl")).unwrap();
     std::os::unix::fs::symlink(elsewhere.path().join("zot.jsonl"), run.path().join("zot.jsonl")).unwrap();
     assert_eq!(report(run.path(), out.path(), &[]).status.code(), Some(0));
@@ -93,7 +103,13 @@ fn a_link_inside_the_run_is_read_and_follow_links_reads_one_that_leaves() {
     // publish and serve have no such option.
     let site = tempfile::tempdir().unwrap();
     for cmd in ["publish", "serve"] {
-        let o = perfreport(&[cmd, run.path().to_str().unwrap(), "--site", site.path().to_str().unwrap(), "--follow-links"]);
+        let o = perfreport(&[
+            cmd,
+            run.path().to_str().unwrap(),
+            "--site",
+            site.path().to_str().unwrap(),
+            "--follow-links",
+        ]);
         assert_eq!(o.status.code(), Some(2), "{cmd}");
     }
 }
@@ -147,7 +163,10 @@ fn publish_reads_no_link_out_of_a_run_and_walks_no_folder_that_leaves_the_root()
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{stderr}");
     nothing_of_the_secret_in(site.path());
-    assert!(!stderr.contains("root:x") && !stderr.contains("secret-account"), "{stderr}");
+    assert!(
+        !stderr.contains("root:x") && !stderr.contains("secret-account"),
+        "{stderr}"
+    );
     let runs: Vec<String> = std::fs::read_dir(site.path().join("runs"))
         .unwrap()
         .flatten()
@@ -177,11 +196,19 @@ fn serve_answers_nothing_of_an_input_linked_out_of_the_run() {
     std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let addr = line.split("http://").nth(1).and_then(|r| r.split('/').next()).unwrap().to_string();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_string();
     for path in ["/", "/data.json", "/report.md", "/charts/timeline.svg"] {
         let (code, body) = crate::serve::get(&addr, path);
         assert_eq!(code, 200, "{path}");
-        assert!(!body.contains("root:x") && !body.contains("secret-account"), "{path}: {body}");
+        assert!(
+            !body.contains("root:x") && !body.contains("secret-account"),
+            "{path}: {body}"
+        );
     }
     child.kill().unwrap();
     child.wait().unwrap();

@@ -88,7 +88,10 @@ fn an_output_option_given_a_fifo_writes_into_it_and_leaves_it_a_fifo() {
             (o, drained.join().unwrap())
         });
         assert_eq!(o.status.code(), Some(0), "{option:?}: {}", stderr(&o));
-        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "{option:?}");
+        assert!(
+            std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(),
+            "{option:?}"
+        );
         let text = String::from_utf8_lossy(&got);
         let expected = if option[0] == "trace" || option[2] == "--fleet-out" {
             "{"
@@ -209,7 +212,10 @@ fn a_closed_standard_output_ends_every_printing_subcommand_quietly() {
             .output()
             .unwrap();
         let err = stderr(&o);
-        assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
         assert!(
             o.status.signal() == Some(libc::SIGPIPE) || matches!(o.status.code(), Some(0 | 1)),
             "{args:?}: {:?} {err}",

@@ -587,7 +587,10 @@ fn serve_still_refuses_other_methods_long_urls_huge_headers_and_traversal() {
         assert_eq!(a.header("cache-control"), Some("no-store"), "{what}");
         assert_eq!(a.header("x-content-type-options"), Some("nosniff"), "{what}");
         let csp = a.header("content-security-policy").unwrap_or("");
-        assert!(csp.contains("default-src 'none'") && csp.contains("sandbox"), "{what}: {csp:?}");
+        assert!(
+            csp.contains("default-src 'none'") && csp.contains("sandbox"),
+            "{what}: {csp:?}"
+        );
         assert_eq!(a.body, format!("{}\n", a.status).as_bytes(), "{what}");
     }
     for path in ["/../run.json", "/%2e%2e/run.json", "/..%5crun.json", "/%00"] {
