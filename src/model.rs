@@ -154,37 +154,50 @@ fn read_small(run: &RunDir, name: &str) -> std::result::Result<Option<Small>, Bo
 /// The most targets and nodes a report takes (each is a row, a bar, a
 /// legend entry, a series on the page), and the most placement lines:
 /// time, memory and output grow with them, so past these the run is
-/// reported with the first by name, and a warning says how many more there
-/// were (they are counted, not drawn). A real fleet has tens of each.
+/// reported with the first (those with the most to show, then by name), and
+/// a warning says how many more there were (they are counted, not drawn).
+/// A real fleet has tens of each.
 pub const MAX_TARGETS: usize = 2_000;
 pub const MAX_NODES: usize = 2_000;
 pub const MAX_PLACEMENT_LINES: usize = 20_000;
 
 /// What a bound left out, for its warning: `what` (e.g. "targets"), how
 /// many there were, and the first few left out.
-fn over_bound(what: &str, total: usize, max: usize, left_out: &[&str]) -> String {
+fn over_bound(what: &str, total: usize, max: usize, kept: &str, left_out: &[&str]) -> String {
     let shown: Vec<&str> = left_out.iter().take(3).copied().collect();
     let more = if left_out.len() > shown.len() { ", …" } else { "" };
     format!(
-        "{total} {what}, more than the {max} a report takes: the first {max} by name are reported, \
+        "{total} {what}, more than the {max} a report takes: {kept} are reported, \
          the other {} are left out and only counted ({}{more})",
         total - max,
         shown.join(", ")
     )
 }
 
-/// Keeps the first `max` names of `names` (sorted, distinct); the warning
-/// when some were left out.
-fn bounded_names(what: &str, mut names: Vec<String>, max: usize) -> (BTreeSet<String>, Option<String>) {
-    names.sort();
-    names.dedup();
-    if names.len() <= max {
-        return (names.into_iter().collect(), None);
+/// Keeps at most `max` distinct names, taking `groups` in order (those with
+/// the most to show first), each by name; the warning when some were left out.
+fn bounded_names(what: &str, groups: Vec<Vec<String>>, max: usize, kept: &str) -> (BTreeSet<String>, Option<String>) {
+    let mut keep = BTreeSet::new();
+    let mut left = BTreeSet::new();
+    for mut group in groups {
+        group.sort();
+        for name in group {
+            if keep.contains(&name) {
+                continue;
+            }
+            if keep.len() < max {
+                keep.insert(name);
+            } else {
+                left.insert(name);
+            }
+        }
     }
-    let left: Vec<&str> = names[max..].iter().map(String::as_str).collect();
-    let warning = over_bound(what, names.len(), max, &left);
-    names.truncate(max);
-    (names.into_iter().collect(), Some(warning))
+    if left.is_empty() {
+        return (keep, None);
+    }
+    let left: Vec<&str> = left.iter().map(String::as_str).collect();
+    let warning = over_bound(what, keep.len() + left.len(), max, kept, &left);
+    (keep, Some(warning))
 }
 
 /// Holds the run to `MAX_TARGETS`, `MAX_NODES` and `MAX_PLACEMENT_LINES`,
@@ -211,17 +224,30 @@ fn bound(run: &mut Run, inputs: &mut [InputReport], traces_left_out: Option<Stri
         warn(RUN_JSON, w);
     }
     let info = run.info.as_ref();
-    let mut targets: Vec<String> = run.traces.iter().map(|t| t.target.clone()).collect();
-    targets.extend(info.iter().flat_map(|i| i.targets.iter().cloned()));
-    targets.extend(run.placements.iter().map(|p| p.target.clone()));
-    let (targets, targets_warning) = bounded_names("targets", targets, MAX_TARGETS);
-    let mut nodes: Vec<String> = info
-        .iter()
-        .flat_map(|i| i.nodes.iter().map(|n| n.name.clone()))
-        .collect();
-    nodes.extend(run.placements.iter().map(|p| p.node.clone()));
-    nodes.extend(run.samples.by_node.keys().cloned());
-    let (nodes, nodes_warning) = bounded_names("nodes", nodes, MAX_NODES);
+    let targets = vec![
+        run.traces.iter().map(|t| t.target.clone()).collect(),
+        info.iter().flat_map(|i| i.targets.iter().cloned()).collect(),
+        run.placements.iter().map(|p| p.target.clone()).collect(),
+    ];
+    let (targets, targets_warning) = bounded_names(
+        "targets",
+        targets,
+        MAX_TARGETS,
+        "those with a trace, then those run.json announces, then placed ones, each by name,",
+    );
+    let nodes = vec![
+        info.iter()
+            .flat_map(|i| i.nodes.iter().map(|n| n.name.clone()))
+            .collect(),
+        run.placements.iter().map(|p| p.node.clone()).collect(),
+        run.samples.by_node.keys().cloned().collect(),
+    ];
+    let (nodes, nodes_warning) = bounded_names(
+        "nodes",
+        nodes,
+        MAX_NODES,
+        "run.json's nodes, then placed ones, then those only sampled, each by name,",
+    );
     if let Some(w) = targets_warning {
         warn(RUN_JSON, w);
         run.traces.retain(|t| targets.contains(&t.target));
@@ -253,7 +279,13 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Resu
     // Traces past the bound are not even read.
     let traces_left_out = (trace_files.len() > MAX_TARGETS).then(|| {
         let left: Vec<&str> = trace_files[MAX_TARGETS..].iter().map(|(_, f)| f.as_str()).collect();
-        let w = over_bound("trace files", trace_files.len(), MAX_TARGETS, &left);
+        let w = over_bound(
+            "trace files",
+            trace_files.len(),
+            MAX_TARGETS,
+            "the first by name",
+            &left,
+        );
         trace_files.truncate(MAX_TARGETS);
         w
     });
