@@ -600,3 +600,30 @@ fn read_trace(dir: &RunDir, target: &str, file: &str) -> (Option<TargetTrace>, I
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_bound_keeps_the_earlier_groups_first_then_by_name_and_counts_the_rest() {
+        let groups = vec![
+            names(&["think", "strix"]),
+            names(&["a3", "a1", "think"]),
+            names(&["a2", "a0"]),
+        ];
+        let (kept, warning) = bounded_names("nodes", groups.clone(), 4, "these");
+        assert_eq!(kept, names(&["a1", "a3", "strix", "think"]).into_iter().collect());
+        assert_eq!(
+            warning.as_deref(),
+            Some("6 nodes, more than the 4 a report takes: these are reported, the other 2 are left out and only counted (a0, a2)")
+        );
+        let (kept, warning) = bounded_names("nodes", groups, 6, "these");
+        assert_eq!(kept.len(), 6);
+        assert_eq!(warning, None, "at the bound nothing is left out");
+    }
+}
