@@ -37,7 +37,7 @@ enum Command {
     Trace(trace::Args),
     /// What changed from run A to run B, per target, phase and node (markdown, or JSON).
     Compare(compare::Args),
-    /// Gate a run on the history of comparable runs, or on checked-in expectations: exit 1 on a regression.
+    /// Gate the night's runs (or one run) on the history of comparable runs, or on checked-in expectations: exit 1 on a regression, 3 when nothing could be gated.
     Gate(gate::Args),
     /// Serve a live view of a run (default: the newest) while it grows.
     Serve(serve::Args),

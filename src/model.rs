@@ -310,6 +310,16 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Resu
     let logs = read_logs(&inside, &run, &format, &trace_files, cache);
     logs.into_run(&mut run, &format, &mut inputs);
     bound(&mut run, &mut inputs, traces_left_out);
+    keep_to_window(&mut run, &mut inputs);
+    if let Some(note) = run
+        .info
+        .as_ref()
+        .and_then(|i| stamp_disagrees(i.stamp.as_deref().unwrap_or(&run.dir_name), i.started_at))
+    {
+        if let Some(r) = inputs.iter_mut().find(|r| r.name == RUN_JSON) {
+            r.warnings.push(note);
+        }
+    }
     // A target the harness announced but whose trace is missing.
     if let Some(info) = &run.info {
         let missing = run_rules::announced_without_trace(info, |file| inputs.iter().any(|i| i.name == file));
@@ -322,6 +332,165 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Resu
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
     run.inputs = inputs;
     Ok(run)
+}
+
+/// The window run.json and the traces make (`analysis::window::core`), and
+/// whether its end is still open (a run in flight grows to its newest record).
+fn anchored_window(run: &Run) -> Option<((crate::timefmt::Micros, crate::timefmt::Micros), bool)> {
+    use crate::analysis::{targets, window};
+    let info = run.info.as_ref();
+    let figures: Vec<_> = run
+        .traces
+        .iter()
+        .filter(|t| !t.spans.is_empty())
+        .map(|t| targets::analyse(&t.spans))
+        .collect();
+    let (started, finished) = (info.and_then(|i| i.started_at), info.and_then(|i| i.finished_at));
+    let core = window::core(started, finished, &window::anchors(&figures))?;
+    Some((core, run.in_flight() && finished.is_none()))
+}
+
+/// Records far outside the run's window (`analysis::window::FAR`, the
+/// clock-skew allowance) are not the run's: a log whose every timed record
+/// lies outside is not measured at all (its figures are `null` with the
+/// reason, and it broke its contract); the samples' held polls outside are
+/// dropped and counted as skipped. Each says the records' time range.
+fn keep_to_window(run: &mut Run, inputs: &mut [InputReport]) {
+    use crate::analysis::window;
+    let Some((w, open)) = anchored_window(run) else {
+        return;
+    };
+    let allowance = crate::timefmt::human_duration((window::FAR / 1_000_000) as f64);
+    let range = |first: crate::timefmt::Micros, last: crate::timefmt::Micros| {
+        format!(
+            "from {} to {}",
+            crate::timefmt::format_rfc3339(first),
+            crate::timefmt::format_rfc3339(last)
+        )
+    };
+    let end = if open {
+        "its newest record (in flight)".to_string()
+    } else {
+        crate::timefmt::format_rfc3339(w.1)
+    };
+    let run_window = format!(
+        "the run's window ({} to {end}, give or take {allowance} of clock skew)",
+        crate::timefmt::format_rfc3339(w.0)
+    );
+    // Wholly on one side; an open end is never passed.
+    let all_out = |first: crate::timefmt::Micros, last: crate::timefmt::Micros| {
+        if open {
+            last < w.0 && window::is_far(last, w, true)
+        } else {
+            window::span_is_far(first, last, w)
+        }
+    };
+    let breach = |r: &mut InputReport, what: &str, first, last| {
+        let b = format!(
+            "all {} of its {what} lie outside {run_window} ({}): none is this run's, so nothing of it is measured",
+            r.records,
+            range(first, last)
+        );
+        r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
+        r.breaches.push(b);
+        r.contract_broken = true;
+        r.skipped = r.skipped.saturating_add(r.records);
+        r.records = 0;
+    };
+    let report = |inputs: &mut [InputReport], name: &str| inputs.iter().position(|r| r.name == name);
+    // The registry: judged on its timed records, the writes.
+    if let Some(z) = &run.zot {
+        let times = z.all_writes().flat_map(|s| [s.first, s.last]);
+        if let (Some(first), Some(last)) = (times.clone().min(), times.max()) {
+            if all_out(first, last) {
+                if let Some(i) = report(inputs, ZOT) {
+                    breach(&mut inputs[i], "records", first, last);
+                }
+                run.zot = None;
+            }
+        }
+    }
+    if let Some(s) = &run.sccache {
+        if let (Some(first), Some(last)) = (s.log.first, s.log.last) {
+            if all_out(first, last) {
+                if let Some(i) = report(inputs, SCCACHE) {
+                    breach(&mut inputs[i], "records", first, last);
+                }
+                run.sccache = None;
+            }
+        }
+    }
+    let polls = run.samples.by_node.values();
+    let (first, last) = (
+        polls.clone().filter_map(|n| n.first_ts()).min(),
+        polls.filter_map(|n| n.last_ts()).max(),
+    );
+    if let (Some(first), Some(last)) = (first, last) {
+        if all_out(first, last) {
+            if let Some(i) = report(inputs, SAMPLES) {
+                breach(&mut inputs[i], "samples", first, last);
+            }
+            run.samples = Samples::default();
+            return;
+        }
+        // Some outside: the held polls outside are dropped and counted.
+        let mut dropped = 0u64;
+        let (mut lo, mut hi) = (crate::timefmt::Micros::MAX, crate::timefmt::Micros::MIN);
+        for n in run.samples.by_node.values_mut() {
+            if !n.polls.iter().any(|s| window::is_far(s.ts, w, open)) {
+                continue;
+            }
+            let polls = std::sync::Arc::make_mut(&mut n.polls);
+            polls.retain(|s| {
+                let far = window::is_far(s.ts, w, open);
+                if far {
+                    dropped += 1;
+                    (lo, hi) = (lo.min(s.ts), hi.max(s.ts));
+                }
+                !far
+            });
+        }
+        if dropped > 0 {
+            if let Some(i) = report(inputs, SAMPLES) {
+                let r = &mut inputs[i];
+                r.records = r.records.saturating_sub(dropped);
+                r.skipped = r.skipped.saturating_add(dropped);
+                r.warnings.push(format!(
+                    "{SAMPLES}: {dropped} samples {} lie outside {run_window}: not this run's, skipped (no figure or chart uses them)",
+                    range(lo, hi)
+                ));
+            }
+        }
+    }
+}
+
+/// A note when the stamp's date (its leading `YYYYMMDD`) is more than a
+/// day from run.json's `started_at`: one of them is not this run's.
+fn stamp_disagrees(stamp: &str, started: Option<crate::timefmt::Micros>) -> Option<String> {
+    let started = started?;
+    let digits = stamp.get(..8).filter(|d| d.bytes().all(|b| b.is_ascii_digit()))?;
+    let day = crate::timefmt::parse_rfc3339(&format!(
+        "{}-{}-{}T00:00:00Z",
+        &digits[..4],
+        &digits[4..6],
+        &digits[6..8]
+    ))?;
+    const DAY: crate::timefmt::Micros = 24 * 3600 * 1_000_000;
+    // The stamp names a day: it agrees with any start within that day, give or take a day.
+    let off = if started < day {
+        day - started
+    } else {
+        (started - day - DAY).max(0)
+    };
+    (off > DAY).then(|| {
+        format!(
+            "{RUN_JSON}: the stamp names {}-{}-{}, more than a day from `started_at` ({}): one of them is not this run's",
+            &digits[..4],
+            &digits[4..6],
+            &digits[6..8],
+            crate::timefmt::format_rfc3339(started)
+        )
+    })
 }
 
 /// The traces of a run directory as (target, file), sorted; an error when
@@ -473,6 +642,7 @@ fn read_logs(
         zot,
         traces: _,
     } = &mut logs;
+    let sccache_hosts = NodeHosts::new(node_hosts.clone());
     rayon::scope(|s| {
         s.spawn(|_| {
             *placement = Some(read_lines(
@@ -508,8 +678,10 @@ fn read_logs(
             let format = std::sync::Arc::new(format.clone());
             let describe = format.describe();
             // A changed log format or prefix invalidates what was parsed before.
-            let tag = format!("{describe} prefix={prefix:?}");
-            let make = || SccacheSink::new(format.clone(), prefix.clone());
+            // Each node's requests count on a lane of their own too.
+            let hosts = sccache_hosts;
+            let tag = format!("{describe} prefix={prefix:?} nodes={}", hosts.tag());
+            let make = || SccacheSink::new(format.clone(), prefix.clone()).for_nodes(hosts.clone());
             let (sink, report) = incremental::read_log(dir, SCCACHE, tail, Some(describe), &tag, cache_sccache, make);
             *sccache = Some((sink.map(|s| s.log), report));
         });

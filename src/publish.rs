@@ -25,6 +25,10 @@ pub struct RunEntry {
     /// complete, in flight or broken.
     pub status: String,
     pub reason: Option<String>,
+    /// The present inputs that broke their contract (a run whose every
+    /// input did is `broken` itself).
+    #[serde(default)]
+    pub broken_inputs: Vec<String>,
     pub mode: String,
     pub arch: String,
     pub wall: String,
@@ -233,6 +237,12 @@ fn entry_of(dir: &str, v: &view::View, broken: Option<String>) -> RunEntry {
         stamp: v.stamp.clone(),
         status: status.into(),
         reason: broken,
+        broken_inputs: v
+            .inputs
+            .values()
+            .filter(|i| i.present && i.contract_broken)
+            .map(|i| i.name.clone())
+            .collect(),
         mode: v
             .mode
             .map(|m| format!("{m:?}").to_lowercase())
@@ -264,6 +274,7 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::history::
         stamp: dir.to_string(),
         status: "broken".into(),
         reason: Some(reason),
+        broken_inputs: vec![],
         mode: "—".into(),
         arch: "—".into(),
         wall: "—".into(),
@@ -386,7 +397,7 @@ fn markdown_page(title: &str, md: &str) -> String {
 }
 
 /// The site-wide pages: the run list the selectors read, the history from
-/// the manifest's figures, and the index with each run's history headline.
+/// the manifest's figures, and the index with each run's gate verdict.
 fn write_site_pages(
     opts: &PublishOptions,
     runs: &[RunEntry],
@@ -402,13 +413,13 @@ fn write_site_pages(
         render::html::script_safe(&serde_json::to_string(&runs_js).unwrap_or_else(|_| "[]".into()))
     );
     write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
-    let headlines = crate::history::site::write(opts.site, &opts.root.display().to_string(), figures, unreadable)?;
+    let verdicts = crate::history::site::write(opts.site, &opts.root.display().to_string(), figures, unreadable)?;
     let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
     t.autoescape_on(vec!["site.html"]);
     let mut ctx = tera::Context::new();
     ctx.insert("css", render::ratios::CSS);
     ctx.insert("runs", runs);
-    ctx.insert("headlines", &headlines);
+    ctx.insert("verdicts", &verdicts);
     ctx.insert("bench", &opts.bench.is_some());
     let index = t.render("site.html", &ctx).map_err(|e| Error::Template {
         name: "site.html".into(),

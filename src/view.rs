@@ -62,6 +62,9 @@ pub struct View {
     pub targets: Vec<TargetView>,
     pub nodes: Vec<NodeView>,
     pub fleet: FleetView,
+    /// The chain of targets that set the wall clock, earliest first;
+    /// `null` while a record is open.
+    pub critical_path: Option<Vec<LinkView>>,
     pub sccache: SccacheView,
     pub zot: ZotView,
     pub artifacts: Vec<Artifact>,
@@ -125,6 +128,8 @@ pub struct RunCoordinates {
     pub sccache_prefix: Option<String>,
     pub nodes: Vec<NodeCoordinate>,
     pub job_width: Option<u32>,
+    /// The build repository's revision the run built (run.json `revision`).
+    pub revision: Option<String>,
     pub why_null: BTreeMap<String, String>,
 }
 
@@ -161,6 +166,24 @@ pub struct StepView {
     pub start_s: f64,
     pub end_s: f64,
     pub cached: bool,
+    /// BuildKit's vertex digest: what matches a step across runs.
+    /// `null` when the trace carries none.
+    pub vertex: Option<String>,
+}
+
+/// How many of a target's slowest steps the report lists (those of at least half a second).
+pub const SLOWEST_STEPS: usize = 5;
+
+/// One of a target's slowest steps.
+#[derive(Debug, Clone, Serialize)]
+pub struct SlowStep {
+    pub name: String,
+    /// Seconds its spans took.
+    pub s: f64,
+    /// Its share of the target's build, in percent; `null` when the build is not measured.
+    pub build_pct: Option<f64>,
+    /// It came from the layer cache (only a `load cache:` span).
+    pub cached: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -192,9 +215,22 @@ pub struct TargetView {
     pub registry_calls: Option<u64>,
     /// The balancer's estimate (placement.txt `est_s`).
     pub est_s: Option<f64>,
+    /// placement.txt's `after=`: the target it may not start before.
+    pub after: Option<String>,
+    /// How much later it could have ended without moving the run's end (0
+    /// on the critical path).
+    pub slack_s: Option<f64>,
+    /// Its node idle while it waited for `after`, as `[start_s, end_s]`.
+    pub waiting: Vec<[f64; 2]>,
+    /// Its place among its node's targets in timeline order: which shade
+    /// of the builder's colour it takes, so targets on one node differ.
+    pub shade: usize,
     pub phases: Vec<Band>,
     pub uploads: Vec<[f64; 2]>,
     pub steps: Vec<StepView>,
+    /// Its slowest steps (at most `SLOWEST_STEPS`), longest first, each with
+    /// its share of the build: where the build went, without opening the trace.
+    pub slowest_steps: Vec<SlowStep>,
     /// Why a field is `null`, keyed by field name.
     pub why_null: BTreeMap<String, String>,
     /// The same reasons grouped for people: "`total_s`, `gap_s`: why".
@@ -221,6 +257,11 @@ pub struct NodeView {
     pub targets: Vec<String>,
     pub busy_s: Option<f64>,
     pub idle_s: Option<f64>,
+    /// Of `idle_s`, the time its targets waited for an `after=` dependency
+    /// still building elsewhere.
+    pub waiting_s: Option<f64>,
+    /// The rest of `idle_s`: nothing to do.
+    pub nothing_to_do_s: Option<f64>,
     /// Idle from this node's last target's end to the end of the run.
     pub idle_after_s: Option<f64>,
     pub finished_s: Option<f64>,
@@ -244,6 +285,26 @@ pub struct CriticalView {
     pub end_s: f64,
     pub targets: Vec<String>,
     pub last_target: String,
+}
+
+/// One link of the critical path.
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkView {
+    pub target: String,
+    pub node: Option<String>,
+    /// RFC 3339.
+    pub start: String,
+    pub end: String,
+    pub start_s: f64,
+    pub end_s: f64,
+    /// Its record, end minus start.
+    pub took_s: f64,
+    /// The target it could not start before, or `null` at the chain's head.
+    pub waited_for: Option<String>,
+    /// `after` (its `after=` dependency) or `queue` (ahead of it on its node).
+    pub waited_how: Option<&'static str>,
+    /// From when it was otherwise ready to its start; `null` with `waited_for`.
+    pub wait_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -279,6 +340,25 @@ pub struct SccachePoint {
     pub write_bytes: Option<u64>,
 }
 
+/// One node's own requests on the compiler cache's lane, bucket by bucket
+/// as the lane's `series` (same length, same times).
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct SccacheNodeLane {
+    pub node: String,
+    pub hits: Vec<u64>,
+    pub misses: Vec<u64>,
+    pub writes: Vec<u64>,
+}
+
+/// One node's own writes on the registry's lane, bucket by bucket as the
+/// lane's `series` (same length, same times).
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct ZotNodeLane {
+    pub node: String,
+    pub cache_bytes: Vec<u64>,
+    pub image_bytes: Vec<u64>,
+}
+
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct SccacheView {
     pub present: bool,
@@ -296,6 +376,9 @@ pub struct SccacheView {
     pub other_prefix: Option<u64>,
     pub bucket_s: i64,
     pub series: Vec<SccachePoint>,
+    /// Each node's own requests (by run.json `addr`), in the view's node
+    /// order; a node without an address has none.
+    pub by_node: Vec<SccacheNodeLane>,
     /// Why the lane draws less than the totals above (records outside the
     /// run's window, a window too long to draw); the charts show it.
     pub lane_why: Option<String>,
@@ -331,6 +414,9 @@ pub struct ZotView {
     pub by_message: BTreeMap<String, u64>,
     pub bucket_s: i64,
     pub series: Vec<ZotPoint>,
+    /// Each node's own writes (by run.json `addr`), in the view's node
+    /// order; a node without an address has none.
+    pub by_node: Vec<ZotNodeLane>,
     /// Why the lane draws less than the totals above (writes outside the
     /// run's window, a window too long to draw); the charts show it.
     pub lane_why: Option<String>,
@@ -340,6 +426,17 @@ pub struct ZotView {
 
 /// Rounds for output: milliseconds are plenty, and fewer digits keep the
 /// files small and stable.
+impl TargetView {
+    /// Its steps, one record per step (`analysis::step_diff::records`).
+    pub fn step_records(&self) -> Vec<crate::analysis::step_diff::StepRecord> {
+        crate::analysis::step_diff::records(
+            self.steps
+                .iter()
+                .map(|s| (s.name.as_str(), s.vertex.as_deref(), s.end_s - s.start_s, s.cached)),
+        )
+    }
+}
+
 fn r3(x: f64) -> f64 {
     round_to(x, 1000.0)
 }
@@ -398,7 +495,7 @@ pub fn build(run: &Run) -> View {
     let targets = targets::build(&cx);
     let nodes = nodes::build(&cx, &targets, &mut warnings);
     let fleet = fleet::build(&cx, &targets, &nodes, &mut warnings);
-    let lanes = lanes::build(&cx, &far);
+    let lanes = lanes::build(&cx, &far, &nodes);
     warnings.extend(lanes.zot_clamped.clone());
     let mode = info.and_then(|i| i.mode);
     let mut view = View {
@@ -419,6 +516,7 @@ pub fn build(run: &Run) -> View {
         targets,
         nodes,
         fleet,
+        critical_path: fleet::critical_path(&cx),
         sccache: lanes.sccache,
         zot: lanes.zot,
         artifacts: run.artifacts.clone(),

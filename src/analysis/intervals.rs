@@ -32,9 +32,40 @@ pub fn clipped_length(intervals: &[(Micros, Micros)], lo: Micros, hi: Micros) ->
     union_length(&clipped)
 }
 
+/// The parts of `a` that no interval of `b` covers, sorted and disjoint.
+pub fn minus(a: &[(Micros, Micros)], b: &[(Micros, Micros)]) -> Vec<(Micros, Micros)> {
+    let cut = union(b);
+    let mut out = vec![];
+    for (mut s, e) in union(a) {
+        for &(cs, ce) in &cut {
+            if ce <= s || cs >= e {
+                continue;
+            }
+            if cs > s {
+                out.push((s, cs));
+            }
+            s = s.max(ce);
+        }
+        if e > s {
+            out.push((s, e));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn minus_leaves_what_the_other_intervals_do_not_cover() {
+        assert_eq!(
+            minus(&[(0, 100)], &[(10, 20), (15, 30), (90, 120)]),
+            [(0, 10), (30, 90)]
+        );
+        assert_eq!(minus(&[(0, 10)], &[(0, 10)]), []);
+        assert_eq!(minus(&[(0, 10), (20, 30)], &[]), [(0, 10), (20, 30)]);
+    }
 
     #[test]
     fn concurrent_uploads_count_once() {

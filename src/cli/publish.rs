@@ -34,7 +34,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     })?;
     warn_all(&outcome.warnings);
     if !args.quiet {
-        let broken = outcome.runs.iter().filter(|r| r.status == "broken").count();
+        // A run counts as broken when any of its inputs broke its contract.
+        let broken = outcome
+            .runs
+            .iter()
+            .filter(|r| r.status == "broken" || !r.broken_inputs.is_empty())
+            .count();
         eprintln!(
             "perfreport: {} runs in {} ({} rebuilt, {broken} broken)",
             outcome.runs.len(),

@@ -48,14 +48,19 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let written = perfreport::output::write_all(&out_dir, &report.files)?;
     if !args.quiet {
         warn_all(&report.view.warnings);
-        if tty {
-            eprintln!(
-                "perfreport: {} ({} files, {written} changed) in {}",
-                shown(&out_dir.join(perfreport::render::markdown::FILE)),
-                report.files.len(),
-                shown(&out_dir)
-            );
-        }
+        // Which run was reported and where it went: a result, not progress,
+        // so said on and off a terminal (`make perf-report` picks the run).
+        let chosen = if args.run.run_dir.is_none() {
+            format!(" (the newest under {})", shown(&args.run.root))
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "perfreport: run {}{chosen}: {} ({} files, {written} changed)",
+            quote(&report.view.stamp),
+            shown(&out_dir.join(perfreport::render::markdown::FILE)),
+            report.files.len(),
+        );
     }
     if args.strict && !report.broken_inputs.is_empty() {
         eprintln!(

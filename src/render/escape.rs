@@ -31,6 +31,24 @@ pub fn quote_controls(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Text for an XML attribute or element (a JUnit report): what
+/// [`xml_chars`] quotes, and the markup characters as entities.
+pub fn xml(s: &str) -> String {
+    let s = xml_chars(s);
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// SVG (XML) text and attributes: every character XML 1.0 does not allow
 /// (the C0 controls but tab, newline and carriage return; U+FFFE, U+FFFF)
 /// and the ones it discourages (DEL, the C1 controls) as a visible quote

@@ -53,6 +53,27 @@ pub fn colour(i: usize) -> (u8, u8, u8) {
     PALETTE[i % PALETTE.len()]
 }
 
+/// How each target on a node shades its builder's colour, in timeline
+/// order: the first takes it as it is, the next ones darker or lighter
+/// (a mix toward black when negative, toward white when positive), so two
+/// targets on one node are told apart on the timeline and in the legend.
+pub const SHADES: [f64; 4] = [0.0, -0.45, 0.45, -0.7];
+
+/// The colour of the `shade`-th target on a node of colour `node`.
+pub fn target_colour(node: usize, shade: usize) -> (u8, u8, u8) {
+    let (r, g, b) = colour(node);
+    let f = SHADES[shade % SHADES.len()];
+    let mix = |c: u8| {
+        let c = c as f64;
+        (if f < 0.0 { c * (1.0 + f) } else { c + (255.0 - c) * f }).round() as u8
+    };
+    (mix(r), mix(g), mix(b))
+}
+
+/// The colour waiting for a dependency is drawn in: no builder's (grey
+/// outline on a pale ground), so it reads as time not spent building.
+pub const WAITING: (u8, u8, u8) = (120, 120, 120);
+
 /// How much of a builder's colour the light bands (setup, export, a record
 /// without steps) keep over the white ground.
 pub const LIGHT_ALPHA: f64 = 0.35;
@@ -117,6 +138,13 @@ pub fn page_style() -> serde_json::Value {
     serde_json::json!({
         "palette": PALETTE.iter().map(|c| hex(*c)).collect::<Vec<_>>(),
         "label": label,
+        "targets": (0..PALETTE.len())
+            .map(|n| (0..SHADES.len()).map(|s| hex(target_colour(n, s))).collect::<Vec<_>>())
+            .collect::<Vec<_>>(),
+        "target_labels": (0..PALETTE.len())
+            .map(|n| (0..SHADES.len()).map(|s| hex(label_colour(target_colour(n, s)))).collect::<Vec<_>>())
+            .collect::<Vec<_>>(),
+        "waiting": hex(WAITING),
         "light_alpha": LIGHT_ALPHA,
         "lanes": LANE_COLOURS.iter().map(|(n, c)| (n.to_string(), serde_json::Value::from(hex(*c)))).collect::<serde_json::Map<_, _>>(),
         "upload": {

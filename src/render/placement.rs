@@ -7,7 +7,6 @@ use super::markdown::markdown_engine;
 use crate::error::{Error, Result};
 use crate::input::run_json::Mode;
 use crate::view::placement::PlacementView;
-use serde::Serialize;
 
 /// The section's template name, as report.md includes it.
 pub const SECTION: &str = "placement.md";
@@ -155,33 +154,28 @@ fn why(t: &crate::view::placement::TargetCost, field: &str) -> String {
     }
 }
 
-#[derive(Serialize)]
-struct FleetNode<'a> {
-    name: &'a str,
-    link_mbps: f64,
-    n: u32,
-    from: String,
+/// One line of a comment: what follows `#` ends at the line's end, so no
+/// control character (a newline least of all) may pass.
+fn comment(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
-#[derive(Serialize)]
-struct Fleet<'a> {
-    schema: u32,
-    stamp: &'a str,
-    nodes: Vec<FleetNode<'a>>,
-    /// Nodes whose link was not measured, with why.
-    not_measured: std::collections::BTreeMap<&'a str, String>,
+/// A node's name as a YAML scalar: double-quoted with JSON's escapes, which
+/// YAML's double-quoted style reads alike, so no name can end the line.
+fn yaml_name(name: &str) -> String {
+    serde_json::to_string(name).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// The nodes' measured `link_mbps` as a fleet manifest (the history's
-/// medians where there is one); nodes not measured are listed apart, never
-/// written as a link.
+/// The nodes' measured links as a fleet manifest, each node's
+/// `link_mbps: <MB/s>` (the history's medians where there is one), with
+/// where it came from and its n in a comment; nodes not measured are listed
+/// in comments with why, never written as a link.
 pub fn fleet_file(p: &PlacementView) -> String {
-    let mut fleet = Fleet {
-        schema: 1,
-        stamp: &p.stamp,
-        nodes: vec![],
-        not_measured: Default::default(),
-    };
+    let mut text = format!(
+        "# Fleet manifest: each node's upload link in MB/s as perfreport measured it (run {}).\nnodes:\n",
+        comment(&p.stamp)
+    );
+    let mut not_measured = vec![];
     for n in &p.nodes {
         let measured = match &n.history {
             Some(h) => h.median.map(|m| (m, h.n, format!("median over {} runs", h.n))),
@@ -191,24 +185,35 @@ pub fn fleet_file(p: &PlacementView) -> String {
             }),
         };
         match measured {
-            Some((link_mbps, count, from)) => fleet.nodes.push(FleetNode {
-                name: &n.name,
-                link_mbps,
-                n: count,
-                from,
-            }),
+            Some((link_mbps, count, from)) => text.push_str(&format!(
+                "  - name: {}\n    link_mbps: {} # n={count}: {}\n",
+                yaml_name(&n.name),
+                sig6(link_mbps),
+                comment(&from)
+            )),
             None => {
                 let why = match &n.history {
                     Some(h) => h.why_null.get("median").cloned(),
                     None => n.why_null.get("link_mbps_measured").cloned(),
                 };
-                fleet.not_measured.insert(&n.name, why.unwrap_or_default());
+                not_measured.push(format!(
+                    "#   {}: {}\n",
+                    comment(&n.name),
+                    comment(&why.unwrap_or_default())
+                ));
             }
         }
     }
-    let mut text = serde_json::to_string_pretty(&fleet).unwrap_or_else(|_| "{}".into());
-    text.push('\n');
+    if !not_measured.is_empty() {
+        text.push_str("# Not measured, so not written:\n");
+        text.extend(not_measured);
+    }
     text
+}
+
+/// Six significant digits, as the measured link is kept.
+fn sig6(x: f64) -> f64 {
+    format!("{x:.5e}").parse().unwrap_or(x)
 }
 
 #[cfg(test)]

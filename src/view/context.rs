@@ -3,6 +3,8 @@
 //! the window the times are offsets into.
 
 use super::secs;
+use crate::analysis::critical::{self, Critical, Job};
+use crate::analysis::intervals;
 use crate::analysis::join::TargetJoin;
 use crate::analysis::targets;
 use crate::input::run_json::{NodeInfo, RunInfo};
@@ -17,6 +19,13 @@ pub(super) struct Context<'a> {
     pub window: Option<(Micros, Micros)>,
     /// The window's start: every `*_s` offset is from here.
     pub t0: Micros,
+    /// The chain that set the wall clock and every target's slack; `None`
+    /// while a record is open (who finishes last is not known yet).
+    pub critical: Option<Critical>,
+    /// When each node's targets waited for a dependency, by node.
+    pub waits: BTreeMap<String, Vec<(Micros, Micros)>>,
+    /// The same by target: its node's idle stretches while it waited.
+    pub waiting: BTreeMap<String, Vec<(Micros, Micros)>>,
     node_info: HashMap<&'a str, &'a NodeInfo>,
 }
 
@@ -30,12 +39,30 @@ impl<'a> Context<'a> {
             // A node listed twice: its first entry is used (and warned about).
             node_info.entry(n.name.as_str()).or_insert(n);
         }
+        let join = join.with_window_end(window.map(|w| w.1));
+        let t0 = window.map(|w| w.0).unwrap_or(0);
+        let jobs = jobs(&join);
+        let mut waits: BTreeMap<String, Vec<(Micros, Micros)>> = BTreeMap::new();
+        let mut waiting: BTreeMap<String, Vec<(Micros, Micros)>> = BTreeMap::new();
+        for w in critical::dependency_waits(&jobs, t0) {
+            waits.entry(w.node.to_string()).or_default().push((w.from, w.until));
+            let idle = intervals::minus(&[(w.from, w.until)], &join.records_on(w.node, None));
+            waiting.entry(w.target.to_string()).or_default().extend(idle);
+        }
+        let critical = join
+            .still_running()
+            .is_empty()
+            .then(|| critical::critical(&jobs, t0))
+            .filter(|c| !c.chain.is_empty());
         Context {
             run,
             info,
-            join: join.with_window_end(window.map(|w| w.1)),
+            join,
             window,
-            t0: window.map(|w| w.0).unwrap_or(0),
+            t0,
+            critical,
+            waits,
+            waiting,
             node_info,
         }
     }
@@ -49,6 +76,25 @@ impl<'a> Context<'a> {
     pub fn node_info(&self, name: &str) -> Option<&'a NodeInfo> {
         self.node_info.get(name).copied()
     }
+}
+
+/// Every target with a record, where placement.txt put it and what it waits for.
+fn jobs<'a>(join: &'a TargetJoin) -> Vec<Job<'a>> {
+    join.names
+        .iter()
+        .filter_map(|t| {
+            let (start, end) = join.record(t)?;
+            let p = join.placement(t);
+            Some(Job {
+                target: t.as_str(),
+                node: p.map(|p| p.node.as_str()),
+                start,
+                end,
+                queue: p.and_then(|p| p.queue),
+                after: p.and_then(|p| p.after.as_deref()),
+            })
+        })
+        .collect()
 }
 
 /// A trace that yielded no span measured nothing: its target's figures are

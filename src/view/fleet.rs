@@ -2,7 +2,7 @@
 //! (unknown while a record is open), and where the balancer's estimate missed.
 
 use super::context::Context;
-use super::{r3, secs, CriticalView, EstimateView, FleetView, NodeView, TargetView};
+use super::{r3, secs, CriticalView, EstimateView, FleetView, LinkView, NodeView, TargetView};
 use crate::analysis::fleet;
 use crate::model;
 use crate::timefmt;
@@ -43,6 +43,28 @@ pub(super) fn build(cx: &Context, targets: &[TargetView], nodes: &[NodeView], wa
         estimate_misses,
         why_null: BTreeMap::new(),
     }
+}
+
+/// The chain that set the wall clock, as data.json gives it.
+pub(super) fn critical_path(cx: &Context) -> Option<Vec<LinkView>> {
+    let c = cx.critical.as_ref()?;
+    Some(
+        c.chain
+            .iter()
+            .map(|l| LinkView {
+                target: l.target.clone(),
+                node: l.node.clone(),
+                start: timefmt::format_rfc3339(l.start),
+                end: timefmt::format_rfc3339(l.end),
+                start_s: cx.off(l.start),
+                end_s: cx.off(l.end),
+                took_s: secs(l.end - l.start),
+                waited_for: l.binding.as_ref().map(|b| b.waited_for.clone()),
+                waited_how: l.binding.as_ref().map(|b| b.how.label()),
+                wait_s: l.binding.as_ref().map(|b| secs(b.wait)),
+            })
+            .collect(),
+    )
 }
 
 /// An estimate so small that actual ÷ estimate is no number is not

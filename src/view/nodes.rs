@@ -111,7 +111,8 @@ fn node(
 ) -> NodeView {
     let ni = cx.node_info(name);
     let records = cx.join.records_on(name, None);
-    let time = node_time(&records, cx.join.running_on(name), cx.window, placed);
+    let waits = cx.waits.get(name).map(Vec::as_slice).unwrap_or_default();
+    let time = node_time(&records, waits, cx.join.running_on(name), cx.window, placed);
     let mut why = BTreeMap::new();
     if let Some(w) = time.why_busy {
         why.insert("busy_s".to_string(), w.to_string());
@@ -144,6 +145,8 @@ fn node(
         targets: mine.iter().map(|t| t.name.clone()).collect(),
         busy_s: time.busy_s.map(r3),
         idle_s: time.idle_s.map(r3),
+        waiting_s: time.waiting_s.map(r3),
+        nothing_to_do_s: time.nothing_to_do_s.map(r3),
         idle_after_s: time.idle_after_s.map(r3),
         finished_s: time.finished.map(|f| cx.off(f)),
         cpu_pct_mean: ns.cpu_pct_mean.map(r1),
@@ -182,7 +185,9 @@ pub(super) fn why_cpu_mem_empty(run: &Run, nodes: &[NodeView]) -> Option<String>
     if nodes.iter().any(|n| !n.cpu.t.is_empty() || !n.mem.t.is_empty()) {
         return None;
     }
-    Some(if run.input(model::SAMPLES).is_some_and(|i| i.present) {
+    Some(if let Some(why) = super::why::no_record(run, model::SAMPLES) {
+        why
+    } else if run.input(model::SAMPLES).is_some_and(|i| i.present) {
         "samples.jsonl holds no usable node samples".into()
     } else {
         "no samples.jsonl in this run".into()

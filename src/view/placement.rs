@@ -39,6 +39,8 @@ pub struct PlacementView {
     pub targets: Vec<TargetCost>,
     pub nodes: Vec<NodeLink>,
     pub replay: ReplayView,
+    /// Whether the balancer's prices or its packing were off.
+    pub verdict: Verdict,
     /// Medians over runs at the same coordinates (`placement --history`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<HistoryView>,
@@ -113,6 +115,31 @@ pub struct ReplayView {
     pub sources: BTreeMap<String, Source>,
     pub why_null: Why,
 }
+
+/// The balancer judged on its own terms: its prices (its estimate of each
+/// target against what the target took) and its packing (its own rule on
+/// its own prices, against the placement it made priced the same way).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Verdict {
+    /// The targets whose record took more than half again, or less than
+    /// two thirds, of the balancer's estimate.
+    pub prices_off: Vec<String>,
+    /// The targets whose estimate and record could both be compared.
+    pub prices_n: u32,
+    /// The placement as it ran, on the balancer's own prices.
+    pub own_placed_wall_s: Option<f64>,
+    /// The balancer's rule on its own prices.
+    pub own_packed_wall_s: Option<f64>,
+    /// Its rule on its own prices ends sooner than the placement it made.
+    pub packing_off: Option<bool>,
+    /// The finding in words.
+    pub says: String,
+    pub why_null: Why,
+}
+
+/// The packing is off when its own rule on its own prices ends this much
+/// sooner (a share of the placement's makespan): list schedules tie loosely.
+const PACKING_SLACK: f64 = 0.02;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct MoveView {
@@ -220,6 +247,7 @@ pub fn build(view: &View, run: &Run) -> PlacementView {
     targets.sort_by(|a, b| a.name.cmp(&b.name));
     let nodes = node_links(view, run, &lines, &mut problems);
     let replay = replay_view(view, run, &targets, &nodes, &mut problems);
+    let verdict = verdict(view, run, &targets, &nodes);
     let mut why = Why::new();
     if view.mode.is_none() {
         why.insert("mode".into(), mode_unknown(run));
@@ -232,6 +260,7 @@ pub fn build(view: &View, run: &Run) -> PlacementView {
         targets,
         nodes,
         replay,
+        verdict,
         history: None,
         problems,
         why_null: why,
@@ -636,6 +665,117 @@ fn replay_view(
     r
 }
 
+/// Whether the balancer's prices or its packing were off, each on its own
+/// terms: its estimates against the records, and its rule replayed on its
+/// own prices (placement.txt's `build_s`, `cache_bytes`, `link_mbps`).
+fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -> Verdict {
+    let mut v = Verdict::default();
+    for t in targets {
+        if let (Some(est), Some(took)) = (t.est_s, t.took_s) {
+            v.prices_n += 1;
+            if crate::analysis::fleet::estimate_miss(&t.name, est, took).is_some() {
+                v.prices_off.push(t.name.clone());
+            }
+        }
+    }
+    let names: BTreeSet<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+    let started: BTreeMap<&str, Option<f64>> = view.targets.iter().map(|t| (t.name.as_str(), t.start_s)).collect();
+    let mut jobs = vec![];
+    let mut unpriced = vec![];
+    for t in targets {
+        match (&t.node, t.balancer_build_s, t.balancer_cache_bytes) {
+            (Some(node), Some(build_s), Some(bytes)) => jobs.push(Job {
+                name: t.name.clone(),
+                build_s,
+                bytes,
+                after: t.after.iter().filter(|a| names.contains(a.as_str())).cloned().collect(),
+                node: node.clone(),
+                started_s: started.get(t.name.as_str()).copied().flatten(),
+            }),
+            _ => unpriced.push(t.name.as_str()),
+        }
+    }
+    let machines: Vec<Machine> = nodes
+        .iter()
+        .map(|n| Machine {
+            name: n.name.clone(),
+            link_mbps: n.link_mbps_balancer,
+        })
+        .collect();
+    let packing = if run.in_flight() {
+        Err("the run is in flight: the placement is not complete".to_string())
+    } else if !unpriced.is_empty() {
+        Err(format!(
+            "placement.txt does not price {} (`build_s=` and `cache_bytes=`)",
+            unpriced.join(", ")
+        ))
+    } else if jobs.is_empty() {
+        Err("no target is placed".to_string())
+    } else {
+        replay::replay(&jobs, &machines).map_err(|r| refused(&r))
+    };
+    let prices = match (v.prices_off.len(), v.prices_n) {
+        (_, 0) => "no estimate could be set against a record".to_string(),
+        (0, n) => {
+            format!("its prices held: every one of the {n} estimates was within half again of what the target took")
+        }
+        (k, n) => {
+            let worst: Vec<String> = v
+                .prices_off
+                .iter()
+                .filter_map(|name| targets.iter().find(|t| &t.name == name))
+                .filter_map(|t| {
+                    Some(format!(
+                        "{} took {} for {} estimated",
+                        t.name,
+                        dur(t.took_s?),
+                        dur(t.est_s?)
+                    ))
+                })
+                .collect();
+            format!("its prices were off for {k} of {n} targets ({})", worst.join("; "))
+        }
+    };
+    let packing = match packing {
+        Ok(out) => {
+            let (placed, packed) = (out.placed.makespan(), out.packed.makespan());
+            v.own_placed_wall_s = Some(r3(placed));
+            v.own_packed_wall_s = Some(r3(packed));
+            let off = packed < placed * (1.0 - PACKING_SLACK);
+            v.packing_off = Some(off);
+            if off {
+                format!(
+                    "its packing was off: on its own prices its rule ends in {}, the placement it made in {}",
+                    dur(packed),
+                    dur(placed)
+                )
+            } else {
+                format!(
+                    "its packing followed its rule: on its own prices the placement it made ends in {}, its rule in {}",
+                    dur(placed),
+                    dur(packed)
+                )
+            }
+        }
+        Err(why) => {
+            for f in ["own_placed_wall_s", "own_packed_wall_s", "packing_off"] {
+                v.why_null.insert(f.into(), why.clone());
+            }
+            format!("its packing cannot be judged ({why})")
+        }
+    };
+    let prices_off = (v.prices_n > 0).then_some(!v.prices_off.is_empty());
+    let head = match (prices_off, v.packing_off) {
+        (Some(true), Some(false)) => "The balancer's prices were off, not its packing",
+        (Some(false), Some(true)) => "The balancer's packing was off, not its prices",
+        (Some(true), Some(true)) => "Both the balancer's prices and its packing were off",
+        (Some(false), Some(false)) => "The balancer's prices and its packing both held",
+        _ => "The balancer on its own terms",
+    };
+    v.says = format!("{head}: {prices}; {packing}.");
+    v
+}
+
 /// Why the whole replay cannot run: a run in flight, an `after=` cycle.
 fn cannot_replay(
     run: &Run,
@@ -793,9 +933,7 @@ fn fill_replay(r: &mut ReplayView, out: &replay::Replay, jobs: &[Job], nodes: &[
 }
 
 /// A link in MB/s as people read a rate: "2.8 MB/s", "25 B/s".
-pub fn rate(mbps: f64) -> String {
-    format!("{}/s", human_bytes(mbps * 1e6))
-}
+pub use crate::fmt::rate_mbps as rate;
 
 /// Six significant digits: a rate of a few bytes a second keeps its value
 /// (rounding to thousandths of a MB/s would make it 0, a measured zero).

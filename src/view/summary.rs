@@ -13,7 +13,11 @@ pub fn sentences(v: &View) -> Vec<String> {
     out.extend(critical_path(v));
     out.extend(still_running(v));
     out.extend(outside_own_steps(v));
-    out.extend(estimate_misses(v));
+    // The balancer's verdict names its misses; without estimates to judge, nothing does.
+    if v.placement.verdict.prices_n == 0 {
+        out.extend(estimate_misses(v));
+    }
+    out.extend(balancer(&v.placement));
     out.extend(placement(&v.placement));
     out.extend(compiler_cache(v));
     out.extend(registry(v));
@@ -38,38 +42,58 @@ fn opening(v: &View) -> String {
         .map(|w| format!(", wall clock {}", dur(w)))
         .unwrap_or_default();
     format!(
-        "{mode} {}{}: {} nodes, {} targets{wall}{status}. {}.",
+        "{mode} {}{}: {}, {}{wall}{status}. {}.",
         v.stamp,
         v.arch.as_deref().map(|a| format!(" on {a}")).unwrap_or_default(),
-        v.nodes.len(),
-        v.targets.len(),
+        crate::fmt::counted(v.nodes.len() as u64, "node", "nodes"),
+        crate::fmt::counted(v.targets.len() as u64, "target", "targets"),
         capitalise(&v.mode_note),
     )
 }
 
+/// The chain that set the wall clock, link by link with its waits, and
+/// what the nodes off it did meanwhile.
 fn critical_path(v: &View) -> Option<String> {
-    let c = v.fleet.critical.as_ref()?;
-    let idle_others: f64 = v
-        .nodes
+    let chain = v.critical_path.as_ref().filter(|c| !c.is_empty())?;
+    let end = chain.last()?.end_s;
+    let links: Vec<String> = chain
         .iter()
-        .filter(|n| n.name != c.node)
-        .filter_map(|n| n.idle_s)
-        .sum();
-    let others = v.nodes.iter().filter(|n| n.name != c.node).count();
-    let mut s = format!(
-        "The critical path was {}: it finished last, at +{}, with {} (it ran {}).",
-        c.node,
-        dur(c.end_s),
-        c.last_target,
-        c.targets.join(", ")
-    );
-    if others > 0 && v.nodes.iter().any(|n| n.idle_s.is_some()) {
-        s.push_str(&format!(
-            " The other {others} nodes sat idle for {} in all.",
-            dur(idle_others)
-        ));
+        .enumerate()
+        .map(|(i, l)| chain_link(l, i.checked_sub(1).and_then(|p| chain[p].node.as_deref())))
+        .collect();
+    let mut s = format!("The critical path, ending at +{}: {}.", dur(end), links.join(" → "));
+    let on_chain = |n: &str| chain.iter().any(|l| l.node.as_deref() == Some(n));
+    let others: Vec<_> = v.nodes.iter().filter(|n| !on_chain(&n.name)).collect();
+    if !others.is_empty() && others.iter().all(|n| n.idle_s.is_some()) {
+        let idle: f64 = others.iter().filter_map(|n| n.idle_s).sum();
+        let waiting: f64 = others.iter().filter_map(|n| n.waiting_s).sum();
+        let nodes = match others.len() {
+            1 => "The other node".to_string(),
+            k => format!("The other {k} nodes"),
+        };
+        s.push_str(&format!(" {nodes} sat idle for {} in all", dur(idle)));
+        if waiting > 0.0 {
+            s.push_str(&format!(", {} of it waiting for a dependency", dur(waiting)));
+        }
+        s.push('.');
     }
     Some(s)
+}
+
+/// "triton-wheel on wifi 38m52s, which waited 16m41s for pytorch"; a link
+/// that followed the previous one on the same node is said so, not as a wait.
+fn chain_link(l: &super::LinkView, previous_node: Option<&str>) -> String {
+    let on = l.node.as_deref().map(|n| format!(" on {n}")).unwrap_or_default();
+    let mut s = format!("{}{on} {}", l.target, dur(l.took_s));
+    if let (Some(w), Some(wait)) = (&l.waited_for, l.wait_s) {
+        let same_node = l.node.is_some() && l.node.as_deref() == previous_node;
+        match (l.waited_how, same_node) {
+            (Some("queue"), _) => s.push_str(&format!(", next after {w} in the node's queue")),
+            (_, true) => s.push_str(&format!(", after {w} on the same node")),
+            _ => s.push_str(&format!(", which waited {} for {w}", dur(wait))),
+        }
+    }
+    s
 }
 
 fn still_running(v: &View) -> Option<String> {
@@ -93,16 +117,20 @@ fn outside_own_steps(v: &View) -> Vec<String> {
         }
         let node = t.node.as_deref().map(|n| format!(" on {n}")).unwrap_or_default();
         let mut s = format!(
-            "{}{node}: {} of its {} ({:.0}%) outside its own steps",
+            "{}{node}: {} of its {} ({}) outside its own steps",
             t.name,
             dur(gap),
             dur(total),
-            100.0 * gap / total
+            crate::fmt::share(gap / total)
         );
         if let Some(u) = t.upload_s.filter(|u| *u > 0.0) {
             s.push_str(&format!(", {} of it uploading", dur(u)));
             if let Some(b) = t.upload_bytes.filter(|b| *b > 0) {
-                s.push_str(&format!(" {} at {:.1} MB/s", human_bytes(b as f64), b as f64 / u / 1e6));
+                s.push_str(&format!(
+                    " {} at {}",
+                    human_bytes(b as f64),
+                    crate::fmt::rate(b as f64 / u)
+                ));
             }
         }
         s.push('.');
@@ -117,11 +145,11 @@ fn estimate_misses(v: &View) -> Vec<String> {
         .iter()
         .map(|m| {
             format!(
-                "The balancer estimated {} at {}; it took {} ({:.1}× the estimate).",
+                "The balancer estimated {} at {}; it took {} ({}× the estimate).",
                 m.target,
                 dur(m.est_s),
                 dur(m.actual_s),
-                m.ratio
+                crate::fmt::fixed(m.ratio, 1)
             )
         })
         .collect()
@@ -129,6 +157,12 @@ fn estimate_misses(v: &View) -> Vec<String> {
 
 /// The biggest placement move, when it saves more than a few minutes, and
 /// what the packing would save in all.
+/// Whether the balancer's prices or its packing were off, when either was.
+fn balancer(p: &PlacementView) -> Option<String> {
+    let v = &p.verdict;
+    (!v.prices_off.is_empty() || v.packing_off == Some(true)).then(|| v.says.clone())
+}
+
 fn placement(p: &PlacementView) -> Option<String> {
     let r = &p.replay;
     let m = r.moves.first().filter(|m| m.saves_s > WORTH_SAYING_S)?;
@@ -154,15 +188,18 @@ fn compiler_cache(v: &View) -> Option<String> {
     if let (Some(h), Some(m)) = (s.hits, s.misses) {
         let ratio = s
             .hit_ratio
-            .map(|r| format!(" ({:.1}% hits)", 100.0 * r))
+            .map(|r| format!(" ({}% hits)", crate::fmt::fixed(100.0 * r, 1)))
             .unwrap_or_default();
         let written = match s.write_bytes {
             Some(b) => format!(" ({})", human_bytes(b as f64)),
             None => " (size unknown)".into(),
         };
+        use crate::fmt::counted;
         Some(format!(
-            "Compiler cache: {h} hits, {m} misses{ratio}, {} writes{written}.",
-            s.writes.unwrap_or(0)
+            "Compiler cache: {}, {}{ratio}, {}{written}.",
+            counted(h, "hit", "hits"),
+            counted(m, "miss", "misses"),
+            counted(s.writes.unwrap_or(0), "write", "writes")
         ))
     } else {
         s.why
@@ -177,14 +214,14 @@ fn registry(v: &View) -> Option<String> {
         let no_size = z
             .writes_unsized
             .filter(|n| *n > 0)
-            .map(|n| format!("; {n} writes of unknown size"))
+            .map(|n| format!("; {} of unknown size", crate::fmt::counted(n, "write", "writes")))
             .unwrap_or_default();
         Some(format!(
-            "Registry: {} written, {} of it layer cache and {} images, over {} requests{no_size}.",
+            "Registry: {} written, {} of it layer cache and {} images, over {}{no_size}.",
             human_bytes((c + i) as f64),
             human_bytes(c as f64),
             human_bytes(i as f64),
-            z.requests.unwrap_or(0)
+            crate::fmt::counted(z.requests.unwrap_or(0), "request", "requests")
         ))
     } else {
         z.why.as_ref().map(|why| format!("Registry: not measured ({why})."))

@@ -3,7 +3,7 @@
 //! timeline order.
 
 use super::context::Context;
-use super::{group_reasons, r1, r3, why, Band, StepView, TargetView};
+use super::{group_reasons, r1, r3, why, Band, SlowStep, StepView, TargetView};
 use crate::analysis::join::TargetJoin;
 use crate::analysis::phases::phase_bands;
 use crate::analysis::targets::TargetFigures;
@@ -19,6 +19,14 @@ pub(super) fn build(cx: &Context) -> Vec<TargetView> {
         let kb = (b.start_s.is_none(), b.start_s.unwrap_or(0.0), &b.name);
         ka.partial_cmp(&kb).unwrap_or(std::cmp::Ordering::Equal)
     });
+    let mut on_node: BTreeMap<String, usize> = BTreeMap::new();
+    for v in &mut views {
+        if let Some(n) = &v.node {
+            let k = on_node.entry(n.clone()).or_default();
+            v.shade = *k;
+            *k += 1;
+        }
+    }
     views
 }
 
@@ -31,6 +39,15 @@ fn target(cx: &Context, name: &str) -> TargetView {
             .and_then(|n| n.builder.clone())
     });
     let mut view = unmeasured(name, node, builder, p.and_then(|p| p.est_s));
+    view.after = p.and_then(|p| p.after.clone());
+    view.slack_s = cx.critical.as_ref().and_then(|c| c.slack_s.get(name)).map(|s| r3(*s));
+    view.waiting = cx
+        .waiting
+        .get(name)
+        .into_iter()
+        .flatten()
+        .map(|&(s, e)| [cx.off(s), cx.off(e)])
+        .collect();
     match cx.join.figures(name) {
         Some(f) => measured(cx, &mut view, f),
         None => {
@@ -90,9 +107,14 @@ fn unmeasured(name: &str, node: Option<String>, builder: Option<String>, est_s: 
         steps_cached: None,
         registry_calls: None,
         est_s,
+        after: None,
+        slack_s: None,
+        waiting: vec![],
+        shade: 0,
         phases: vec![],
         uploads: vec![],
         steps: vec![],
+        slowest_steps: vec![],
         why_null: BTreeMap::new(),
         notes: vec![],
     }
@@ -152,6 +174,18 @@ fn measured(cx: &Context, t: &mut TargetView, f: &TargetFigures) {
             start_s: off(s.start),
             end_s: off(s.end),
             cached: s.cached,
+            vertex: s.vertex.clone(),
+        })
+        .collect();
+    // A step under half a second (a layer loaded from the cache) is not where the build went.
+    let took: Vec<_> = t.step_records().into_iter().filter(|r| r.s >= 0.5).collect();
+    t.slowest_steps = crate::analysis::step_diff::slowest(&took, super::SLOWEST_STEPS)
+        .into_iter()
+        .map(|r| SlowStep {
+            build_pct: t.build_s.filter(|b| *b > 0.0).map(|b| r1(100.0 * r.s / b)),
+            s: r3(r.s),
+            name: r.name,
+            cached: !r.ran,
         })
         .collect();
 }

@@ -62,6 +62,17 @@ pub(super) fn explain(view: &mut View, run: &Run) {
     if view.window.is_none() {
         say(&mut why, "window", window_unknown());
     }
+    if view.critical_path.is_none() {
+        let reason = if view.fleet.still_running.is_empty() {
+            "no target record has ended".to_string()
+        } else {
+            format!(
+                "still building on {}: the chain that sets the wall clock is not known until every record has ended",
+                view.fleet.still_running.join(", ")
+            )
+        };
+        say(&mut why, "critical_path", reason);
+    }
     view.why_null = why;
     for t in &mut view.targets {
         target(t, run);
@@ -175,6 +186,14 @@ fn target(t: &mut TargetView, run: &Run) {
     if t.registry_calls.is_none() {
         derive(why, "registry_calls", &["steps_total"]);
     }
+    if t.slack_s.is_none() {
+        derive(why, "slack_s", &["end"]);
+        say(
+            why,
+            "slack_s",
+            "the run's end is not known until every record has ended",
+        );
+    }
     t.notes = super::group_reasons(why);
 }
 
@@ -205,6 +224,14 @@ fn node(n: &mut NodeView, run: &Run) {
     }
     if n.idle_s.is_none() {
         derive(why, "idle_s", &["busy_s"]);
+    }
+    for (field, null) in [
+        ("waiting_s", n.waiting_s.is_none()),
+        ("nothing_to_do_s", n.nothing_to_do_s.is_none()),
+    ] {
+        if null {
+            derive(why, field, &["idle_s"]);
+        }
     }
     if n.finished_s.is_none() || n.idle_after_s.is_none() {
         let reason = if run.in_flight() && !n.targets.is_empty() {

@@ -55,6 +55,7 @@ mod one_source;
 mod buildlog;
 mod check;
 mod compare;
+mod critical;
 mod gate;
 mod metrics;
 mod publish;
@@ -63,6 +64,7 @@ mod report;
 mod serve;
 mod trace;
 mod util;
+mod window;
 
 // The area modules above name the shared helpers as `super::…`.
 use util::*;

@@ -53,7 +53,7 @@ fn otlp_fixture_is_read_and_its_missing_root_is_null_with_a_reason() {
 
 #[test]
 fn zot_fixture_counts_requests_messages_and_non_json_lines() {
-    let run = fixture_run();
+    let run = zot_fixture_run();
     let out = tempfile::tempdir().unwrap();
     report(run.path(), out.path(), &[]);
     let d = data(out.path());
@@ -116,7 +116,11 @@ fn cold_sample_tells_the_slow_link_story() {
         .map(|s| s.as_str().unwrap())
         .collect::<Vec<_>>()
         .join("\n");
-    assert!(summary.contains("critical path was think"), "{summary}");
+    assert!(
+        summary
+            .contains("The critical path, ending at +1h03m: triton-wheel on think 55m45s → rocm-base on think 7m22s"),
+        "{summary}"
+    );
     assert!(summary.contains("triton-wheel on think"), "{summary}");
     assert!(summary.contains("uploading 6.6 GB"), "{summary}");
     // sccache: a cold prefix of its own; the other prefix's requests are counted apart.
@@ -350,8 +354,10 @@ fn charts_carry_every_series_and_say_why_a_lane_is_missing() {
     let out = tempfile::tempdir().unwrap();
     report(&sample(COLD), out.path(), &[]);
     let cpu = std::fs::read_to_string(out.path().join("charts/cpu-mem.svg")).unwrap();
+    // A panel per node, named with its builder beside it.
     for n in ["strix", "think", "forge", "anvil", "kiln"] {
-        assert!(cpu.contains(&format!("{n} (snoc-{n})")), "legend of {n}");
+        assert!(cpu.contains(&format!("\n{n}\n</text>")), "panel of {n}");
+        assert!(cpu.contains(&format!("\nsnoc-{n}\n</text>")), "builder of {n}");
     }
     // CPU is one line per node (plus its breaks); memory is dashed: many short segments.
     assert!(cpu.matches("<polyline").count() > 100);
@@ -741,7 +747,7 @@ fn zot_lines_years_outside_the_trace_do_not_stretch_the_wall_clock_and_are_count
 
 #[test]
 fn the_real_format_runs_registry_lane_says_why_it_is_empty_beside_the_tables_bytes() {
-    let run = fixture_run();
+    let run = zot_fixture_run();
     let out = tempfile::tempdir().unwrap();
     report(run.path(), out.path(), &[]);
     let d = data(out.path());

@@ -91,6 +91,15 @@ pub fn fixture_run() -> tempfile::TempDir {
     dir
 }
 
+/// A run of the real zot fixture alone: with no trace or run.json to set
+/// a window, every record of it is the run's (beside the traces of
+/// `fixture_run`, from other years, it lies outside their window).
+pub fn zot_fixture_run() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("zot-slog-era.jsonl"), dir.path().join("zot.jsonl")).unwrap();
+    dir
+}
+
 /// Copies a run folder's files into `dst`, which must exist.
 pub fn copy_run(src: &Path, dst: &Path) {
     for e in std::fs::read_dir(src).unwrap().flatten() {
@@ -175,4 +184,18 @@ pub fn stretch_root(trace: &Path, factor: f64) {
         }
     }
     std::fs::write(trace, serde_json::to_vec(&d).unwrap()).unwrap();
+}
+
+/// The seeded generator of the sample runs itself (examples/synth), for runs
+/// wider than the samples.
+#[allow(dead_code)]
+#[path = "../../examples/synth/generator.rs"]
+mod synth;
+
+/// A generated run of `nodes` nodes and `targets` targets (the sample's cold
+/// fleet first, then more), the same bytes every time.
+pub fn wide_run(nodes: usize, targets: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    synth::write_run(&synth::wide(nodes, targets, 20261105), dir.path()).unwrap();
+    dir
 }

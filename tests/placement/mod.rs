@@ -193,7 +193,7 @@ fn costs_file_round_trips_through_a_parser_of_the_balancers_format() {
     .unwrap();
     let files = tempfile::tempdir().unwrap();
     let costs = files.path().join("target-costs");
-    let fleet = files.path().join("fleet.json");
+    let fleet = files.path().join("fleet.yaml");
     let o = placement(
         run.path(),
         &[
@@ -232,11 +232,14 @@ fn costs_file_round_trips_through_a_parser_of_the_balancers_format() {
     assert!(stderr.contains("two words: the name cannot be written"), "{stderr}");
     // The fleet manifest: slow's measured link with its n; the fast nodes
     // uploaded nothing, so they are listed apart with why, not as a link.
-    let f: Value = serde_json::from_str(&std::fs::read_to_string(&fleet).unwrap()).unwrap();
-    let slow = named(&f["nodes"], "name", "slow");
-    assert_eq!((slow["link_mbps"].as_f64(), slow["n"].as_u64()), (Some(4.0), Some(1)));
-    assert_eq!(f["nodes"].as_array().unwrap().len(), 1);
-    assert!(f["not_measured"]["fast1"].as_str().unwrap().contains("fast1"), "{f}");
+    let f = std::fs::read_to_string(&fleet).unwrap();
+    assert_eq!(fleet_links(&f), [("slow".to_string(), 4.0)], "{f}");
+    assert!(f.contains("# n=1: "), "{f}");
+    let fast1 = f
+        .lines()
+        .find(|l| l.starts_with("#   fast1: "))
+        .unwrap_or_else(|| panic!("{f}"));
+    assert!(fast1.contains("fast1"), "{f}");
 }
 
 #[test]
@@ -434,7 +437,7 @@ fn placement_history_takes_medians_over_runs_at_the_same_coordinates() {
 
     let files = tempfile::tempdir().unwrap();
     let costs = files.path().join("target-costs");
-    let fleet = files.path().join("fleet.json");
+    let fleet = files.path().join("fleet.yaml");
     let r2 = root.path().join("r2");
     let args = [
         "--history",
@@ -464,9 +467,9 @@ fn placement_history_takes_medians_over_runs_at_the_same_coordinates() {
     // The files carry the medians.
     let parsed = parse_target_costs(&std::fs::read_to_string(&costs).unwrap()).unwrap();
     assert_eq!(parsed[&("build".into(), "triton-wheel".into())], 1000.0);
-    let f: Value = serde_json::from_str(&std::fs::read_to_string(&fleet).unwrap()).unwrap();
-    let slow = named(&f["nodes"], "name", "slow");
-    assert_eq!((slow["link_mbps"].as_f64(), slow["n"].as_u64()), (Some(4.0), Some(3)));
+    let f = std::fs::read_to_string(&fleet).unwrap();
+    assert!(fleet_links(&f).contains(&("slow".to_string(), 4.0)), "{f}");
+    assert!(f.contains("# n=3: median over 3 runs"), "{f}");
 }
 
 #[test]
@@ -483,4 +486,20 @@ fn page_shows_the_placement_moves_and_the_far_link() {
     assert!(row.starts_with("triton-wheelslowfast225m36s"), "{row}");
     let links = super::page::eval(&tab, "document.querySelector('#table-links').textContent");
     assert!(links.as_str().unwrap().contains("⚠ far: measured 4.0 MB/s"), "{links}");
+}
+
+/// The fleet manifest's nodes as (name, `link_mbps`), read as the balancer
+/// reads its manifest: `- name: "..."` then `link_mbps: <MB/s>`.
+fn fleet_links(text: &str) -> Vec<(String, f64)> {
+    let mut out = vec![];
+    let mut name: Option<String> = None;
+    for line in text.lines() {
+        let line = line.split(" #").next().unwrap_or_default().trim();
+        if let Some(n) = line.strip_prefix("- name: ") {
+            name = Some(serde_json::from_str(n).expect("a quoted name"));
+        } else if let Some(v) = line.strip_prefix("link_mbps: ") {
+            out.push((name.take().expect("a name before its link"), v.parse().expect("MB/s")));
+        }
+    }
+    out
 }

@@ -1,14 +1,16 @@
 //! The timeline: a row per node, a bar per target split into setup, its own
-//! steps and export, with its upload intervals banded over them. The idle
-//! time between targets is the white between bars.
+//! steps and export, with its upload intervals banded over them. Each target
+//! takes a shade of its builder's colour. A node idle while a target waits
+//! for its `after=` dependency shows that wait (grey, outlined), and an
+//! arrow runs from the dependency's end to the target's start (black and
+//! thick on the critical path). Idle with nothing to do is the white.
 
 use super::*;
+use crate::render::target_colour;
 use crate::view::TargetView;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 const LANE_PX: u32 = 30;
-/// Where the plot starts: the chart's margin and the node names' width.
-const PLOT_LEFT: i32 = 12 + 150;
 const LABEL_FONT: u32 = 11;
 /// At most this many rows; past it, idle nodes (no target placed) are left
 /// out, so a samples.jsonl naming thousands of nodes cannot make the chart
@@ -110,6 +112,16 @@ pub fn draw(view: &View) -> Result<String> {
     } else {
         vec![]
     };
+    if view.targets.iter().any(|t| !t.waiting.is_empty()) {
+        entries.push(LegendEntry::new(
+            "waiting for a dependency",
+            Swatch::Fill(waiting_rgb(), WAITING_ALPHA),
+        ));
+    }
+    if view.targets.iter().any(|t| t.after.is_some()) {
+        entries.push(LegendEntry::new("after= (critical path: thick)", Swatch::Line(BLACK)));
+    }
+    let mut entries = if any { entries } else { vec![] };
     if left_out > 0 {
         entries.push(LegendEntry::new(
             format!("{left_out} idle nodes not drawn (data.json has them all)"),
@@ -126,10 +138,10 @@ pub fn draw(view: &View) -> Result<String> {
         )?;
         let plot = legend.draw(&below, PLOT_LEFT)?;
         let mut chart = ChartBuilder::on(&plot)
-            .margin(12)
+            .margin(MARGIN)
             .margin_top(4)
             .x_label_area_size(40)
-            .y_label_area_size(150)
+            .y_label_area_size(LABEL_AREA)
             .build_cartesian_2d(0f64..span, 0f64..lanes as f64)?;
         chart
             .configure_mesh()
@@ -146,11 +158,12 @@ pub fn draw(view: &View) -> Result<String> {
             );
         }
         let critical = view.fleet.critical.as_ref().map(|c| c.node.as_str());
+        // Where each target's bar sits: its lane's middle, for the arrows.
+        let mut mid: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
         let name_style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
         // Lanes are numbered from the top; y grows upwards in the chart.
         let mut lane_top = lanes as f64;
         for row in &rows {
-            let c = rgb(row.colour);
             let h = row.lanes.len() as f64;
             // Row separator and the node's name left of the plot.
             chart.draw_series(std::iter::once(PathElement::new(
@@ -168,6 +181,24 @@ pub fn draw(view: &View) -> Result<String> {
                 let y1 = lane_top - i as f64 - 0.15;
                 let y0 = lane_top - i as f64 - 0.85;
                 for (j, t) in lane.iter().enumerate() {
+                    let c = target_rgb(row.colour, t.shade);
+                    mid.insert(t.name.as_str(), (y0 + y1) / 2.0);
+                    for w in &t.waiting {
+                        chart.draw_series(std::iter::once(Rectangle::new(
+                            [
+                                (clamp(axis.x(w[0]), span), y0 + 0.1),
+                                (clamp(axis.x(w[1]), span), y1 - 0.1),
+                            ],
+                            waiting_rgb().mix(WAITING_ALPHA).filled(),
+                        )))?;
+                        chart.draw_series(std::iter::once(Rectangle::new(
+                            [
+                                (clamp(axis.x(w[0]), span), y0 + 0.1),
+                                (clamp(axis.x(w[1]), span), y1 - 0.1),
+                            ],
+                            waiting_rgb().stroke_width(1),
+                        )))?;
+                    }
                     for p in &t.phases {
                         let style = match p.phase {
                             "build" => c.filled(),
@@ -198,7 +229,7 @@ pub fn draw(view: &View) -> Result<String> {
                     // The white after the record, up to the lane's next target.
                     let next = lane.get(j + 1).and_then(|n| n.start_s).unwrap_or(f64::INFINITY);
                     let after = (px(end_of(t)), px(next.min(x_max(view))));
-                    if let Some((x, name, ground)) = label_place(t, row.colour, after, px) {
+                    if let Some((x, name, ground)) = label_place(t, target_colour(row.colour, t.shade), after, px) {
                         let (_, by) = chart.backend_coord(&(0.0, (y0 + y1) / 2.0 + 0.12));
                         let (r, g, b) = crate::render::label_colour(ground);
                         let ink = RGBColor(r, g, b);
@@ -211,10 +242,86 @@ pub fn draw(view: &View) -> Result<String> {
             }
             lane_top -= h;
         }
+        draw_edges(
+            view,
+            &mid,
+            |(x, y)| chart.backend_coord(&(clamp(axis.x(x), span), y)),
+            &root,
+        )?;
         root.present()?;
         Ok(())
     })?;
     Ok(hatched(svg))
+}
+
+/// How strongly the waiting band's grey shows over the white.
+const WAITING_ALPHA: f64 = 0.18;
+
+fn waiting_rgb() -> RGBColor {
+    let (r, g, b) = crate::render::WAITING;
+    RGBColor(r, g, b)
+}
+
+fn target_rgb(node: usize, shade: usize) -> RGBColor {
+    let (r, g, b) = target_colour(node, shade);
+    RGBColor(r, g, b)
+}
+
+/// An arrow per `after=` whose both ends are drawn: from the dependency's
+/// end to the target's start, black and thick where it links the critical
+/// path, grey and thin elsewhere. `at` maps (seconds, lane y) to pixels.
+fn draw_edges<DB: DrawingBackend>(
+    view: &View,
+    mid: &std::collections::HashMap<&str, f64>,
+    at: impl Fn((f64, f64)) -> (i32, i32),
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let by_name: std::collections::HashMap<&str, &TargetView> =
+        view.targets.iter().map(|t| (t.name.as_str(), t)).collect();
+    let on_chain = |target: &str, dep: &str| {
+        view.critical_path
+            .iter()
+            .flatten()
+            .any(|l| l.target == target && l.waited_for.as_deref() == Some(dep))
+    };
+    for t in &view.targets {
+        let Some(dep) = t.after.as_deref().and_then(|d| by_name.get(d)) else {
+            continue;
+        };
+        let (Some(s), Some(e), Some(&yt), Some(&yd)) = (
+            t.start_s,
+            dep.end_s,
+            mid.get(t.name.as_str()),
+            mid.get(dep.name.as_str()),
+        ) else {
+            continue;
+        };
+        let (from, to) = (at((e, yd)), at((s, yt)));
+        let critical = on_chain(&t.name, &dep.name);
+        let (ink, width) = if critical {
+            (BLACK, 2)
+        } else {
+            (RGBColor(90, 90, 90), 1)
+        };
+        root.draw(&PathElement::new(vec![from, to], ink.stroke_width(width)))?;
+        root.draw(&Circle::new(from, 2 + width as i32, ink.filled()))?;
+        // The head points along the line, at the target's start.
+        let (dx, dy) = ((to.0 - from.0) as f64, (to.1 - from.1) as f64);
+        let len = dx.hypot(dy).max(1.0);
+        let (ux, uy) = (dx / len, dy / len);
+        let size = 5.0 + width as f64;
+        let point = |along: f64, across: f64| {
+            (
+                (to.0 as f64 - ux * along - uy * across).round() as i32,
+                (to.1 as f64 - uy * along + ux * across).round() as i32,
+            )
+        };
+        root.draw(&Polygon::new(
+            vec![to, point(size * 1.6, size * 0.7), point(size * 1.6, -size * 0.7)],
+            ink.filled(),
+        ))?;
+    }
+    Ok(())
 }
 
 /// Where a target's name is written (its left edge in pixels), the name cut
@@ -224,11 +331,10 @@ pub fn draw(view: &View) -> Result<String> {
 /// else the white `after` it, else the place it fits best in.
 fn label_place(
     t: &TargetView,
-    colour: usize,
+    c: (u8, u8, u8),
     after: (i32, i32),
     px: impl Fn(f64) -> i32,
 ) -> Option<(i32, String, (u8, u8, u8))> {
-    let c = crate::render::colour(colour);
     let light = crate::render::over_white(c, LIGHT_ALPHA);
     let whole = t.start_s.zip(t.end_s).filter(|_| t.phases.is_empty());
     let mut bands: Vec<(i32, i32, (u8, u8, u8))> = t
@@ -243,7 +349,7 @@ fn label_place(
     bands.push((after.0 + 2, after.1 - 4, (255, 255, 255)));
     let mut best: Option<(i32, String, (u8, u8, u8))> = None;
     for (s, e, fill) in bands {
-        let Some(name) = fitted(&t.name, e - s - 6) else {
+        let Some(name) = fitted(&t.name, e - s - 6, LABEL_FONT) else {
             continue;
         };
         if name == t.name {
@@ -254,27 +360,4 @@ fn label_place(
         }
     }
     best
-}
-
-/// The name, or as much of it as fits in `width` pixels with an ellipsis;
-/// `None` when not even its first letter does.
-fn fitted(name: &str, width: i32) -> Option<String> {
-    let font = (FONT, LABEL_FONT).into_font();
-    let fits = |s: &str| font.box_size(s).is_ok_and(|(w, _)| w as i32 <= width);
-    if fits(name) {
-        return Some(name.to_string());
-    }
-    // The longest prefix that fits, found by halving: a hostile name may be long.
-    let chars: Vec<char> = name.chars().collect();
-    let cut = |n: usize| chars[..n].iter().collect::<String>() + "…";
-    let (mut lo, mut hi) = (0, chars.len());
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if fits(&cut(mid)) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    (lo > 0).then(|| cut(lo))
 }
