@@ -16,6 +16,7 @@ use crate::input::sccache::{LogFormat, SccacheLog, SccacheSink};
 use crate::input::trace::{self, Encoding, Span};
 use crate::input::zot::{NodeHosts, ZotLog};
 use crate::input::{InputReport, ParseStats};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The samples of a run: a node's oldest polls summarised by the analysis's fold.
@@ -150,6 +151,121 @@ fn read_small(run: &RunDir, name: &str) -> std::result::Result<Option<Small>, Bo
     }
 }
 
+/// The most targets and nodes a report takes (each is a row, a bar, a
+/// legend entry, a series on the page), and the most placement lines:
+/// time, memory and output grow with them, so past these the run is
+/// reported with the first (those with the most to show, then by name), and
+/// a warning says how many more there were (they are counted, not drawn).
+/// A real fleet has tens of each.
+pub const MAX_TARGETS: usize = 2_000;
+pub const MAX_NODES: usize = 2_000;
+pub const MAX_PLACEMENT_LINES: usize = 20_000;
+
+/// What a bound left out, for its warning: `what` (e.g. "targets"), how
+/// many there were, and the first few left out.
+fn over_bound(what: &str, total: usize, max: usize, kept: &str, left_out: &[&str]) -> String {
+    let shown: Vec<&str> = left_out.iter().take(3).copied().collect();
+    let more = if left_out.len() > shown.len() { ", …" } else { "" };
+    format!(
+        "{total} {what}, more than the {max} a report takes: {kept} are reported, \
+         the other {} are left out and only counted ({}{more})",
+        total - max,
+        shown.join(", ")
+    )
+}
+
+/// Keeps at most `max` distinct names, taking `groups` in order (those with
+/// the most to show first), each by name; the warning when some were left out.
+fn bounded_names(what: &str, groups: Vec<Vec<String>>, max: usize, kept: &str) -> (BTreeSet<String>, Option<String>) {
+    let mut keep = BTreeSet::new();
+    let mut left = BTreeSet::new();
+    for mut group in groups {
+        group.sort();
+        for name in group {
+            if keep.contains(&name) {
+                continue;
+            }
+            if keep.len() < max {
+                keep.insert(name);
+            } else {
+                left.insert(name);
+            }
+        }
+    }
+    if left.is_empty() {
+        return (keep, None);
+    }
+    let left: Vec<&str> = left.iter().map(String::as_str).collect();
+    let warning = over_bound(what, keep.len() + left.len(), max, kept, &left);
+    (keep, Some(warning))
+}
+
+/// Holds the run to `MAX_TARGETS`, `MAX_NODES` and `MAX_PLACEMENT_LINES`,
+/// each bound's warning on the input it came from (targets and nodes on
+/// run.json's).
+fn bound(run: &mut Run, inputs: &mut [InputReport], traces_left_out: Option<String>) {
+    let mut warn = |name: &str, w: String| {
+        if let Some(r) = inputs.iter_mut().find(|r| r.name == name) {
+            r.warnings.push(format!("{name}: {w}"));
+        }
+    };
+    if run.placements.len() > MAX_PLACEMENT_LINES {
+        let total = run.placements.len();
+        run.placements.truncate(MAX_PLACEMENT_LINES);
+        warn(
+            PLACEMENT,
+            format!(
+                "{total} placement lines, more than the {MAX_PLACEMENT_LINES} a report takes: the first {MAX_PLACEMENT_LINES} are reported, the other {} only counted",
+                total - MAX_PLACEMENT_LINES
+            ),
+        );
+    }
+    if let Some(w) = traces_left_out {
+        warn(RUN_JSON, w);
+    }
+    let info = run.info.as_ref();
+    let targets = vec![
+        run.traces.iter().map(|t| t.target.clone()).collect(),
+        info.iter().flat_map(|i| i.targets.iter().cloned()).collect(),
+        run.placements.iter().map(|p| p.target.clone()).collect(),
+    ];
+    let (targets, targets_warning) = bounded_names(
+        "targets",
+        targets,
+        MAX_TARGETS,
+        "those with a trace, then those run.json announces, then placed ones, each by name,",
+    );
+    let nodes = vec![
+        info.iter()
+            .flat_map(|i| i.nodes.iter().map(|n| n.name.clone()))
+            .collect(),
+        run.placements.iter().map(|p| p.node.clone()).collect(),
+        run.samples.by_node.keys().cloned().collect(),
+    ];
+    let (nodes, nodes_warning) = bounded_names(
+        "nodes",
+        nodes,
+        MAX_NODES,
+        "run.json's nodes, then placed ones, then those only sampled, each by name,",
+    );
+    if let Some(w) = targets_warning {
+        warn(RUN_JSON, w);
+        run.traces.retain(|t| targets.contains(&t.target));
+        run.placements.retain(|p| targets.contains(&p.target));
+        if let Some(i) = run.info.as_mut() {
+            i.targets.retain(|t| targets.contains(t));
+        }
+    }
+    if let Some(w) = nodes_warning {
+        warn(RUN_JSON, w);
+        run.placements.retain(|p| nodes.contains(&p.node));
+        run.samples.by_node.retain(|n, _| nodes.contains(n));
+        if let Some(i) = run.info.as_mut() {
+            i.nodes.retain(|n| nodes.contains(&n.name));
+        }
+    }
+}
+
 /// Loads and parses a run directory. Fails only when `dir` is not a run.
 pub fn load(dir: &Path) -> Result<Run> {
     load_with(dir, None, Links::StayInside)
@@ -159,7 +275,20 @@ pub fn load(dir: &Path) -> Result<Run> {
 /// previous load stopped (see `input::incremental`). `links` says whether an
 /// input whose real path leaves the run directory is read.
 pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Result<Run> {
-    let trace_files = trace_files_of(dir)?;
+    let mut trace_files = trace_files_of(dir)?;
+    // Traces past the bound are not even read.
+    let traces_left_out = (trace_files.len() > MAX_TARGETS).then(|| {
+        let left: Vec<&str> = trace_files[MAX_TARGETS..].iter().map(|(_, f)| f.as_str()).collect();
+        let w = over_bound(
+            "trace files",
+            trace_files.len(),
+            MAX_TARGETS,
+            "the first by name",
+            &left,
+        );
+        trace_files.truncate(MAX_TARGETS);
+        w
+    });
     let inside = RunDir::new(dir, links);
     let mut run = Run {
         dir: dir.to_path_buf(),
@@ -180,6 +309,7 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Resu
     inputs.push(report);
     let logs = read_logs(&inside, &run, &format, &trace_files, cache);
     logs.into_run(&mut run, &format, &mut inputs);
+    bound(&mut run, &mut inputs, traces_left_out);
     keep_to_window(&mut run, &mut inputs);
     if let Some(note) = run
         .info
@@ -640,5 +770,32 @@ fn read_trace(dir: &RunDir, target: &str, file: &str) -> (Option<TargetTrace>, I
                 .with_identity(mtime, xxh3(&data));
             (None, r)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_bound_keeps_the_earlier_groups_first_then_by_name_and_counts_the_rest() {
+        let groups = vec![
+            names(&["think", "strix"]),
+            names(&["a3", "a1", "think"]),
+            names(&["a2", "a0"]),
+        ];
+        let (kept, warning) = bounded_names("nodes", groups.clone(), 4, "these");
+        assert_eq!(kept, names(&["a1", "a3", "strix", "think"]).into_iter().collect());
+        assert_eq!(
+            warning.as_deref(),
+            Some("6 nodes, more than the 4 a report takes: these are reported, the other 2 are left out and only counted (a0, a2)")
+        );
+        let (kept, warning) = bounded_names("nodes", groups, 6, "these");
+        assert_eq!(kept.len(), 6);
+        assert_eq!(warning, None, "at the bound nothing is left out");
     }
 }

@@ -2,7 +2,8 @@
 use libfuzzer_sys::fuzz_target;
 
 // A whole run: the bytes split into a zot log, samples and a trace, then the
-// full view and every renderer (charts included) on top.
+// full view and every renderer (charts included) on top; no chart may hold
+// a character XML does not allow.
 fuzz_target!(|data: &[u8]| {
     let dir = match tempfile_dir() {
         Some(d) => d,
@@ -13,7 +14,14 @@ fuzz_target!(|data: &[u8]| {
     let _ = std::fs::write(dir.join("samples.jsonl"), &data[third..2 * third]);
     let _ = std::fs::write(dir.join("trace-x.json"), &data[2 * third..]);
     if let Ok(r) = perfreport::report(&dir, perfreport::model::Links::StayInside) {
-        let _ = r.files.len();
+        // Whatever a name holds (an ESC, U+FFFE), every chart stays XML.
+        for f in r.files.iter().filter(|f| f.path.extension().is_some_and(|e| e == "svg")) {
+            let text = String::from_utf8_lossy(&f.bytes);
+            let bad = text
+                .chars()
+                .find(|&c| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}'));
+            assert!(bad.is_none(), "{}: {bad:?} is no XML character", f.path.display());
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 });

@@ -28,16 +28,24 @@ struct Measured {
 const PROBE: &str = "PERFREPORT_TEST_PEAK_PROBE";
 
 /// `perfreport report RUN --out <temp>`, with the child's peak memory.
+fn report_measured(run: &Path) -> Measured {
+    let out = tempfile::tempdir().unwrap();
+    let args = ["report", run.to_str().unwrap(), "--out", out.path().to_str().unwrap()];
+    let (m, _) = measured(&args);
+    let data = out.path().join("data.json").exists().then(|| data(out.path()));
+    Measured { data, ..m }
+}
+
+/// `perfreport ARGS`, with the child's peak memory and CPU time (seconds, user and system).
 ///
 /// A child's peak as `wait4` gives it counts the memory of the process it
 /// was forked from, and this test process holds whatever the tests running
 /// beside it hold. So a fresh, small copy of the test binary runs
 /// `peak_memory_probe`, which starts `perfreport` and reports its peak.
-fn report_measured(run: &Path) -> Measured {
+fn measured(args: &[&str]) -> (Measured, f64) {
     let out = tempfile::tempdir().unwrap();
     let stderr_file = out.path().join("stderr");
     let result_file = out.path().join("peak.json");
-    let args = ["report", run.to_str().unwrap(), "--out", out.path().to_str().unwrap()];
     let probe = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -55,13 +63,13 @@ fn report_measured(run: &Path) -> Measured {
         Ok(r) => serde_json::from_slice(&r).unwrap(),
         Err(_) => panic!("the probe reported nothing: {}", String::from_utf8_lossy(&probe.stdout)),
     };
-    let data = out.path().join("data.json").exists().then(|| data(out.path()));
-    Measured {
+    let m = Measured {
         code: report["code"].as_i64().map(|c| c as i32),
         stderr: std::fs::read_to_string(&stderr_file).unwrap_or_default(),
         peak: report["peak"].as_u64().unwrap(),
-        data,
-    }
+        data: None,
+    };
+    (m, report["cpu_s"].as_f64().unwrap())
 }
 
 /// Not a test of its own: run by `report_measured` in a fresh copy of this
@@ -112,7 +120,9 @@ fn peak_memory_probe() {
     assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
     let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
     let peak = usage.ru_maxrss as u64 * 1024;
-    let result = serde_json::json!({"code": code, "peak": peak}).to_string();
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let cpu_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+    let result = serde_json::json!({"code": code, "peak": peak, "cpu_s": cpu_s}).to_string();
     std::fs::write(request["result"].as_str().unwrap(), result).unwrap();
 }
 
@@ -430,4 +440,115 @@ fn a_gate_expectation_of_5e_324_prints_no_infinite_drift() {
     let r: Value = serde_json::from_str(&gate(&["--json"])).unwrap();
     assert_eq!(r["checks"][0]["drift_pct"], Value::Null);
     assert_eq!(r["checks"][0]["verdict"], "improved");
+}
+
+/// A run of `n` targets on `n` nodes: run.json announces them all (none has
+/// a trace but `bake`), placement.txt places each once, and `lines` more
+/// placement lines repeat the first ten targets.
+fn run_of_size(n: usize, lines: usize) -> tempfile::TempDir {
+    let targets: Vec<String> = (0..n).map(|i| format!("t{i:06}")).collect();
+    let nodes: Vec<Value> = (0..n)
+        .map(|i| serde_json::json!({"name": format!("n{i:06}"), "cores": 8, "link_mbps": 100.0}))
+        .collect();
+    let run_json = serde_json::json!({
+        "stamp": "growth", "mode": "cold",
+        "started_at": "2024-01-12T14:55:00Z", "finished_at": "2024-01-12T15:05:00Z",
+        "targets": targets, "nodes": nodes,
+    })
+    .to_string();
+    let mut placement = String::new();
+    for (i, t) in targets.iter().enumerate() {
+        placement += &format!("placement target={t} node=n{i:06} est_s=60\n");
+    }
+    for i in 0..lines {
+        placement += &format!("placement target=t{:06} node=n000000 est_s=60\n", i % 10);
+    }
+    run_with(&[
+        ("run.json", run_json.as_bytes()),
+        ("placement.txt", placement.as_bytes()),
+    ])
+}
+
+/// CPU time and peak memory of `report` and `placement --json`, and the
+/// size of report's outputs, on `small` and on `big` (ten times as much
+/// input): at most ~12 times as much.
+fn grows_at_most_tenfold(what: &str, small: &Path, big: &Path) -> (Value, String) {
+    const RATIO: f64 = 12.0;
+    let mut big_data = None;
+    for command in ["report", "placement"] {
+        let run = |dir: &Path| {
+            let out = tempfile::tempdir().unwrap();
+            let args: Vec<&str> = match command {
+                "report" => vec!["report", dir.to_str().unwrap(), "--out", out.path().to_str().unwrap()],
+                _ => vec!["placement", dir.to_str().unwrap(), "--json"],
+            };
+            let (m, cpu) = measured(&args);
+            assert_eq!(m.code, Some(0), "{what}, {command}: {}", m.stderr);
+            let d = out.path().join("data.json").exists().then(|| data(out.path()));
+            let bytes: u64 = super::walk(out.path())
+                .iter()
+                .map(|f| std::fs::metadata(f).unwrap().len())
+                .sum();
+            (m, cpu, d, bytes)
+        };
+        let (s, s_cpu, _, s_bytes) = run(small);
+        let (b, b_cpu, d, b_bytes) = run(big);
+        if command == "report" {
+            let out = b_bytes as f64 / s_bytes as f64;
+            assert!(out <= RATIO, "{what}: outputs x{out:.1} ({s_bytes} -> {b_bytes} bytes)");
+        }
+        // The fixed cost of a process (a few ms, a few MiB) is a floor on both.
+        let cpu = b_cpu / s_cpu.max(0.05);
+        let mem = b.peak as f64 / s.peak as f64;
+        eprintln!(
+            "{what}, {command}: CPU {s_cpu:.2} s -> {b_cpu:.2} s (x{cpu:.1}), peak {} -> {} MiB (x{mem:.1})",
+            s.peak >> 20,
+            b.peak >> 20
+        );
+        assert!(
+            cpu <= RATIO,
+            "{what}, {command}: CPU time x{cpu:.1} for ten times the input"
+        );
+        assert!(
+            mem <= RATIO,
+            "{what}, {command}: peak memory x{mem:.1} for ten times the input"
+        );
+        if let Some(d) = d {
+            big_data = Some((d, b.stderr));
+        }
+    }
+    big_data.expect("report wrote data.json")
+}
+
+/// Ten times the targets, nodes or placement lines costs at most about ten
+/// times the CPU time and memory, measured in this one test run (a ratio,
+/// no wall-clock limit); past the bounds the rest is counted, not drawn.
+#[test]
+fn cost_grows_linearly_with_targets_nodes_and_placement_lines_and_stops_at_the_bounds() {
+    // Under the bounds: linear.
+    let (small, big) = (run_of_size(150, 0), run_of_size(1_500, 0));
+    let (d, _) = grows_at_most_tenfold("1,500 targets and nodes", small.path(), big.path());
+    assert_eq!(d["targets"].as_array().unwrap().len(), 1_501);
+    // Past them: the same cost as at the bound, and a warning that says so.
+    let big = run_of_size(20_000, 0);
+    let at_bound = run_of_size(2_000, 0);
+    let (d, stderr) = grows_at_most_tenfold("20,000 targets and nodes", at_bound.path(), big.path());
+    assert_eq!(d["targets"].as_array().unwrap().len(), 2_000);
+    assert!(d["nodes"].as_array().unwrap().len() <= 2_000);
+    let warnings = d["warnings"].to_string();
+    assert!(
+        warnings.contains("20000 nodes, more than the 2000 a report takes")
+            && warnings.contains("targets, more than the 2000 a report takes"),
+        "{warnings}"
+    );
+    assert!(stderr.contains("more than the 2000 a report takes"), "{stderr}");
+    let (small, big) = (run_of_size(10, 20_000), run_of_size(10, 200_000));
+    let (d, _) = grows_at_most_tenfold("200,000 placement lines", small.path(), big.path());
+    assert!(
+        d["warnings"]
+            .to_string()
+            .contains("200010 placement lines, more than the 20000 a report takes"),
+        "{}",
+        d["warnings"]
+    );
 }
