@@ -174,7 +174,11 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>) -> Result<Run> {
     let logs = read_logs(dir, &run, &format, &trace_files, cache);
     logs.into_run(&mut run, &format, &mut inputs);
     keep_to_window(&mut run, &mut inputs);
-    if let Some(note) = run.info.as_ref().and_then(|i| stamp_disagrees(i.stamp.as_deref().unwrap_or(&run.dir_name), i.started_at)) {
+    if let Some(note) = run
+        .info
+        .as_ref()
+        .and_then(|i| stamp_disagrees(i.stamp.as_deref().unwrap_or(&run.dir_name), i.started_at))
+    {
         if let Some(r) = inputs.iter_mut().find(|r| r.name == RUN_JSON) {
             r.warnings.push(note);
         }
@@ -331,10 +335,19 @@ fn keep_to_window(run: &mut Run, inputs: &mut [InputReport]) {
 fn stamp_disagrees(stamp: &str, started: Option<crate::timefmt::Micros>) -> Option<String> {
     let started = started?;
     let digits = stamp.get(..8).filter(|d| d.bytes().all(|b| b.is_ascii_digit()))?;
-    let day = crate::timefmt::parse_rfc3339(&format!("{}-{}-{}T00:00:00Z", &digits[..4], &digits[4..6], &digits[6..8]))?;
+    let day = crate::timefmt::parse_rfc3339(&format!(
+        "{}-{}-{}T00:00:00Z",
+        &digits[..4],
+        &digits[4..6],
+        &digits[6..8]
+    ))?;
     const DAY: crate::timefmt::Micros = 24 * 3600 * 1_000_000;
     // The stamp names a day: it agrees with any start within that day, give or take a day.
-    let off = if started < day { day - started } else { (started - day - DAY).max(0) };
+    let off = if started < day {
+        day - started
+    } else {
+        (started - day - DAY).max(0)
+    };
     (off > DAY).then(|| {
         format!(
             "{RUN_JSON}: the stamp names {}-{}-{}, more than a day from `started_at` ({}): one of them is not this run's",

@@ -110,9 +110,7 @@ fn constraints(jobs: &[Job]) -> Vec<Vec<(usize, Wait)>> {
 /// The constraint that ended last (the explicit dependency on a tie), and
 /// how long the job waited for it from `origin` or its other constraint's end.
 fn binding(jobs: &[Job], i: usize, cons: &[(usize, Wait)], origin: Micros) -> Option<(usize, Binding)> {
-    let &(k, how) = cons
-        .iter()
-        .max_by_key(|&&(k, how)| (jobs[k].end, how == Wait::After))?;
+    let &(k, how) = cons.iter().max_by_key(|&&(k, how)| (jobs[k].end, how == Wait::After))?;
     let ready = cons
         .iter()
         .filter(|&&(o, _)| o != k)
@@ -168,7 +166,15 @@ pub fn critical(jobs: &[Job], origin: Micros) -> Critical {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse((jobs[i].end, jobs[i].target)));
     for &i in &order {
-        slack[i] = Some(slack_of(i, jobs, &waiters, &bound_end, &mut slack, run_end, &mut BTreeSet::new()));
+        slack[i] = Some(slack_of(
+            i,
+            jobs,
+            &waiters,
+            &bound_end,
+            &mut slack,
+            run_end,
+            &mut BTreeSet::new(),
+        ));
     }
     let slack_s = jobs
         .iter()
@@ -231,7 +237,11 @@ pub fn dependency_waits<'a>(jobs: &[Job<'a>], origin: Micros) -> Vec<Waiting<'a>
         if dep.target == j.target || dep.end > j.start.saturating_add(TOLERANCE) {
             continue;
         }
-        let from = if dep.node == Some(node) { dep.start.max(origin) } else { origin };
+        let from = if dep.node == Some(node) {
+            dep.start.max(origin)
+        } else {
+            origin
+        };
         let until = j.start.min(dep.end.saturating_add(TOLERANCE));
         if until > from {
             out.push(Waiting {
@@ -281,7 +291,10 @@ mod tests {
         assert_eq!(names, ["pytorch", "triton-wheel"]);
         assert_eq!(c.chain[0].binding, None);
         let b = c.chain[1].binding.as_ref().unwrap();
-        assert_eq!((b.waited_for.as_str(), b.how, b.wait), ("pytorch", Wait::After, 1001 * S));
+        assert_eq!(
+            (b.waited_for.as_str(), b.how, b.wait),
+            ("pytorch", Wait::After, 1001 * S)
+        );
     }
 
     #[test]

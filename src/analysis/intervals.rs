@@ -59,7 +59,10 @@ mod tests {
 
     #[test]
     fn minus_leaves_what_the_other_intervals_do_not_cover() {
-        assert_eq!(minus(&[(0, 100)], &[(10, 20), (15, 30), (90, 120)]), [(0, 10), (30, 90)]);
+        assert_eq!(
+            minus(&[(0, 100)], &[(10, 20), (15, 30), (90, 120)]),
+            [(0, 10), (30, 90)]
+        );
         assert_eq!(minus(&[(0, 10)], &[(0, 10)]), []);
         assert_eq!(minus(&[(0, 10), (20, 30)], &[]), [(0, 10), (20, 30)]);
     }

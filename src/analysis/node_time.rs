@@ -39,7 +39,8 @@ pub fn node_time(
             let (busy, idle) = fleet::busy_idle(records, w);
             (t.busy_s, t.idle_s) = (Some(busy), Some(idle));
             // Idle while waiting: the waits where no record ran.
-            let waiting = intervals::clipped_length(&intervals::minus(waits, records), w.0, w.1) as f64 / MICROS_PER_SEC;
+            let waiting =
+                intervals::clipped_length(&intervals::minus(waits, records), w.0, w.1) as f64 / MICROS_PER_SEC;
             t.waiting_s = Some(waiting);
             t.nothing_to_do_s = Some((idle - waiting).max(0.0));
         }
@@ -65,7 +66,13 @@ mod tests {
     #[test]
     fn busy_is_the_union_of_records_and_idle_the_rest_of_the_window() {
         // 0-100 s window; records 10-30 and 20-40 overlap: busy 30 s, idle 70 s, idle after 60 s.
-        let t = node_time(&[(10 * S, 30 * S), (20 * S, 40 * S)], &[], false, Some((0, 100 * S)), true);
+        let t = node_time(
+            &[(10 * S, 30 * S), (20 * S, 40 * S)],
+            &[],
+            false,
+            Some((0, 100 * S)),
+            true,
+        );
         assert_eq!((t.busy_s, t.idle_s, t.why_busy), (Some(30.0), Some(70.0), None));
         assert_eq!((t.finished, t.idle_after_s), (Some(40 * S), Some(60.0)));
     }
@@ -75,7 +82,10 @@ mod tests {
         // Waits 0-50 s for a dependency; its record 40-80 s: 40 s of the wait
         // was idle, the 10 s inside the record was not; the other 20 s nothing to do.
         let t = node_time(&[(40 * S, 80 * S)], &[(0, 50 * S)], false, Some((0, 100 * S)), true);
-        assert_eq!((t.idle_s, t.waiting_s, t.nothing_to_do_s), (Some(60.0), Some(40.0), Some(20.0)));
+        assert_eq!(
+            (t.idle_s, t.waiting_s, t.nothing_to_do_s),
+            (Some(60.0), Some(40.0), Some(20.0))
+        );
         let t = node_time(&[(40 * S, 80 * S)], &[], false, Some((0, 100 * S)), true);
         assert_eq!((t.waiting_s, t.nothing_to_do_s), (Some(0.0), Some(60.0)));
     }

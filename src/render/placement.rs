@@ -196,7 +196,11 @@ pub fn fleet_file(p: &PlacementView) -> String {
                     Some(h) => h.why_null.get("median").cloned(),
                     None => n.why_null.get("link_mbps_measured").cloned(),
                 };
-                not_measured.push(format!("#   {}: {}\n", comment(&n.name), comment(&why.unwrap_or_default())));
+                not_measured.push(format!(
+                    "#   {}: {}\n",
+                    comment(&n.name),
+                    comment(&why.unwrap_or_default())
+                ));
             }
         }
     }

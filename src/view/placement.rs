@@ -716,13 +716,22 @@ fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -
     };
     let prices = match (v.prices_off.len(), v.prices_n) {
         (_, 0) => "no estimate could be set against a record".to_string(),
-        (0, n) => format!("its prices held: every one of the {n} estimates was within half again of what the target took"),
+        (0, n) => {
+            format!("its prices held: every one of the {n} estimates was within half again of what the target took")
+        }
         (k, n) => {
             let worst: Vec<String> = v
                 .prices_off
                 .iter()
                 .filter_map(|name| targets.iter().find(|t| &t.name == name))
-                .filter_map(|t| Some(format!("{} took {} for {} estimated", t.name, dur(t.took_s?), dur(t.est_s?))))
+                .filter_map(|t| {
+                    Some(format!(
+                        "{} took {} for {} estimated",
+                        t.name,
+                        dur(t.took_s?),
+                        dur(t.est_s?)
+                    ))
+                })
                 .collect();
             format!("its prices were off for {k} of {n} targets ({})", worst.join("; "))
         }

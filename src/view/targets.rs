@@ -40,11 +40,7 @@ fn target(cx: &Context, name: &str) -> TargetView {
     });
     let mut view = unmeasured(name, node, builder, p.and_then(|p| p.est_s));
     view.after = p.and_then(|p| p.after.clone());
-    view.slack_s = cx
-        .critical
-        .as_ref()
-        .and_then(|c| c.slack_s.get(name))
-        .map(|s| r3(*s));
+    view.slack_s = cx.critical.as_ref().and_then(|c| c.slack_s.get(name)).map(|s| r3(*s));
     view.waiting = cx
         .waiting
         .get(name)

@@ -188,7 +188,11 @@ fn target(t: &mut TargetView, run: &Run) {
     }
     if t.slack_s.is_none() {
         derive(why, "slack_s", &["end"]);
-        say(why, "slack_s", "the run's end is not known until every record has ended");
+        say(
+            why,
+            "slack_s",
+            "the run's end is not known until every record has ended",
+        );
     }
     t.notes = super::group_reasons(why);
 }
@@ -221,7 +225,10 @@ fn node(n: &mut NodeView, run: &Run) {
     if n.idle_s.is_none() {
         derive(why, "idle_s", &["busy_s"]);
     }
-    for (field, null) in [("waiting_s", n.waiting_s.is_none()), ("nothing_to_do_s", n.nothing_to_do_s.is_none())] {
+    for (field, null) in [
+        ("waiting_s", n.waiting_s.is_none()),
+        ("nothing_to_do_s", n.nothing_to_do_s.is_none()),
+    ] {
         if null {
             derive(why, field, &["idle_s"]);
         }

@@ -24,7 +24,11 @@ pub fn chain_run(dir: &Path) {
          placement target=rccl-tests node=strix queue=1 est_s=200\n",
     )
     .unwrap();
-    for (target, s, e) in [("pytorch", 0.0, 1000.0), ("triton-wheel", 1001.0, 3333.0), ("rccl-tests", 1002.0, 1200.0)] {
+    for (target, s, e) in [
+        ("pytorch", 0.0, 1000.0),
+        ("triton-wheel", 1001.0, 3333.0),
+        ("rccl-tests", 1002.0, 1200.0),
+    ] {
         let trace = jaeger(
             T0,
             &[

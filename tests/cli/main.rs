@@ -57,8 +57,8 @@ mod ratios;
 mod report;
 mod serve;
 mod trace;
-mod window;
 mod util;
+mod window;
 
 // The area modules above name the shared helpers as `super::…`.
 use util::*;

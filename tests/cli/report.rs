@@ -117,7 +117,8 @@ fn cold_sample_tells_the_slow_link_story() {
         .collect::<Vec<_>>()
         .join("\n");
     assert!(
-        summary.contains("The critical path, ending at +1h03m: triton-wheel on think 55m45s → rocm-base on think 7m22s"),
+        summary
+            .contains("The critical path, ending at +1h03m: triton-wheel on think 55m45s → rocm-base on think 7m22s"),
         "{summary}"
     );
     assert!(summary.contains("triton-wheel on think"), "{summary}");

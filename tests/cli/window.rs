@@ -28,15 +28,28 @@ fn a_run_in_flight_does_not_report_the_day_befores_records_as_its_own() {
     assert!(report(run.path(), out.path(), &[]).status.success());
     let d = data(out.path());
     // No figure counts them: the registry and the compiler cache are not measured, with why.
-    assert!(d["zot"]["requests"].is_null() && d["zot"]["blob_write_bytes"].is_null(), "{}", d["zot"]);
+    assert!(
+        d["zot"]["requests"].is_null() && d["zot"]["blob_write_bytes"].is_null(),
+        "{}",
+        d["zot"]
+    );
     let why = d["zot"]["why"].as_str().unwrap();
-    assert!(why.contains("lie outside the run's window") && why.contains("2026-10-20T"), "{why}");
+    assert!(
+        why.contains("lie outside the run's window") && why.contains("2026-10-20T"),
+        "{why}"
+    );
     assert!(d["sccache"]["hits"].is_null());
     // The CPU chart says why it is empty.
     let empty = d["why_empty"]["cpu_mem"].as_str().unwrap();
-    assert!(empty.contains("samples.jsonl: all") && empty.contains("outside the run's window"), "{empty}");
+    assert!(
+        empty.contains("samples.jsonl: all") && empty.contains("outside the run's window"),
+        "{empty}"
+    );
     for n in d["nodes"].as_array().unwrap() {
-        assert!(n["cpu_pct_mean"].is_null() && n["cpu"]["t"].as_array().unwrap().is_empty(), "{n}");
+        assert!(
+            n["cpu_pct_mean"].is_null() && n["cpu"]["t"].as_array().unwrap().is_empty(),
+            "{n}"
+        );
     }
     for file in ["zot.jsonl", "samples.jsonl", "sccache.log"] {
         let i = &d["inputs"][file];
@@ -51,7 +64,10 @@ fn a_run_in_flight_does_not_report_the_day_befores_records_as_its_own() {
     let o = perfreport(&["check", run.path().to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
-    assert!(text.contains("zot.jsonl") && text.contains("outside the run's window"), "{text}");
+    assert!(
+        text.contains("zot.jsonl") && text.contains("outside the run's window"),
+        "{text}"
+    );
     // The site's row names the inputs that broke their contract, and publish counts the run.
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join(WARM);
@@ -77,7 +93,11 @@ fn samples_outside_the_window_are_skipped_and_counted_not_averaged() {
     assert!(report(run.path(), clean.path(), &[]).status.success());
     // Three polls of strix from the day before, idle: they would pull its CPU mean down.
     let text = std::fs::read_to_string(run.path().join("samples.jsonl")).unwrap();
-    let strix: Vec<&str> = text.lines().filter(|l| l.contains(r#""node": "strix""#)).take(3).collect();
+    let strix: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(r#""node": "strix""#))
+        .take(3)
+        .collect();
     let old: Vec<String> = strix.iter().map(|l| l.replace("2026-10-21T", "2026-10-20T")).collect();
     std::fs::write(run.path().join("samples.jsonl"), old.join("\n") + "\n" + &text).unwrap();
     let out = tempfile::tempdir().unwrap();
@@ -86,10 +106,18 @@ fn samples_outside_the_window_are_skipped_and_counted_not_averaged() {
     assert_eq!(node(&a, "strix")["cpu_pct_mean"], node(&b, "strix")["cpu_pct_mean"]);
     assert_eq!(node(&a, "strix")["cpu"], node(&b, "strix")["cpu"]);
     let i = &b["inputs"]["samples.jsonl"];
-    assert_eq!(i["skipped"].as_u64(), a["inputs"]["samples.jsonl"]["skipped"].as_u64().map(|s| s + 3));
+    assert_eq!(
+        i["skipped"].as_u64(),
+        a["inputs"]["samples.jsonl"]["skipped"].as_u64().map(|s| s + 3)
+    );
     assert_eq!(i["records"], a["inputs"]["samples.jsonl"]["records"]);
     assert_eq!(i["contract_broken"], false);
-    let w = i["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).find(|w| w.contains("3 samples"));
+    let w = i["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .find(|w| w.contains("3 samples"));
     let w = w.unwrap_or_else(|| panic!("{i}"));
     assert!(w.contains("from 2026-10-20T02:00:") && w.contains("clock skew"), "{w}");
 }
@@ -107,9 +135,12 @@ fn a_stamp_a_day_away_from_started_at_is_noted() {
     let out = tempfile::tempdir().unwrap();
     assert!(report(run.path(), out.path(), &[]).status.success());
     let d = data(out.path());
-    let noted = d["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).any(|w| {
-        w.contains("the stamp names 2026-10-18, more than a day from `started_at` (2026-10-21T02:00:00Z)")
-    });
+    let noted = d["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .any(|w| w.contains("the stamp names 2026-10-18, more than a day from `started_at` (2026-10-21T02:00:00Z)"));
     assert!(noted, "{}", d["warnings"]);
     // The stamp's own day is no disagreement.
     let out = tempfile::tempdir().unwrap();

@@ -235,7 +235,10 @@ fn costs_file_round_trips_through_a_parser_of_the_balancers_format() {
     let f = std::fs::read_to_string(&fleet).unwrap();
     assert_eq!(fleet_links(&f), [("slow".to_string(), 4.0)], "{f}");
     assert!(f.contains("# n=1: "), "{f}");
-    let fast1 = f.lines().find(|l| l.starts_with("#   fast1: ")).unwrap_or_else(|| panic!("{f}"));
+    let fast1 = f
+        .lines()
+        .find(|l| l.starts_with("#   fast1: "))
+        .unwrap_or_else(|| panic!("{f}"));
     assert!(fast1.contains("fast1"), "{f}");
 }
 

@@ -123,11 +123,7 @@ pub fn draw(view: &View) -> Result<String> {
     if view.targets.iter().any(|t| t.after.is_some()) {
         entries.push(LegendEntry::new("after= (critical path: thick)", Swatch::Line(BLACK)));
     }
-    let mut entries = if any {
-        entries
-    } else {
-        vec![]
-    };
+    let mut entries = if any { entries } else { vec![] };
     if left_out > 0 {
         entries.push(LegendEntry::new(
             format!("{left_out} idle nodes not drawn (data.json has them all)"),
@@ -191,11 +187,17 @@ pub fn draw(view: &View) -> Result<String> {
                     mid.insert(t.name.as_str(), (y0 + y1) / 2.0);
                     for w in &t.waiting {
                         chart.draw_series(std::iter::once(Rectangle::new(
-                            [(clamp(axis.x(w[0]), span), y0 + 0.1), (clamp(axis.x(w[1]), span), y1 - 0.1)],
+                            [
+                                (clamp(axis.x(w[0]), span), y0 + 0.1),
+                                (clamp(axis.x(w[1]), span), y1 - 0.1),
+                            ],
                             waiting_rgb().mix(WAITING_ALPHA).filled(),
                         )))?;
                         chart.draw_series(std::iter::once(Rectangle::new(
-                            [(clamp(axis.x(w[0]), span), y0 + 0.1), (clamp(axis.x(w[1]), span), y1 - 0.1)],
+                            [
+                                (clamp(axis.x(w[0]), span), y0 + 0.1),
+                                (clamp(axis.x(w[1]), span), y1 - 0.1),
+                            ],
                             waiting_rgb().stroke_width(1),
                         )))?;
                     }
@@ -242,7 +244,12 @@ pub fn draw(view: &View) -> Result<String> {
             }
             lane_top -= h;
         }
-        draw_edges(view, &mid, |(x, y)| chart.backend_coord(&(clamp(axis.x(x), span), y)), &root)?;
+        draw_edges(
+            view,
+            &mid,
+            |(x, y)| chart.backend_coord(&(clamp(axis.x(x), span), y)),
+            &root,
+        )?;
         root.present()?;
         Ok(())
     })?;
@@ -283,14 +290,21 @@ fn draw_edges<DB: DrawingBackend>(
         let Some(dep) = t.after.as_deref().and_then(|d| by_name.get(d)) else {
             continue;
         };
-        let (Some(s), Some(e), Some(&yt), Some(&yd)) =
-            (t.start_s, dep.end_s, mid.get(t.name.as_str()), mid.get(dep.name.as_str()))
-        else {
+        let (Some(s), Some(e), Some(&yt), Some(&yd)) = (
+            t.start_s,
+            dep.end_s,
+            mid.get(t.name.as_str()),
+            mid.get(dep.name.as_str()),
+        ) else {
             continue;
         };
         let (from, to) = (at((e, yd)), at((s, yt)));
         let critical = on_chain(&t.name, &dep.name);
-        let (ink, width) = if critical { (BLACK, 2) } else { (RGBColor(90, 90, 90), 1) };
+        let (ink, width) = if critical {
+            (BLACK, 2)
+        } else {
+            (RGBColor(90, 90, 90), 1)
+        };
         root.draw(&PathElement::new(vec![from, to], ink.stroke_width(width)))?;
         root.draw(&Circle::new(from, 2 + width as i32, ink.filled()))?;
         // The head points along the line, at the target's start.
@@ -304,7 +318,10 @@ fn draw_edges<DB: DrawingBackend>(
                 (to.1 as f64 - uy * along + ux * across).round() as i32,
             )
         };
-        root.draw(&Polygon::new(vec![to, point(size * 1.6, size * 0.7), point(size * 1.6, -size * 0.7)], ink.filled()))?;
+        root.draw(&Polygon::new(
+            vec![to, point(size * 1.6, size * 0.7), point(size * 1.6, -size * 0.7)],
+            ink.filled(),
+        ))?;
     }
     Ok(())
 }
