@@ -15,16 +15,28 @@ PUBLISH_CMD ?=
 PUSH ?=
 # A bench.jsonl whose ratios page the site links, if any.
 BENCH_SITE ?=
+# The nightly gate's reports for CI: JUnit XML and a markdown job summary
+# (e.g. JUNIT=gate.xml SUMMARY=$$GITHUB_STEP_SUMMARY); SITE_URL links the summary to the site.
+JUNIT ?=
+SUMMARY ?=
+SITE_URL ?=
+# ALLOW_EMPTY=1: a night with nothing to gate (a lane's first nights) passes.
+ALLOW_EMPTY ?=
 
-.PHONY: perf-report perf-ratios perf-publish perf-serve samples test
+.PHONY: perf-report perf-gate perf-ratios perf-publish perf-serve samples test
 
 perf-report:
 	PERF_ROOT=$(PERF_ROOT) $(PERFREPORT) report $(RUN) $(if $(OUT),--out $(OUT))
 
+# Gates the night: the newest run of every key that started within 24 h of
+# the newest run under PERF_ROOT. Exit 0 passed, 1 regressed, 2 unusable, 3 nothing gated.
+perf-gate:
+	$(PERFREPORT) gate --history $(PERF_ROOT) $(if $(JUNIT),--junit $(JUNIT)) $(if $(SUMMARY),--summary $(SUMMARY)) $(if $(SITE_URL),--site-url $(SITE_URL)) $(if $(filter 1,$(ALLOW_EMPTY)),--allow-empty)
+
 perf-publish:
+	$(if $(filter 1,$(PUSH)),@test -n "$(PUBLISH_CMD)" || { echo "PUSH=1 needs PUBLISH_CMD (e.g. an rsync to the web host): nothing was published"; exit 2; })
 	$(PERFREPORT) publish $(PERF_ROOT) --site $(SITE) $(if $(BENCH_SITE),--bench $(BENCH_SITE))
 ifeq ($(PUSH),1)
-	@test -n "$(PUBLISH_CMD)" || { echo "PUSH=1 needs PUBLISH_CMD (e.g. an rsync to the web host)"; exit 2; }
 	$(PUBLISH_CMD)
 endif
 

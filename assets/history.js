@@ -26,35 +26,65 @@
     return n % 2 ? s[(n - 1) / 2] : s[n / 2 - 1] / 2 + s[n / 2] / 2;
   }
 
-  function fmt(metric, v) {
-    return metric === "steps_cached" ? String(Math.round(v)) : v.toFixed(1) + " s";
+  // Durations as the report writes them (src/fmt.rs): 38m52s, 1h04m, 92s.
+  function pad2(n) { return (n < 10 ? "0" : "") + n; }
+  function dur(s) {
+    var v = Math.round(Math.abs(s)), out;
+    if (v >= 3600) out = Math.floor(v / 3600) + "h" + pad2(Math.floor((v % 3600) / 60)) + "m";
+    else if (v >= 60) out = Math.floor(v / 60) + "m" + pad2(v % 60) + "s";
+    else out = v + "s";
+    return (s < 0 ? "-" : "") + out;
   }
+  function fmt(metric, v) {
+    return /_s$/.test(metric) ? dur(v) : String(Math.round(v));
+  }
+  // The least round value (1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten) at or above v.
+  function roundUp(v) {
+    if (!(v > 0) || !isFinite(v)) return 1;
+    var p = Math.pow(10, Math.floor(Math.log10(v))), steps = [1, 1.5, 2, 3, 4, 5, 6, 8, 10];
+    for (var i = 0; i < steps.length; i++) if (steps[i] * p >= v) return steps[i] * p;
+    return 10 * p;
+  }
+  // One scale per key and metric, shared by every panel: durations in round
+  // minutes (hours past three), counts as they are.
+  // "slowest_step": the line of the target's most expensive step across the runs, in seconds.
+  function valuesOf(target, metric) {
+    return metric === "slowest_step" ? (target.slowest_step ? target.slowest_step[1] : []) : target.values[metric] || [];
+  }
+  function scale(key, metric) {
+    var max = 0;
+    key.targets.forEach(function (t) { valuesOf(t, metric).forEach(function (v) { if (v !== null && v > max) max = v; }); });
+    if (!/_s$/.test(metric) && metric !== "slowest_step") return { top: roundUp(max), tick: function (v) { return String(Math.round(v)); } };
+    var unit = max > 3 * 3600 ? 3600 : 60, suffix = unit === 3600 ? "h" : "m";
+    return { top: roundUp(max / unit) * unit, tick: function (v) { var u = v / unit; return (Math.abs(u - Math.round(u)) < 1e-9 ? Math.round(u) : u.toFixed(1)) + suffix; } };
+  }
+  function day(key, i) { return (key.days && key.days[i]) || key.runs[i] || ""; }
 
   function chosen() {
     var m = /(?:^#|&)metric=([a-z_]+)/.exec(location.hash);
-    return m && data.metrics.indexOf(m[1]) >= 0 ? m[1] : "total_s";
+    return m && (data.metrics.indexOf(m[1]) >= 0 || m[1] === "slowest_step") ? m[1] : "total_s";
   }
 
-  function panel(key, target, metric) {
-    var values = target.values[metric] || [];
+  function panel(key, target, metric, sc) {
+    var values = valuesOf(target, metric);
     var pts = [];
     values.forEach(function (v, i) { if (v !== null) pts.push([i, v]); });
     var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "group" });
     svg.setAttribute("aria-label", target.name + ": " + metric + " per run");
-    text(svg, L, 14, target.name, "panel-title");
+    var title = target.name + (metric === "slowest_step" && target.slowest_step ? ": " + target.slowest_step[0] : "");
+    var t = text(svg, L, 14, title.length > 70 ? title.slice(0, 69) + "…" : title, "panel-title");
+    el("title", {}, t).textContent = title;
     var n = Math.max(key.runs.length, 1);
-    var top = 1;
-    pts.forEach(function (p) { if (p[1] > top) top = p[1]; });
-    top *= 1.1;
+    var top = sc.top;
     var x = function (i) { return L + (W - L - R) * (n === 1 ? 0.5 : i / (n - 1)); };
     var y = function (v) { return H - B - (H - T - B) * Math.min(Math.max(v / top, 0), 1); };
     el("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, "class": "axis" }, svg);
     el("line", { x1: L, y1: T, x2: L, y2: H - B, "class": "axis" }, svg);
     [0, top / 2, top].forEach(function (v) {
-      text(svg, L - 6, y(v) + 4, fmt(metric, v), "tick", "end");
+      text(svg, L - 6, y(v) + 4, sc.tick(v), "tick", "end");
     });
-    text(svg, L, H - 8, key.runs[0] || "", "tick", "start");
-    text(svg, W - R, H - 8, key.runs[n - 1] || "", "tick", "end");
+    text(svg, L, H - 8, day(key, 0), "tick", "start");
+    if (n > 1) text(svg, W - R, H - 8, day(key, n - 1), "tick", "end");
     if (pts.length === 0) {
       text(svg, (L + W) / 2, H / 2, "no run measured it", "why", "middle");
       return svg;
@@ -64,7 +94,7 @@
       var sx = (x(step - 1) + x(step)) / 2;
       el("line", { x1: sx, y1: T, x2: sx, y2: H - B, "class": "step" }, svg);
       var right = sx > W / 2;
-      text(svg, right ? sx - 4 : sx + 4, T + 10, "step from " + key.runs[step], "tick", right ? "end" : "start");
+      text(svg, right ? sx - 4 : sx + 4, T + 10, "step from " + day(key, step), "tick", right ? "end" : "start");
     }
     var d = "";
     pts.forEach(function (p, i) {
@@ -91,7 +121,8 @@
       var key = data.keys[Number(box.getAttribute("data-key"))];
       if (!key) return;
       while (box.firstChild) box.removeChild(box.firstChild);
-      key.targets.forEach(function (t) { box.appendChild(panel(key, t, metric)); });
+      var sc = scale(key, metric);
+      key.targets.forEach(function (t) { box.appendChild(panel(key, t, metric, sc)); });
     });
   }
 

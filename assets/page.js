@@ -34,13 +34,21 @@
     return (neg ? "-" : "") + out;
   }
   function fmtOffset(s) { return "+" + fmtDur(s); }
+  // Rounds as src/fmt.rs does (`fixed`): half away from zero on the value
+  // times the power of ten, so the page and report.md show the same digits.
+  function fixed(x, d) {
+    var s = Math.pow(10, d), v = Math.round(Math.abs(x) * s) / s;
+    if (x < 0 && v !== 0) v = -v;
+    return v.toFixed(d);
+  }
   function fmtBytes(b) {
     if (b === null || b === undefined) return "—";
     var units = ["B", "kB", "MB", "GB", "TB"], i = 0, v = b;
     while (Math.abs(v) >= 1000 && i < units.length - 1) { v /= 1000; i++; }
-    return i === 0 ? v.toFixed(0) + " B" : v.toFixed(1) + " " + units[i];
+    return fixed(v, i === 0 ? 0 : 1) + (i === 0 ? " B" : " " + units[i]);
   }
-  function fmtPct(p) { return p === null || p === undefined ? "—" : Math.round(p) + "%"; }
+  function fmtRate(bytesPerS) { return bytesPerS === null || bytesPerS === undefined ? "—" : fmtBytes(bytesPerS) + "/s"; }
+  function fmtPct(p) { return p === null || p === undefined ? "—" : fixed(p, 0) + "%"; }
   function fmtNum(n) { return n === null || n === undefined ? "—" : String(n); }
   function colour(i) { return PALETTE[i % PALETTE.length]; }
   function labelColour(i) { return STYLE.label[i % STYLE.label.length]; }
@@ -150,34 +158,44 @@
     return d;
   }
 
+  // CPU and memory as small multiples: a panel per shown node, every panel
+  // on the same 0–100 % scale and the same time axis, the node's name left of it.
+  var PANEL = 64, PANEL_GAP = 18;
   function drawCpu() {
-    var svg = document.getElementById("chart-cpu"), h = 300, x = xScale();
+    var svg = document.getElementById("chart-cpu"), x = xScale();
+    var nodes = data.nodes.filter(function (n) { return !state.hiddenNodes.has(n.name) && (n.cpu.t.length || n.mem.t.length); });
+    var why = data.why_empty && data.why_empty.cpu_mem;
+    var panels = why || !nodes.length ? 1 : nodes.length, ph = why || !nodes.length ? 160 : PANEL;
+    var top = MARGIN.top, span = panels * (ph + PANEL_GAP) - PANEL_GAP, h = top + span + MARGIN.bottom;
     clear(svg);
     svg.setAttribute("width", MARGIN.left + x.width + MARGIN.right);
     svg.setAttribute("height", h);
-    var top = MARGIN.top, ph = h - MARGIN.top - MARGIN.bottom;
-    var y = function (v) { return top + (1 - v / 100) * ph; };
-    drawTimeAxis(svg, x, top, ph);
-    for (var p = 0; p <= 100; p += 20) {
-      el("line", { x1: MARGIN.left, x2: MARGIN.left + x.width, y1: y(p), y2: y(p), "class": "grid" }, svg);
-      text(svg, MARGIN.left - 6, y(p) + 4, p + "%", { "text-anchor": "end", "class": "tick" });
-    }
+    drawTimeAxis(svg, x, top, span);
     // Whether the chart is empty, and why, is the view's (data.json `why_empty`).
-    var why = data.why_empty && data.why_empty.cpu_mem;
-    if (why) {
-      text(svg, MARGIN.left + x.width / 2, top + ph / 2, "not drawn: " + why, { "text-anchor": "middle", "class": "why" });
+    if (why || !nodes.length) {
+      text(svg, MARGIN.left + x.width / 2, top + ph / 2, why ? "not drawn: " + why : "every builder is hidden: use the legend to show one", { "text-anchor": "middle", "class": "why" });
+      dragLayer(svg, top, span, x);
+      return;
     }
-    var clip = clipRect(svg, "clip-cpu", top, ph, x);
-    var g = el("g", { "clip-path": "url(#" + clip + ")" }, svg);
-    data.nodes.forEach(function (n) {
-      if (state.hiddenNodes.has(n.name)) return;
-      var c = colour(n.colour);
+    var clip = clipRect(svg, "clip-cpu", top, span, x);
+    nodes.forEach(function (n, i) {
+      var pt = top + i * (ph + PANEL_GAP);
+      var y = function (v) { return pt + (1 - v / 100) * ph; };
+      var g = el("g", { "class": "panel", "data-panel": n.name }, svg);
+      [0, 50, 100].forEach(function (p) {
+        el("line", { x1: MARGIN.left, x2: MARGIN.left + x.width, y1: y(p), y2: y(p), "class": p ? "grid" : "row-rule" }, g);
+        // 0% on the first panel only: under the last it would sit on the time axis's first tick.
+        if (p || i === 0) text(g, MARGIN.left - 6, y(p) + 4, p + "%", { "text-anchor": "end", "class": "tick" });
+      });
+      fitText(text(g, 8, pt + ph / 2 - 2, n.name, { "class": "row-label" }), MARGIN.left - 60);
+      if (n.builder) fitText(text(g, 8, pt + ph / 2 + 14, n.builder, { "class": "row-sub" }), MARGIN.left - 60);
+      var lines = el("g", { "clip-path": "url(#" + clip + ")" }, g), c = colour(n.colour);
       var cpu = seriesPath(n.cpu.t, n.cpu.v, x, y), mem = seriesPath(n.mem.t, n.mem.v, x, y);
-      if (cpu) el("path", { d: cpu, stroke: c, "class": "series cpu", "data-node": n.name }, g);
-      if (mem) el("path", { d: mem, stroke: c, "class": "series mem", "stroke-dasharray": "6 4", "data-node": n.name }, g);
+      if (cpu) el("path", { d: cpu, stroke: c, "class": "series cpu", "data-node": n.name }, lines);
+      if (mem) el("path", { d: mem, stroke: c, "class": "series mem", "stroke-dasharray": "6 4", "data-node": n.name }, lines);
     });
-    hoverLayer(svg, top, ph, x, function (t) {
-      var rows = data.nodes.filter(function (n) { return !state.hiddenNodes.has(n.name); }).map(function (n) {
+    hoverLayer(svg, top, span, x, function (t) {
+      var rows = nodes.map(function (n) {
         return "<tr><td><span class=\"swatch\" style=\"background:" + colour(n.colour) + "\"></span>" + esc(n.name) +
           "</td><td>CPU " + fmtPct(valueAt(n.cpu, t)) + "</td><td>memory " + fmtPct(valueAt(n.mem, t)) + "</td></tr>";
       });
@@ -232,6 +250,12 @@
     drawTimeAxis(svg, x, top, ph);
     var clip = clipRect(svg, "clip-timeline", top, ph, x);
     hatchPattern(svg);
+    var slow = data.targets.filter(function (t) { return (t.slowest_steps || []).length; });
+    document.getElementById("target-steps").innerHTML = slow.length ? "<p>Slowest steps (share of the target's build):</p><ul>" + slow.map(function (t) {
+      return "<li>" + esc(t.name) + ": " + t.slowest_steps.map(function (s) {
+        return "<code>" + esc(s.name) + "</code> " + esc(fmtDur(s.s)) + (s.build_pct === null ? "" : " (" + Math.round(s.build_pct) + "%)") + (s.cached ? " (cached)" : "");
+      }).join("; ") + "</li>";
+    }).join("") + "</ul>" : "";
     var critical = data.fleet.critical ? data.fleet.critical.node : null;
     var y = top, mids = {};
     all.forEach(function (r) {
@@ -337,17 +361,32 @@
     return html;
   }
 
-  function drawLane(id, view, bucketLabel, lanes, unit) {
-    var svg = document.getElementById(id), x = xScale(), h = 190;
+  // A lane: every client together in a taller panel, then a panel per shown
+  // node (data.json `by_node`), each on its own scale from 0 to a round top.
+  var LANE_FLEET = 110, LANE_NODE = 48;
+  function roundUp(v) {
+    if (!(v > 0) || !isFinite(v)) return 1;
+    var p = Math.pow(10, Math.floor(Math.log10(v))), steps = [1, 1.5, 2, 3, 4, 5, 6, 8, 10];
+    for (var i = 0; i < steps.length; i++) if (steps[i] * p >= v) return steps[i] * p;
+    return 10 * p;
+  }
+  function drawLane(id, view, bucketLabel, lanes, unit, nodeLanes) {
+    var svg = document.getElementById(id), x = xScale();
+    var byNode = (view.by_node || []).filter(function (n) { return !state.hiddenNodes.has(n.node); });
+    var panels = view.why ? [] : [{ name: "all clients", get: function (l, i) { return l.get(view.series[i]); } }].concat(byNode.map(function (n) {
+      return { name: n.node, get: function (l, i) { return nodeLanes[l.name](n, i); } };
+    }));
+    // The legend's row is above the plot, where it hides no data.
+    var top = MARGIN.top + LANE_LEGEND;
+    var heights = panels.map(function (p, i) { return i ? LANE_NODE : LANE_FLEET; });
+    var span = Math.max(LANE_FLEET, heights.reduce(function (a, b) { return a + b + PANEL_GAP; }, -PANEL_GAP));
     clear(svg);
     svg.setAttribute("width", MARGIN.left + x.width + MARGIN.right);
-    svg.setAttribute("height", h);
-    // The legend's row is above the plot, where it hides no data.
-    var top = MARGIN.top + LANE_LEGEND, ph = h - top - MARGIN.bottom;
-    drawTimeAxis(svg, x, top, ph);
+    svg.setAttribute("height", top + span + MARGIN.bottom);
+    drawTimeAxis(svg, x, top, span);
     laneNote(svg, null);
     if (view.why) {
-      text(svg, MARGIN.left + x.width / 2, top + ph / 2, "not drawn: " + view.why, { "text-anchor": "middle", "class": "why", "data-why": id });
+      text(svg, MARGIN.left + x.width / 2, top + span / 2, "not drawn: " + view.why, { "text-anchor": "middle", "class": "why", "data-why": id });
       return;
     }
     // The lane and the caches table must agree: what the lane leaves out of
@@ -355,39 +394,63 @@
     if (view.lane_why) {
       var empty = view.series.every(function (p) { return lanes.every(function (l) { return !l.get(p); }); });
       if (empty) {
-        text(svg, MARGIN.left + x.width / 2, top + ph / 2, "nothing drawn: " + view.lane_why, { "text-anchor": "middle", "class": "why", "data-why": id });
+        text(svg, MARGIN.left + x.width / 2, top + span / 2, "nothing drawn: " + view.lane_why, { "text-anchor": "middle", "class": "why", "data-why": id });
         return;
       }
       laneNote(svg, "not drawn: " + view.lane_why);
     }
-    var r = range(), series = view.series.filter(function (p) { return p.t_s >= r[0] - view.bucket_s && p.t_s <= r[1]; });
-    var max = 1;
-    series.forEach(function (p) { lanes.forEach(function (l) { max = Math.max(max, l.get(p)); }); });
-    max *= 1.1;
-    var y = function (v) { return top + (1 - v / max) * ph; };
-    [0, 0.5, 1].forEach(function (f) {
-      el("line", { x1: MARGIN.left, x2: MARGIN.left + x.width, y1: y(max * f), y2: y(max * f), "class": "grid" }, svg);
-      text(svg, MARGIN.left - 6, y(max * f) + 4, (max * f).toFixed(max < 10 ? 1 : 0) + unit, { "text-anchor": "end", "class": "tick" });
-    });
-    var clip = clipRect(svg, "clip-" + id, top, ph, x);
-    var g = el("g", { "clip-path": "url(#" + clip + ")" }, svg);
-    lanes.forEach(function (l) {
-      var d = series.map(function (p, i) { return (i ? "L" : "M") + x(p.t_s).toFixed(1) + " " + y(l.get(p)).toFixed(1); }).join("");
-      if (d) el("path", { d: d, stroke: l.colour, "class": "series lane", "data-lane": l.name }, g);
+    var r = range(), shown = [];
+    view.series.forEach(function (p, i) { if (p.t_s >= r[0] - view.bucket_s && p.t_s <= r[1]) shown.push(i); });
+    var clip = clipRect(svg, "clip-" + id, top, span, x), pt = top;
+    panels.forEach(function (panel, k) {
+      var ph = heights[k], max = 0;
+      shown.forEach(function (i) { lanes.forEach(function (l) { max = Math.max(max, panel.get(l, i)); }); });
+      max = roundUp(max);
+      var y = function (v) { return pt + (1 - v / max) * ph; };
+      var g = el("g", { "class": "panel", "data-panel": panel.name }, svg);
+      [0, 0.5, 1].forEach(function (f) {
+        el("line", { x1: MARGIN.left, x2: MARGIN.left + x.width, y1: y(max * f), y2: y(max * f), "class": f ? "grid" : "row-rule" }, g);
+        if (f || k === 0) text(g, MARGIN.left - 6, y(max * f) + 4, fixed(max * f, max * f !== 0 && max < 10 ? 1 : 0) + unit, { "text-anchor": "end", "class": "tick" });
+      });
+      fitText(text(g, 8, pt + ph / 2 + 4, panel.name, { "class": "row-label" }), MARGIN.left - 60);
+      var lines = el("g", { "clip-path": "url(#" + clip + ")" }, g);
+      lanes.forEach(function (l) {
+        var d = shown.map(function (i, j) { return (j ? "L" : "M") + x(view.series[i].t_s).toFixed(1) + " " + y(panel.get(l, i)).toFixed(1); }).join("");
+        if (d) el("path", { d: d, stroke: l.colour, "class": "series lane", "data-lane": l.name, "data-node": k ? panel.name : "" }, lines);
+      });
+      pt += ph + PANEL_GAP;
     });
     var legend = el("g", { "class": "lane-legend" }, svg);
     lanes.forEach(function (l, i) {
       el("rect", { x: MARGIN.left + 8 + i * 150, y: MARGIN.top + 4, width: 12, height: 4, fill: l.colour }, legend);
       text(legend, MARGIN.left + 24 + i * 150, MARGIN.top + 10, l.name, {});
     });
-    hoverLayer(svg, top, ph, x, function (t) {
-      var p = null;
-      view.series.forEach(function (q) { if (q.t_s <= t && t < q.t_s + view.bucket_s) p = q; });
-      if (!p) return "<b>" + fmtOffset(t) + "</b>";
-      return "<b>" + fmtOffset(p.t_s) + "</b> (" + bucketLabel + ")<table>" + lanes.map(function (l) {
-        return "<tr><td><span class=\"swatch\" style=\"background:" + l.colour + "\"></span>" + l.name + "</td><td>" + l.fmt(l.get(p)) + "</td></tr>";
+    hoverLayer(svg, top, span, x, function (t) {
+      var at = -1;
+      view.series.forEach(function (q, i) { if (q.t_s <= t && t < q.t_s + view.bucket_s) at = i; });
+      if (at < 0) return "<b>" + fmtOffset(t) + "</b>";
+      return "<b>" + fmtOffset(view.series[at].t_s) + "</b> (" + bucketLabel + ")<table><tr><td></td>" + lanes.map(function (l) {
+        return "<td><span class=\"swatch\" style=\"background:" + l.colour + "\"></span>" + l.name + "</td>";
+      }).join("") + "</tr>" + panels.map(function (panel) {
+        return "<tr><td>" + esc(panel.name) + "</td>" + lanes.map(function (l) { return "<td>" + l.fmt(panel.get(l, at)) + "</td>"; }).join("") + "</tr>";
       }).join("") + "</table>";
     });
+  }
+
+  // Cuts a label to `width` pixels with an ellipsis: a long name must not
+  // run into the ticks beside it. The whole name stays in its title.
+  function fitText(t, width) {
+    var name = t.textContent;
+    if (t.getComputedTextLength() <= width) return t;
+    el("title", {}, t).textContent = name;
+    var lo = 0, hi = name.length;
+    while (hi - lo > 1) {
+      var mid = (lo + hi) >> 1;
+      t.firstChild.nodeValue = name.slice(0, mid) + "…";
+      if (t.getComputedTextLength() <= width) lo = mid; else hi = mid;
+    }
+    t.firstChild.nodeValue = name.slice(0, lo) + "…";
+    return t;
   }
 
   // A note under a lane's chart, as HTML text so a long reason wraps.
@@ -404,12 +467,19 @@
       { name: "hits", colour: STYLE.lanes.hits, get: function (p) { return p.hits; }, fmt: String },
       { name: "misses", colour: STYLE.lanes.misses, get: function (p) { return p.misses; }, fmt: String },
       { name: "writes", colour: STYLE.lanes.writes, get: function (p) { return p.writes; }, fmt: String }
-    ], "");
+    ], "", {
+      hits: function (n, i) { return n.hits[i]; },
+      misses: function (n, i) { return n.misses[i]; },
+      writes: function (n, i) { return n.writes[i]; }
+    });
     var rate = function (b) { return b / 1e6 / z.bucket_s; };
     drawLane("chart-zot", z, "MB/s over " + z.bucket_s + " s", [
-      { name: "layer cache", colour: STYLE.lanes["layer cache"], get: function (p) { return rate(p.cache_bytes); }, fmt: function (v) { return v.toFixed(1) + " MB/s"; } },
-      { name: "images", colour: STYLE.lanes.images, get: function (p) { return rate(p.image_bytes); }, fmt: function (v) { return v.toFixed(1) + " MB/s"; } }
-    ], " MB/s");
+      { name: "layer cache", colour: STYLE.lanes["layer cache"], get: function (p) { return rate(p.cache_bytes); }, fmt: function (v) { return fmtRate(v * 1e6); } },
+      { name: "images", colour: STYLE.lanes.images, get: function (p) { return rate(p.image_bytes); }, fmt: function (v) { return fmtRate(v * 1e6); } }
+    ], " MB/s", {
+      "layer cache": function (n, i) { return rate(n.cache_bytes[i]); },
+      images: function (n, i) { return rate(n.image_bytes[i]); }
+    });
   }
 
   // ---------- hover and zoom ----------
@@ -638,13 +708,13 @@
     ], data.nodes.map(function (n) {
       return [cell((n.name === critical ? "★ <b>" + esc(n.name) + "</b> (critical)" : esc(n.name)), n.name), txt(n.builder), txt(n.targets.join(", ")),
         dur(n.busy_s), dur(n.idle_s), dur(n.waiting_s), dur(n.nothing_to_do_s), dur(n.idle_after_s), cell(fmtPct(n.cpu_pct_mean), n.cpu_pct_mean), cell(fmtPct(n.mem_pct_max), n.mem_pct_max),
-        cell(n.load1_max === null ? "—" : n.load1_max.toFixed(1) + (n.cores ? " / " + n.cores + " cores" : ""), n.load1_max)];
+        cell(n.load1_max === null ? "—" : fixed(n.load1_max, 1) + (n.cores ? " / " + n.cores + " cores" : ""), n.load1_max)];
     }));
     var s = data.sccache, z = data.zot;
     table("table-caches", [{ name: "cache" }, { name: "figure" }, { name: "value", num: 1 }], [].concat(
       s.why ? [[txt("sccache"), txt("not measured"), txt(s.why)]] : [
         [txt("sccache"), txt("hits"), txt(s.hits)], [txt("sccache"), txt("misses"), txt(s.misses)],
-        [txt("sccache"), txt("hit ratio"), cell(s.hit_ratio === null ? "—" : (100 * s.hit_ratio).toFixed(1) + "%", s.hit_ratio)],
+        [txt("sccache"), txt("hit ratio"), cell(s.hit_ratio === null ? "—" : fixed(100 * s.hit_ratio, 1) + "%", s.hit_ratio)],
         [txt("sccache"), txt("writes"), txt(s.writes)], [txt("sccache"), txt("written"), cell(fmtBytes(s.write_bytes), s.write_bytes)],
         [txt("sccache"), txt("requests under other prefixes"), txt(s.other_prefix)]],
       z.why ? [[txt("registry"), txt("not measured"), txt(z.why)]] : [
@@ -668,7 +738,7 @@
   }
 
   // The balancer's costs as measured and its rule replayed on them (data.placement).
-  function mbps(x) { return cell(x === null || x === undefined ? "—" : fmtBytes(x * 1e6) + "/s", x); }
+  function mbps(x) { return cell(x === null || x === undefined ? "—" : fmtRate(x * 1e6), x); }
   function list(title, items) {
     return items.length ? "<p>" + esc(title) + "</p><ul>" + items.map(function (i) { return "<li>" + esc(i) + "</li>"; }).join("") + "</ul>" : "";
   }

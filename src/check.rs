@@ -61,9 +61,8 @@ pub fn check(run: &Run) -> CheckReport {
         .input(model::SCCACHE)
         .filter(|s| s.contract_broken && s.malformed > 0)
     {
-        let format = model::read_at_most(&run.dir.join(model::NGINX_FORMAT), model::NGINX_FORMAT_MAX)
-            .ok()
-            .and_then(|r| r.ok())
+        let format = model::RunDir::new(&run.dir, model::Links::StayInside)
+            .read_at_most(model::NGINX_FORMAT, model::NGINX_FORMAT_MAX)
             .and_then(|t| LogFormat::from_directive(&String::from_utf8_lossy(&t)).ok())
             .unwrap_or_else(LogFormat::combined);
         if let Some(f) = findings.iter_mut().find(|f| f.input == model::SCCACHE) {

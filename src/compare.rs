@@ -4,7 +4,9 @@
 //! target that moved nodes says so, since it lost that node's local cache.
 
 pub mod comparable;
+pub mod why;
 
+use crate::analysis::step_diff::{self, StepChange};
 use crate::history::RunFigures;
 use crate::render::escape::md_text as md;
 use crate::view::View;
@@ -39,6 +41,20 @@ pub struct TargetChange {
     /// Set when the target ran on another node in B.
     pub moved: Option<String>,
     pub changes: Vec<Change>,
+    /// Its steps matched across the runs, largest change first
+    /// (`analysis::step_diff`); empty for a node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<StepChange>>,
+    /// The share of the build's change the top 3 steps explain; `null` when
+    /// the build did not move or was not measured in both.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps_explain_pct: Option<Option<f64>>,
+    /// What moved beside the steps: setup, export, upload, upload bytes and rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beside: Option<Vec<why::Beside>>,
+    /// Why the target's figure moved, in a sentence, when it moved beyond its noise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -49,6 +65,9 @@ pub struct CompareView {
     /// Why not, when not.
     pub reasons: Vec<String>,
     pub warnings: Vec<String>,
+    /// run.json's `revision` of each run; `null` when not recorded.
+    pub revision_a: Option<String>,
+    pub revision_b: Option<String>,
     pub targets: Vec<TargetChange>,
     pub nodes: Vec<TargetChange>,
     /// The tool that compared, and each run's own provenance (inputs, coordinates).
@@ -105,11 +124,10 @@ fn change(metric: &'static str, a: Option<f64>, b: Option<f64>, band: (f64, Stri
     }
 }
 
-/// The noise band of a target's metric: the gate's band (3× the spread of
-/// the newest comparable runs, `history::bands`), with how many runs it rests
-/// on; without enough history the default, said as an assumption.
-fn noise_band(comparable: &[&RunFigures], target: &str, metric: &str) -> (f64, String, usize) {
-    let b = crate::history::bands::metric_band(comparable, target, metric);
+/// The noise band of a metric from its band over the comparable runs before
+/// B (the gate's: 3× their spread, `history::bands`), with how many runs it
+/// rests on; without enough history the default, said as an assumption.
+fn noise_band(b: crate::history::bands::MetricBand) -> (f64, String, usize) {
     match (b.spread_pct, b.band_pct) {
         (Some(s), band) => {
             let wide = match band {
@@ -141,7 +159,8 @@ fn noise_band(comparable: &[&RunFigures], target: &str, metric: &str) -> (f64, S
 }
 
 /// Compares B against A. `history`: the runs of a history root; those
-/// comparable with A (same mode, arch and job width) set the noise bands.
+/// comparable with B (same mode, arch and job width) that started before it
+/// set the noise bands, so no band rests on a night after B.
 pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
     let mut out = CompareView {
         a: a.stamp.clone(),
@@ -149,6 +168,8 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
         comparable: true,
         reasons: vec![],
         warnings: vec![],
+        revision_a: a.provenance.run.revision.clone(),
+        revision_b: b.provenance.run.revision.clone(),
         targets: vec![],
         nodes: vec![],
         tool: crate::view::Tool::this(),
@@ -163,7 +184,9 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
         }
         Comparability::Yes { warnings } => out.warnings = warnings,
     }
-    let history = crate::history::bands::newest_comparable(history, &RunFigures::from_view("", a));
+    let history = crate::history::bands::earlier(history, &RunFigures::from_view("", b));
+    let target_band = |t: &str, m: &str| noise_band(crate::history::bands::metric_band(&history, t, m));
+    let node_band = |n: &str, m: &str| noise_band(crate::history::bands::node_band(&history, n, m));
     type Get = fn(&crate::view::TargetView) -> Option<f64>;
     let metrics: [(&'static str, Get); 5] = [
         ("total_s", |t| t.total_s),
@@ -181,27 +204,50 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
             (Some(x), Some(y)) if x != y => Some(format!("moved from {x} to {y}: it could not use {x}'s local cache")),
             _ => None,
         };
-        let changes = metrics
+        let changes: Vec<Change> = metrics
             .iter()
-            .map(|(m, get)| change(m, get(ta), get(tb), noise_band(&history, &ta.name, m)))
+            .map(|(m, get)| change(m, get(ta), get(tb), target_band(&ta.name, m)))
             .collect();
+        let steps = step_diff::diff(&ta.step_records(), &tb.step_records());
+        let build_delta = changes.iter().find(|c| c.metric == "build_s").and_then(|c| c.delta);
+        let beside = beside(ta, tb);
+        let why = headline_change(&changes).map(|c| {
+            why::sentence(&why::Why {
+                target: &ta.name,
+                metric: c.metric,
+                delta: c.delta,
+                steps: &steps,
+                beside: &beside,
+                moved: moved.as_deref(),
+                revision_a: out.revision_a.as_deref(),
+                revision_b: out.revision_b.as_deref(),
+            })
+        });
         out.targets.push(TargetChange {
             target: ta.name.clone(),
             node_a: ta.node.clone(),
             node_b: tb.node.clone(),
             moved,
             changes,
+            steps_explain_pct: Some(build_delta.and_then(|d| step_diff::explained_pct(&steps, d, why::TOP))),
+            steps: Some(steps),
+            beside: Some(beside),
+            why,
         });
     }
     for na in &a.nodes {
         let Some(nb) = b.nodes.iter().find(|n| n.name == na.name) else {
             continue;
         };
-        let d = || (DEFAULT_BAND_PCT, "default".to_string(), 0);
         let changes = vec![
-            change("busy_s", na.busy_s, nb.busy_s, d()),
-            change("idle_s", na.idle_s, nb.idle_s, d()),
-            change("cpu_pct_mean", na.cpu_pct_mean, nb.cpu_pct_mean, d()),
+            change("busy_s", na.busy_s, nb.busy_s, node_band(&na.name, "busy_s")),
+            change("idle_s", na.idle_s, nb.idle_s, node_band(&na.name, "idle_s")),
+            change(
+                "cpu_pct_mean",
+                na.cpu_pct_mean,
+                nb.cpu_pct_mean,
+                node_band(&na.name, "cpu_pct_mean"),
+            ),
         ];
         out.nodes.push(TargetChange {
             target: na.name.clone(),
@@ -209,20 +255,61 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
             node_b: None,
             moved: None,
             changes,
+            steps: None,
+            steps_explain_pct: None,
+            beside: None,
+            why: None,
         });
     }
     out
 }
 
-fn num(v: Option<f64>) -> String {
-    v.map(|x| {
-        if x.fract() == 0.0 {
-            format!("{x:.0}")
-        } else {
-            format!("{x:.1}")
-        }
-    })
-    .unwrap_or_else(|| "—".into())
+/// A metric's value as the report writes it (`38m52s`, not `2332.0`).
+fn num(metric: &str, v: Option<f64>) -> String {
+    v.map(|x| crate::fmt::metric(metric, x)).unwrap_or_else(|| "—".into())
+}
+
+/// What moved beside a target's steps.
+fn beside(a: &crate::view::TargetView, b: &crate::view::TargetView) -> Vec<why::Beside> {
+    let bytes = |t: &crate::view::TargetView| t.upload_bytes.map(|x| x as f64);
+    vec![
+        why::Beside {
+            what: "setup_s",
+            a: a.setup_s,
+            b: b.setup_s,
+        },
+        why::Beside {
+            what: "export_s",
+            a: a.export_s,
+            b: b.export_s,
+        },
+        why::Beside {
+            what: "upload_s",
+            a: a.upload_s,
+            b: b.upload_s,
+        },
+        why::Beside {
+            what: "upload_bytes",
+            a: bytes(a),
+            b: bytes(b),
+        },
+        why::Beside {
+            what: "upload_mbps",
+            a: a.upload_mbps,
+            b: b.upload_mbps,
+        },
+    ]
+}
+
+/// The change a target's sentence explains: its build when that moved
+/// beyond the noise, else its total.
+fn headline_change(changes: &[Change]) -> Option<&Change> {
+    let moved = |m: &str| {
+        changes
+            .iter()
+            .find(|c| c.metric == m && matches!(c.verdict.as_str(), "slower" | "faster"))
+    };
+    moved("build_s").or_else(|| moved("total_s"))
 }
 
 /// Who compared what: the tool and both runs' coordinates and input hashes.
@@ -256,6 +343,15 @@ fn provenance_footer(c: &CompareView) -> String {
     )
 }
 
+/// A change's band with what it rests on: "±4.2% (3 earlier runs)", or assumed.
+fn band_cell(ch: &Change) -> String {
+    let from = match ch.band_runs {
+        0 => "assumed".to_string(),
+        n => crate::fmt::counted(n as u64, "earlier run", "earlier runs"),
+    };
+    format!("±{:.1}% ({from})", ch.band_pct)
+}
+
 /// The comparison as markdown; every name from the runs is escaped as
 /// markdown text (it lands in the published report page too).
 pub fn render_markdown(c: &CompareView) -> String {
@@ -271,8 +367,23 @@ pub fn render_markdown(c: &CompareView) -> String {
     for w in &c.warnings {
         s.push_str(&format!("- ⚠ {}\n", md(w)));
     }
+    let whys: Vec<&str> = c.targets.iter().filter_map(|t| t.why.as_deref()).collect();
+    if !whys.is_empty() {
+        s.push_str("\n## Why\n\n");
+        for w in whys {
+            s.push_str(&format!("- {w}\n"));
+        }
+    }
+    if c.revision_a.is_some() || c.revision_b.is_some() {
+        let r = |x: &Option<String>| x.as_deref().map(md).unwrap_or_else(|| "not recorded".into());
+        if c.revision_a == c.revision_b {
+            s.push_str(&format!("\nRevision: {} (both runs)\n", r(&c.revision_a)));
+        } else {
+            s.push_str(&format!("\nRevision: {} → {}\n", r(&c.revision_a), r(&c.revision_b)));
+        }
+    }
     s.push_str(&format!(
-        "\n## Targets\n\nA change inside its band is noise. A band is {}× the metric's robust spread over the newest {} earlier comparable runs of the history root (how many, beside it); with fewer than {} it is ±{DEFAULT_BAND_PCT}%, assumed.\n\n| target | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n",
+        "\n## Targets\n\nA change inside its band is noise. A band is {}× the metric's robust spread over the newest {} comparable runs of the history root that started before B (how many, beside it); with fewer than {} it is ±{DEFAULT_BAND_PCT}%, assumed. Nodes are banded the same way.\n\n| target | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n",
         crate::analysis::spread::BAND_SPREADS,
         crate::analysis::spread::WINDOW,
         crate::analysis::spread::MIN_SPREAD_N,
@@ -280,17 +391,16 @@ pub fn render_markdown(c: &CompareView) -> String {
     for t in &c.targets {
         for (i, ch) in t.changes.iter().enumerate() {
             let name = if i == 0 { md(&t.target) } else { String::new() };
-            let pct = ch.delta_pct.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "—".into());
+            let pct = ch
+                .delta_pct
+                .map(|p| crate::fmt::change(p, 1))
+                .unwrap_or_else(|| "—".into());
             s.push_str(&format!(
-                "| {name} | {} | {} | {} | {pct} | ±{:.1}% ({}) | {} |\n",
+                "| {name} | {} | {} | {} | {pct} | {} | {} |\n",
                 ch.metric,
-                num(ch.a),
-                num(ch.b),
-                ch.band_pct,
-                match ch.band_runs {
-                    0 => "assumed".to_string(),
-                    n => format!("{n} runs"),
-                },
+                num(ch.metric, ch.a),
+                num(ch.metric, ch.b),
+                band_cell(ch),
                 ch.verdict
             ));
         }
@@ -303,16 +413,20 @@ pub fn render_markdown(c: &CompareView) -> String {
             ));
         }
     }
-    s.push_str("\n## Nodes\n\n| node | metric | A | B | change | verdict |\n|---|---|--:|--:|--:|---|\n");
+    s.push_str("\n## Nodes\n\n| node | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n");
     for n in &c.nodes {
         for ch in &n.changes {
-            let pct = ch.delta_pct.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "—".into());
+            let pct = ch
+                .delta_pct
+                .map(|p| crate::fmt::change(p, 1))
+                .unwrap_or_else(|| "—".into());
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {pct} | {} |\n",
+                "| {} | {} | {} | {} | {pct} | {} | {} |\n",
                 md(&n.target),
                 ch.metric,
-                num(ch.a),
-                num(ch.b),
+                num(ch.metric, ch.a),
+                num(ch.metric, ch.b),
+                band_cell(ch),
                 ch.verdict
             ));
         }
@@ -353,7 +467,8 @@ mod tests {
         let runs = [run(90.0), run(100.0), run(110.0)];
         let refs: Vec<&RunFigures> = runs.iter().collect();
         // Median 100, MAD 10: spread 14.826%, band 3× that.
-        let (band, from, n) = noise_band(&refs, "pytorch", "build_s");
+        let band_of = |runs: &[&RunFigures]| noise_band(crate::history::bands::metric_band(runs, "pytorch", "build_s"));
+        let (band, from, n) = band_of(&refs);
         assert!((band - 44.478).abs() < 1e-9, "{band}");
         assert_eq!(
             (from.as_str(), n),
@@ -362,10 +477,10 @@ mod tests {
         // Identical runs show no spread: the band is floored, so 100 s -> 100.5 s is noise.
         let same = [run(100.0), run(100.0), run(100.0)];
         let same: Vec<&RunFigures> = same.iter().collect();
-        let (band, from, _) = noise_band(&same, "pytorch", "build_s");
+        let (band, from, _) = band_of(&same);
         assert_eq!(band, 5.0, "5 s of 100 s: {from}");
         assert_eq!(verdict("build_s", 100.0, 100.5, band), "within noise");
-        let (band, from, n) = noise_band(&refs[..2], "pytorch", "build_s");
+        let (band, from, n) = band_of(&refs[..2]);
         assert_eq!((band, n), (DEFAULT_BAND_PCT, 0));
         assert!(from.starts_with("assumed: no history (2 earlier"), "{from}");
     }

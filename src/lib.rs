@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod check;
 pub mod compare;
 pub mod error;
+pub mod fmt;
 pub mod gate;
 pub mod harness;
 pub mod history;
@@ -38,9 +39,10 @@ pub struct Report {
     pub broken_inputs: Vec<String>,
 }
 
-/// Reads a run directory and renders its report in memory.
-pub fn report(run_dir: &Path) -> Result<Report> {
-    let run = model::load(run_dir)?;
+/// Reads a run directory and renders its report in memory; `links` says
+/// whether an input whose real path leaves the run directory is read.
+pub fn report(run_dir: &Path, links: model::Links) -> Result<Report> {
+    let run = model::load_with(run_dir, None, links)?;
     let view = view::build(&run);
     let files = render::render_all(&view)?;
     let broken_inputs = view

@@ -23,7 +23,7 @@ impl LiveRun {
 
     /// Reads the run again, the big logs from where the last read stopped.
     pub fn load(&mut self) -> Result<Run> {
-        model::load_with(&self.dir, Some(&mut self.cache))
+        model::load_with(&self.dir, Some(&mut self.cache), model::Links::StayInside)
     }
 }
 

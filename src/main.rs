@@ -37,7 +37,7 @@ enum Command {
     Trace(trace::Args),
     /// What changed from run A to run B, per target, phase and node (markdown, or JSON).
     Compare(compare::Args),
-    /// Gate a run on the history of comparable runs, or on checked-in expectations: exit 1 on a regression.
+    /// Gate the night's runs (or one run) on the history of comparable runs, or on checked-in expectations: exit 1 on a regression, 3 when nothing could be gated.
     Gate(gate::Args),
     /// Serve a live view of a run (default: the newest) while it grows.
     Serve(serve::Args),
@@ -53,12 +53,28 @@ enum Command {
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PERFREPORT_COMMIT"), ")");
 
 fn main() -> ExitCode {
-    match run(Cli::parse().command) {
+    let command = Cli::parse().command;
+    if !matches!(command, Command::Serve(_)) {
+        end_quietly_on_a_closed_stdout();
+    }
+    match run(command) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("perfreport: {}", quote(&format!("{e:#}")));
             ExitCode::from(EXIT_USAGE)
         }
+    }
+}
+
+/// A reader that stops reading (`perfreport history --json | head -c 10`)
+/// ends the command as it ends `cat`: by SIGPIPE, exit status 141 in a
+/// shell, with nothing printed. Rust ignores SIGPIPE, which turns the closed
+/// pipe into an error that `print!` panics on. Not for `serve`, whose
+/// sockets a client may close at any time.
+fn end_quietly_on_a_closed_stdout() {
+    // SAFETY: restores the default action of one signal, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -7,7 +7,8 @@ use crate::input::incremental;
 use crate::input::lines::Tail;
 use crate::input::placement::{Placement, Placements};
 pub(crate) use crate::input::read::{mtime_of, read_at_most};
-use crate::input::read::{read_lines, size_of};
+use crate::input::read::{read_lines, read_open_at_most};
+pub use crate::input::read::{Links, RunDir};
 use crate::input::run_json::{self, RunInfo};
 use crate::input::run_rules;
 use crate::input::samples;
@@ -120,40 +121,46 @@ fn most_bytes(name: &str) -> u64 {
     }
 }
 
+/// A small whole-file input as read: its bytes and modification time.
+struct Small {
+    data: Vec<u8>,
+    mtime: Option<String>,
+}
+
 /// Reads a small whole-file input, reporting absence, I/O errors and a file
 /// too large to be what it says it is.
-fn read_small(dir: &Path, name: &str) -> std::result::Result<Option<(Vec<u8>, u64)>, Box<InputReport>> {
-    let path = dir.join(name);
+fn read_small(run: &RunDir, name: &str) -> std::result::Result<Option<Small>, Box<InputReport>> {
     let unreadable = |bytes, reason| Box::new(InputReport::unreadable(name, bytes, reason));
-    match size_of(&path) {
-        Ok(None) => Ok(None),
-        Ok(Some(_)) => match read_at_most(&path, most_bytes(name)) {
-            Ok(Ok(data)) => {
-                let n = data.len() as u64;
-                Ok(Some((data, n)))
-            }
-            Ok(Err(size)) => Err(unreadable(
-                Some(size),
-                format!(
-                    "{size} bytes, more than the {} MiB this file may be: not read, and the rest of the run is reported without it",
-                    most_bytes(name) >> 20
-                ),
-            )),
-            Err(e) => Err(unreadable(None, format!("cannot read: {e}"))),
-        },
+    let opened = match run.open(name) {
+        Ok(o) => o,
+        Err(crate::input::read::NotOpened::Absent) => return Ok(None),
+        Err(not) => return Err(Box::new(not.report(name))),
+    };
+    let mtime = opened.mtime();
+    match read_open_at_most(opened.file, opened.meta.len(), most_bytes(name)) {
+        Ok(Ok(data)) => Ok(Some(Small { data, mtime })),
+        Ok(Err(size)) => Err(unreadable(
+            Some(size),
+            format!(
+                "{size} bytes, more than the {} MiB this file may be: not read, and the rest of the run is reported without it",
+                most_bytes(name) >> 20
+            ),
+        )),
         Err(e) => Err(unreadable(None, format!("cannot read: {e}"))),
     }
 }
 
 /// Loads and parses a run directory. Fails only when `dir` is not a run.
 pub fn load(dir: &Path) -> Result<Run> {
-    load_with(dir, None)
+    load_with(dir, None, Links::StayInside)
 }
 
 /// As `load`; with a cache, the big logs are parsed only from where the
-/// previous load stopped (see `input::incremental`).
-pub fn load_with(dir: &Path, cache: Option<&mut LogCache>) -> Result<Run> {
+/// previous load stopped (see `input::incremental`). `links` says whether an
+/// input whose real path leaves the run directory is read.
+pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Result<Run> {
     let trace_files = trace_files_of(dir)?;
+    let inside = RunDir::new(dir, links);
     let mut run = Run {
         dir: dir.to_path_buf(),
         dir_name: dir
@@ -165,13 +172,13 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>) -> Result<Run> {
     let mut inputs = Vec::new();
     // run.json first: the others need to know whether the run is in flight
     // and which sccache prefix is this run's. It is tiny.
-    let (info, report) = read_run_json(dir);
+    let (info, report) = read_run_json(&inside);
     run.info = info;
     inputs.push(report);
     // The log format decides how sccache.log is read.
-    let (format, report) = read_log_format(dir);
+    let (format, report) = read_log_format(&inside);
     inputs.push(report);
-    let logs = read_logs(dir, &run, &format, &trace_files, cache);
+    let logs = read_logs(&inside, &run, &format, &trace_files, cache);
     logs.into_run(&mut run, &format, &mut inputs);
     keep_to_window(&mut run, &mut inputs);
     if let Some(note) = run
@@ -388,14 +395,14 @@ fn trace_files_of(dir: &Path) -> Result<Vec<(String, String)>> {
     Ok(trace_files)
 }
 
-fn read_run_json(dir: &Path) -> (Option<RunInfo>, InputReport) {
-    match read_small(dir, RUN_JSON) {
+fn read_run_json(run: &RunDir) -> (Option<RunInfo>, InputReport) {
+    match read_small(run, RUN_JSON) {
         Ok(None) => (None, InputReport::absent(RUN_JSON)),
         Err(r) => (None, *r),
-        Ok(Some((data, n))) => {
+        Ok(Some(Small { data, mtime })) => {
             let (info, stats) = run_json::parse(&data);
-            let report = InputReport::from_parse(RUN_JSON, n, Some("run.json".into()), &stats)
-                .with_identity(mtime_of(&dir.join(RUN_JSON)), xxh3(&data));
+            let report = InputReport::from_parse(RUN_JSON, data.len() as u64, Some("run.json".into()), &stats)
+                .with_identity(mtime, xxh3(&data));
             (info, report)
         }
     }
@@ -403,8 +410,8 @@ fn read_run_json(dir: &Path) -> (Option<RunInfo>, InputReport) {
 
 /// The nginx `log_format` sccache.log is written in: the directive in the
 /// run, else nginx's `combined`.
-fn read_log_format(dir: &Path) -> (LogFormat, InputReport) {
-    let (data, n) = match read_small(dir, NGINX_FORMAT) {
+fn read_log_format(run: &RunDir) -> (LogFormat, InputReport) {
+    let Small { data, mtime } = match read_small(run, NGINX_FORMAT) {
         Ok(None) => return (LogFormat::combined(), InputReport::absent(NGINX_FORMAT)),
         Err(r) => return (LogFormat::combined(), *r),
         Ok(Some(read)) => read,
@@ -424,8 +431,8 @@ fn read_log_format(dir: &Path) -> (LogFormat, InputReport) {
             (LogFormat::combined(), None)
         }
     };
-    let report = InputReport::from_parse(NGINX_FORMAT, n, read_as, &stats)
-        .with_identity(mtime_of(&dir.join(NGINX_FORMAT)), xxh3(&data));
+    let report =
+        InputReport::from_parse(NGINX_FORMAT, data.len() as u64, read_as, &stats).with_identity(mtime, xxh3(&data));
     (format, report)
 }
 
@@ -443,7 +450,7 @@ struct Logs {
 /// Reads every input but run.json and the log format at once: the big logs
 /// are themselves parsed in parallel chunks, incrementally with a cache.
 fn read_logs(
-    dir: &Path,
+    dir: &RunDir,
     run: &Run,
     format: &LogFormat,
     trace_files: &[(String, String)],
@@ -508,6 +515,7 @@ fn read_logs(
         zot,
         traces: _,
     } = &mut logs;
+    let sccache_hosts = NodeHosts::new(node_hosts.clone());
     rayon::scope(|s| {
         s.spawn(|_| {
             *placement = Some(read_lines(
@@ -543,8 +551,10 @@ fn read_logs(
             let format = std::sync::Arc::new(format.clone());
             let describe = format.describe();
             // A changed log format or prefix invalidates what was parsed before.
-            let tag = format!("{describe} prefix={prefix:?}");
-            let make = || SccacheSink::new(format.clone(), prefix.clone());
+            // Each node's requests count on a lane of their own too.
+            let hosts = sccache_hosts;
+            let tag = format!("{describe} prefix={prefix:?} nodes={}", hosts.tag());
+            let make = || SccacheSink::new(format.clone(), prefix.clone()).for_nodes(hosts.clone());
             let (sink, report) = incremental::read_log(dir, SCCACHE, tail, Some(describe), &tag, cache_sccache, make);
             *sccache = Some((sink.map(|s| s.log), report));
         });
@@ -610,9 +620,9 @@ impl Logs {
     }
 }
 
-fn read_trace(dir: &Path, target: &str, file: &str) -> (Option<TargetTrace>, InputReport) {
-    let data = match read_small(dir, file) {
-        Ok(Some((data, _))) => data,
+fn read_trace(dir: &RunDir, target: &str, file: &str) -> (Option<TargetTrace>, InputReport) {
+    let Small { data, mtime } = match read_small(dir, file) {
+        Ok(Some(small)) => small,
         Ok(None) => return (None, InputReport::absent(file)),
         Err(r) => return (None, *r),
     };
@@ -620,7 +630,7 @@ fn read_trace(dir: &Path, target: &str, file: &str) -> (Option<TargetTrace>, Inp
     match decoded {
         Ok(t) => {
             let report = InputReport::from_parse(file, data.len() as u64, Some(t.encoding.label().into()), &stats)
-                .with_identity(mtime_of(&dir.join(file)), xxh3(&data));
+                .with_identity(mtime, xxh3(&data));
             let tt = TargetTrace {
                 target: target.to_string(),
                 encoding: t.encoding,
@@ -630,7 +640,7 @@ fn read_trace(dir: &Path, target: &str, file: &str) -> (Option<TargetTrace>, Inp
         }
         Err(reason) => {
             let r = InputReport::from_unfit_parse(file, data.len() as u64, &stats, reason)
-                .with_identity(mtime_of(&dir.join(file)), xxh3(&data));
+                .with_identity(mtime, xxh3(&data));
             (None, r)
         }
     }

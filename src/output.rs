@@ -29,7 +29,9 @@ impl OutFile {
 /// The temporary is created exclusively (`O_EXCL`, a random name, by
 /// `tempfile`) in the target's own directory: a symlink or file planted at a
 /// guessable name is neither followed nor clobbered. The rename replaces a
-/// symlink at `path` itself rather than writing through it.
+/// symlink (or FIFO, or device) at `path` itself rather than writing through
+/// it: right for the files of an output directory, which are this tool's;
+/// a path the user named goes through [`write_named`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<bool> {
     let err = |source: std::io::Error| Error::Write {
         path: path.to_path_buf(),
@@ -62,6 +64,75 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<bool> {
     // On failure the temporary is removed when `tmp` (or the error holding it) drops.
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(true)
+}
+
+/// Where a file named by an output option (`trace -o`, `--costs-out`,
+/// `--fleet-out`) went. (`-`, standard output, is the command's to print.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// A device or a FIFO (or a symlink to one), opened and written in place.
+    InPlace,
+    /// A regular file, by a temporary and a rename ([`write_atomic`]).
+    Replaced,
+}
+
+/// Whether a named output that is a symlink to a regular file is written
+/// through (to the file it names, which the rename replaces; the link stays).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamedLinks {
+    Refuse,
+    WriteThrough,
+}
+
+/// Writes a file the user named on the command line. A path that is a device or a FIFO, or a symlink to one, is
+/// opened and written in place, never replaced by a rename (which would
+/// turn `/dev/null` into a regular file, or leave a reader of the FIFO
+/// waiting). A symlink to a regular file is refused, unless `links` says to
+/// write through it. Anything else goes through [`write_atomic`].
+pub fn write_named(path: &Path, bytes: &[u8], links: NamedLinks) -> Result<Written> {
+    let err = |source: std::io::Error| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let refuse = |why: &str| err(std::io::Error::other(why.to_string()));
+    let link = match std::fs::symlink_metadata(path) {
+        Ok(m) => m.file_type().is_symlink(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            write_atomic(path, bytes)?;
+            return Ok(Written::Replaced);
+        }
+        Err(e) => return Err(err(e)),
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(refuse("a symlink to nothing: refused (name the file it should create)"))
+        }
+        Err(e) => return Err(err(e)),
+    };
+    if meta.is_dir() {
+        return Err(refuse("a directory"));
+    }
+    if !meta.is_file() {
+        // A device, a FIFO, a socket's path: written as a shell's `>` would.
+        let mut f = std::fs::OpenOptions::new().write(true).open(path).map_err(err)?;
+        f.write_all(bytes).and_then(|()| f.flush()).map_err(err)?;
+        return Ok(Written::InPlace);
+    }
+    if !link {
+        write_atomic(path, bytes)?;
+        return Ok(Written::Replaced);
+    }
+    match links {
+        NamedLinks::Refuse => Err(refuse(
+            "a symlink to a regular file: refused, so a planted link cannot aim the write (--follow-links writes through it)",
+        )),
+        NamedLinks::WriteThrough => {
+            let real = path.canonicalize().map_err(err)?;
+            write_atomic(&real, bytes)?;
+            Ok(Written::Replaced)
+        }
+    }
 }
 
 /// Whether `path` is a regular file holding exactly `bytes`. Not followed

@@ -60,9 +60,8 @@ fn with_history(p: &mut PlacementView, run: &Run, root: &Path) {
             continue;
         }
         let name = dir.display().to_string();
-        let info = model::read_at_most(&dir.join(model::RUN_JSON), model::RUN_JSON_MAX)
-            .ok()
-            .and_then(|r| r.ok())
+        let info = model::RunDir::new(&dir, model::Links::StayInside)
+            .read_at_most(model::RUN_JSON, model::RUN_JSON_MAX)
             .and_then(|data| run_json::parse(&data).0);
         if !key.pools_with(&Key::of(info.as_ref())) {
             elsewhere += 1;

@@ -283,12 +283,13 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::history::
         started: "—".into(),
         order: (None, dir.to_string()),
     };
-    let reported = std::panic::catch_unwind(|| crate::report(path)).unwrap_or_else(|_| {
-        Err(Error::NotARun {
-            path: path.to_path_buf(),
-            reason: "perfreport panicked on this run (a bug: please report it)".into(),
-        })
-    });
+    let reported =
+        std::panic::catch_unwind(|| crate::report(path, crate::model::Links::StayInside)).unwrap_or_else(|_| {
+            Err(Error::NotARun {
+                path: path.to_path_buf(),
+                reason: "perfreport panicked on this run (a bug: please report it)".into(),
+            })
+        });
     let report = match reported {
         Ok(r) => r,
         Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(())),
@@ -396,7 +397,7 @@ fn markdown_page(title: &str, md: &str) -> String {
 }
 
 /// The site-wide pages: the run list the selectors read, the history from
-/// the manifest's figures, and the index with each run's history headline.
+/// the manifest's figures, and the index with each run's gate verdict.
 fn write_site_pages(
     opts: &PublishOptions,
     runs: &[RunEntry],
@@ -412,13 +413,13 @@ fn write_site_pages(
         render::html::script_safe(&serde_json::to_string(&runs_js).unwrap_or_else(|_| "[]".into()))
     );
     write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
-    let headlines = crate::history::site::write(opts.site, &opts.root.display().to_string(), figures, unreadable)?;
+    let verdicts = crate::history::site::write(opts.site, &opts.root.display().to_string(), figures, unreadable)?;
     let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
     t.autoescape_on(vec!["site.html"]);
     let mut ctx = tera::Context::new();
     ctx.insert("css", render::ratios::CSS);
     ctx.insert("runs", runs);
-    ctx.insert("headlines", &headlines);
+    ctx.insert("verdicts", &verdicts);
     ctx.insert("bench", &opts.bench.is_some());
     let index = t.render("site.html", &ctx).map_err(|e| Error::Template {
         name: "site.html".into(),

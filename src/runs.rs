@@ -13,16 +13,28 @@ pub fn default_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(DEFAULT_ROOT))
 }
 
+/// Whether `dir`'s real path lies inside `root`'s (`real_root`, already
+/// resolved): a symlinked run directory may lead elsewhere under the root,
+/// never out of it.
+fn inside(dir: &Path, real_root: Option<&Path>) -> bool {
+    real_root.is_some_and(|root| dir.canonicalize().is_ok_and(|d| d.starts_with(root)))
+}
+
+/// What a directory leading out of the root is called where it is named.
+const LEADS_OUT: &str = "a link leading out of the root: not read";
+
 /// The run directories directly under `root`, oldest first: by run.json's
-/// `started_at`, else by directory name.
+/// `started_at`, else by directory name. A symlinked directory whose real
+/// path leaves the root is not one of them.
 pub fn list(root: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(root) else {
         return vec![];
     };
+    let real_root = root.canonicalize().ok();
     let mut runs: Vec<(Option<i64>, String, PathBuf)> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.is_dir() && model::is_run_dir(p))
+        .filter(|p| p.is_dir() && inside(p, real_root.as_deref()) && model::is_run_dir(p))
         .map(|p| {
             let name = p
                 .file_name()
@@ -50,11 +62,13 @@ pub struct Walked {
 }
 
 /// The run folders under `root`, up to three levels down, in name order,
-/// found with walkdir: symlinks followed, loops and unreadable folders
-/// reported and skipped, `leave_out` (a site written under the root) too.
-/// Publish and history see the same runs.
+/// found with walkdir: symlinks followed while they stay inside the root (a
+/// folder whose real path leaves it is reported and not walked), loops and
+/// unreadable folders reported and skipped, `leave_out` (a site written
+/// under the root) too. Publish and history see the same runs.
 pub fn walk(root: &Path, leave_out: Option<&Path>) -> Walked {
     let leave_out = leave_out.and_then(|p| p.canonicalize().ok());
+    let real_root = root.canonicalize().ok();
     let mut out = Walked::default();
     let mut walk = walkdir::WalkDir::new(root)
         .follow_links(true)
@@ -77,6 +91,11 @@ pub fn walk(root: &Path, leave_out: Option<&Path>) -> Walked {
             }
         };
         if !entry.file_type().is_dir() {
+            continue;
+        }
+        if !inside(entry.path(), real_root.as_deref()) {
+            out.unreadable.push((entry.path().to_path_buf(), LEADS_OUT.to_string()));
+            walk.skip_current_dir();
             continue;
         }
         if leave_out.is_some() && entry.path().canonicalize().ok() == leave_out {

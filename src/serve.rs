@@ -432,10 +432,46 @@ impl Activity {
     }
 }
 
-/// A client's socket that records in `Activity` every byte it moves.
+/// A client's socket that records in `Activity` every byte it moves, and
+/// gives hyper's own answers the headers every answer carries.
 struct Watched {
     stream: tokio::net::TcpStream,
     activity: Arc<Activity>,
+    /// A rewritten automatic answer (see [`automatic_answer`]) not yet sent.
+    pending: Vec<u8>,
+}
+
+/// hyper answers a request it cannot parse by itself (400 for a request
+/// line without a version, 414, 431 for a head over `MAX_HEADER`), before
+/// any service sees it, and with none of the headers of `with_common_headers`.
+/// Such an answer is a lone head whose status is one of those and that
+/// lacks `x-content-type-options`, which every answer of `answer` has. Its
+/// replacement: the same status line, the common headers, a body saying the
+/// status as `answer`'s statuses do, and the connection closed (as hyper
+/// closes it after a parse error).
+fn automatic_answer(data: &[u8]) -> Option<Vec<u8>> {
+    if data.len() > 1024 || !data.ends_with(b"\r\n\r\n") {
+        return None;
+    }
+    let head = std::str::from_utf8(data).ok()?;
+    let status_line = head.split("\r\n").next()?;
+    let status = status_line
+        .strip_prefix("HTTP/1.1 ")
+        .or_else(|| status_line.strip_prefix("HTTP/1.0 "))?;
+    let code = status.get(..3).filter(|c| ["400", "414", "431"].contains(c))?;
+    if head.to_ascii_lowercase().contains("x-content-type-options") {
+        return None;
+    }
+    let body = format!("{code}\n");
+    Some(
+        format!(
+            "{status_line}\r\ncontent-type: text/plain; charset=utf-8\r\ncache-control: no-store\r\n\
+             x-content-type-options: nosniff\r\ncontent-security-policy: {FILE_POLICY}\r\n\
+             content-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes(),
+    )
 }
 
 impl tokio::io::AsyncRead for Watched {
@@ -459,10 +495,41 @@ impl Watched {
             self.activity.touch();
         }
     }
+
+    /// Sends what is pending of a rewritten answer; ready once it is all sent.
+    fn drain(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        while !self.pending.is_empty() {
+            let polled = tokio::io::AsyncWrite::poll_write(Pin::new(&mut self.stream), cx, &self.pending);
+            self.wrote(&polled);
+            match polled {
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(n)) => drop(self.pending.drain(..n)),
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// Takes `data` whole when it is hyper's automatic answer, sending its
+    /// rewrite instead; `None` when it is not.
+    fn rewrite(&mut self, cx: &mut Context<'_>, data: &[u8]) -> Option<Poll<std::io::Result<usize>>> {
+        let rewritten = automatic_answer(data)?;
+        self.pending = rewritten;
+        Some(match self.drain(cx) {
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            // The rest is sent by the flush hyper makes next.
+            _ => Poll::Ready(Ok(data.len())),
+        })
+    }
 }
 
 impl tokio::io::AsyncWrite for Watched {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<std::io::Result<usize>> {
+        std::task::ready!(self.drain(cx))?;
+        if let Some(taken) = self.rewrite(cx, data) {
+            return taken;
+        }
         let polled = Pin::new(&mut self.stream).poll_write(cx, data);
         self.wrote(&polled);
         polled
@@ -473,6 +540,13 @@ impl tokio::io::AsyncWrite for Watched {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
+        std::task::ready!(self.drain(cx))?;
+        let mut filled = bufs.iter().filter(|b| !b.is_empty());
+        if let (Some(only), None) = (filled.next(), filled.next()) {
+            if let Some(taken) = self.rewrite(cx, only) {
+                return taken;
+            }
+        }
         let polled = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
         self.wrote(&polled);
         polled
@@ -483,10 +557,12 @@ impl tokio::io::AsyncWrite for Watched {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
         Pin::new(&mut self.stream).poll_flush(cx)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
         Pin::new(&mut self.stream).poll_shutdown(cx)
     }
 }
@@ -503,6 +579,7 @@ async fn connection(
     let io = hyper_util::rt::TokioIo::new(Watched {
         stream,
         activity: activity.clone(),
+        pending: vec![],
     });
     let service = hyper::service::service_fn(move |req| {
         let site = site.clone();

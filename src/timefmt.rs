@@ -215,42 +215,8 @@ pub fn parse_nginx_local(s: &str) -> Option<Micros> {
     Some(civil_micros(year, month, day, h, m, sec)? - offset_us)
 }
 
-/// A size in bytes for display, in powers of 1000: `6.4 GB`, `512 B`.
-pub fn human_bytes(b: f64) -> String {
-    let units = ["B", "kB", "MB", "GB", "TB"];
-    let mut v = b;
-    let mut i = 0;
-    while v.abs() >= 1000.0 && i + 1 < units.len() {
-        v /= 1000.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{v:.0} B")
-    } else {
-        format!("{v:.1} {}", units[i])
-    }
-}
-
-/// A duration in seconds for display: `38m52s`, `92s`, `1h04m`.
-pub fn human_duration(secs: f64) -> String {
-    if !secs.is_finite() {
-        return "?".into();
-    }
-    let neg = secs < 0.0;
-    let s = secs.abs().round() as i64;
-    let body = if s >= 3600 {
-        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
-    } else if s >= 60 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
-    };
-    if neg {
-        format!("-{body}")
-    } else {
-        body
-    }
-}
+/// Durations and sizes for display live with the other formatters.
+pub use crate::fmt::{bytes as human_bytes, duration as human_duration};
 
 /// Go's `time.Duration` string as zot writes `latency`: `0s`, `96.6µs`, `3m55s`, `1h2m3.5s`.
 pub fn parse_go_duration(s: &str) -> Option<f64> {

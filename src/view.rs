@@ -128,6 +128,8 @@ pub struct RunCoordinates {
     pub sccache_prefix: Option<String>,
     pub nodes: Vec<NodeCoordinate>,
     pub job_width: Option<u32>,
+    /// The build repository's revision the run built (run.json `revision`).
+    pub revision: Option<String>,
     pub why_null: BTreeMap<String, String>,
 }
 
@@ -163,6 +165,24 @@ pub struct StepView {
     pub name: String,
     pub start_s: f64,
     pub end_s: f64,
+    pub cached: bool,
+    /// BuildKit's vertex digest: what matches a step across runs.
+    /// `null` when the trace carries none.
+    pub vertex: Option<String>,
+}
+
+/// How many of a target's slowest steps the report lists (those of at least half a second).
+pub const SLOWEST_STEPS: usize = 5;
+
+/// One of a target's slowest steps.
+#[derive(Debug, Clone, Serialize)]
+pub struct SlowStep {
+    pub name: String,
+    /// Seconds its spans took.
+    pub s: f64,
+    /// Its share of the target's build, in percent; `null` when the build is not measured.
+    pub build_pct: Option<f64>,
+    /// It came from the layer cache (only a `load cache:` span).
     pub cached: bool,
 }
 
@@ -210,6 +230,9 @@ pub struct TargetView {
     pub phases: Vec<Band>,
     pub uploads: Vec<[f64; 2]>,
     pub steps: Vec<StepView>,
+    /// Its slowest steps (at most `SLOWEST_STEPS`), longest first, each with
+    /// its share of the build: where the build went, without opening the trace.
+    pub slowest_steps: Vec<SlowStep>,
     /// Why a field is `null`, keyed by field name.
     pub why_null: BTreeMap<String, String>,
     /// The same reasons grouped for people: "`total_s`, `gap_s`: why".
@@ -320,6 +343,25 @@ pub struct SccachePoint {
     pub write_bytes: Option<u64>,
 }
 
+/// One node's own requests on the compiler cache's lane, bucket by bucket
+/// as the lane's `series` (same length, same times).
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct SccacheNodeLane {
+    pub node: String,
+    pub hits: Vec<u64>,
+    pub misses: Vec<u64>,
+    pub writes: Vec<u64>,
+}
+
+/// One node's own writes on the registry's lane, bucket by bucket as the
+/// lane's `series` (same length, same times).
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct ZotNodeLane {
+    pub node: String,
+    pub cache_bytes: Vec<u64>,
+    pub image_bytes: Vec<u64>,
+}
+
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct SccacheView {
     pub present: bool,
@@ -337,6 +379,9 @@ pub struct SccacheView {
     pub other_prefix: Option<u64>,
     pub bucket_s: i64,
     pub series: Vec<SccachePoint>,
+    /// Each node's own requests (by run.json `addr`), in the view's node
+    /// order; a node without an address has none.
+    pub by_node: Vec<SccacheNodeLane>,
     /// Why the lane draws less than the totals above (records outside the
     /// run's window, a window too long to draw); the charts show it.
     pub lane_why: Option<String>,
@@ -372,6 +417,9 @@ pub struct ZotView {
     pub by_message: BTreeMap<String, u64>,
     pub bucket_s: i64,
     pub series: Vec<ZotPoint>,
+    /// Each node's own writes (by run.json `addr`), in the view's node
+    /// order; a node without an address has none.
+    pub by_node: Vec<ZotNodeLane>,
     /// Why the lane draws less than the totals above (writes outside the
     /// run's window, a window too long to draw); the charts show it.
     pub lane_why: Option<String>,
@@ -381,6 +429,17 @@ pub struct ZotView {
 
 /// Rounds for output: milliseconds are plenty, and fewer digits keep the
 /// files small and stable.
+impl TargetView {
+    /// Its steps, one record per step (`analysis::step_diff::records`).
+    pub fn step_records(&self) -> Vec<crate::analysis::step_diff::StepRecord> {
+        crate::analysis::step_diff::records(
+            self.steps
+                .iter()
+                .map(|s| (s.name.as_str(), s.vertex.as_deref(), s.end_s - s.start_s, s.cached)),
+        )
+    }
+}
+
 fn r3(x: f64) -> f64 {
     round_to(x, 1000.0)
 }
@@ -439,7 +498,7 @@ pub fn build(run: &Run) -> View {
     let targets = targets::build(&cx);
     let nodes = nodes::build(&cx, &targets, &mut warnings);
     let fleet = fleet::build(&cx, &targets, &nodes, &mut warnings);
-    let lanes = lanes::build(&cx, &far);
+    let lanes = lanes::build(&cx, &far, &nodes);
     warnings.extend(lanes.zot_clamped.clone());
     let mode = info.and_then(|i| i.mode);
     let mut view = View {

@@ -281,6 +281,43 @@ pub fn big(zot_bytes: u64, sccache_bytes: u64) -> Scenario {
     s
 }
 
+/// A wide fleet for looking at the charts at fleet width: `nodes` nodes
+/// (the sample fleet first, then more), `targets` targets dealt round the
+/// nodes, the sample's slow link (think) among them. Seeded by `seed`.
+pub fn wide(nodes: usize, targets: usize, seed: u64) -> Scenario {
+    let mut s = cold_sample();
+    s.stamp = "20261105T020000Z";
+    s.seed = seed;
+    s.started_at = timefmt::parse_rfc3339("2026-11-05T02:00:00Z").unwrap_or(0);
+    let leak = |v: String| -> &'static str { Box::leak(v.into_boxed_str()) };
+    let mut rng = Rng::new(seed);
+    while s.nodes.len() < nodes {
+        let i = s.nodes.len();
+        s.nodes.push(NodeSpec {
+            name: leak(format!("node{i:02}")),
+            addr: leak(format!("10.0.4.{}", 10 + i)),
+            cores: [16, 32, 64][rng.below(3) as usize],
+            mem_gib: [64, 128, 256][rng.below(3) as usize],
+            link_mbps: rng.range(40.0, 120.0),
+        });
+    }
+    s.nodes.truncate(nodes.max(1));
+    let names: Vec<&'static str> = s.nodes.iter().map(|n| n.name).collect();
+    let base = s.targets.clone();
+    s.targets = (0..targets)
+        .map(|i| {
+            let mut t = base[i % base.len()].clone();
+            if i >= base.len() {
+                t.name = leak(format!("{}-{}", t.name, i / base.len() + 1));
+            }
+            t.node = names[i % names.len()];
+            t.build_s *= rng.range(0.5, 1.2);
+            t
+        })
+        .collect();
+    s
+}
+
 /// Night `night` of a nightly lane (warm, complete, 30 s polls) for history
 /// at scale: pytorch's build steps up 15% from `step_night` on, every
 /// target's build jitters ±1% by the night's seed. `stamp` is the caller's

@@ -3,6 +3,7 @@
 //!   cargo run --release --example synth -- samples sample-runs
 //!   cargo run --release --example synth -- big /tmp/big --zot-mb 300 --sccache-mb 50
 //!   cargo run --release --example synth -- nightly /tmp/nightly --runs 1000
+//!   cargo run --release --example synth -- fleet /tmp/fleet --nodes 8 --targets 24
 
 mod generator;
 
@@ -32,6 +33,17 @@ fn main() -> std::io::Result<()> {
             generator::write_run(&sc, &dir)?;
             println!("{}", dir.display());
         }
+        Some("fleet") => {
+            // A wide fleet to look at the charts: `--nodes 8 --targets 24`.
+            let dir = PathBuf::from(args.get(1).map(String::as_str).unwrap_or("/tmp/perfreport-fleet"));
+            let sc = generator::wide(
+                arg("--nodes", 8) as usize,
+                arg("--targets", 24) as usize,
+                arg("--seed", 20261105),
+            );
+            generator::write_run(&sc, &dir)?;
+            println!("{}", dir.display());
+        }
         Some("nightly") => {
             // A root of nightly runs for history at scale; pytorch steps up 15% halfway.
             let root = PathBuf::from(args.get(1).map(String::as_str).unwrap_or("/tmp/perfreport-nightly"));
@@ -47,7 +59,7 @@ fn main() -> std::io::Result<()> {
             println!("{} ({runs} runs)", root.display());
         }
         _ => {
-            eprintln!("usage: synth samples [DIR] | synth big [DIR] [--zot-mb N] [--sccache-mb N] | synth nightly [ROOT] [--runs N]");
+            eprintln!("usage: synth samples [DIR] | synth big [DIR] [--zot-mb N] [--sccache-mb N] | synth nightly [ROOT] [--runs N] | synth fleet [DIR] [--nodes N] [--targets N] [--seed N]");
             std::process::exit(2);
         }
     }

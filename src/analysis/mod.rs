@@ -12,6 +12,7 @@ pub mod nodes;
 pub mod phases;
 pub mod replay;
 pub mod spread;
+pub mod step_diff;
 pub mod steps;
 pub mod targets;
 pub mod uploads;

@@ -102,7 +102,8 @@ pub fn band(spread: &Result<f64, String>, n: usize) -> Band {
         Err(_) => "no spread".to_string(),
     };
     if n < MIN_GATE_N {
-        return Band::NotGateable(format!("not gateable: {shown} over {n} runs ({MIN_GATE_N} needed)"));
+        let runs = crate::fmt::counted(n as u64, "run", "runs");
+        return Band::NotGateable(format!("not gateable: {shown} over {runs} ({MIN_GATE_N} needed)"));
     }
     match spread {
         Ok(s) if *s > MAX_GATE_SPREAD_PCT => Band::NotGateable(format!(

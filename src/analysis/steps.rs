@@ -19,6 +19,25 @@ pub fn step_numbers(name: &str) -> Option<(u32, u32)> {
     (n >= 1 && n <= m).then_some((n, m))
 }
 
+/// A step's name without its numbering, padding, platform or bake target:
+/// `[linux/amd64 pytorch builder  4/11] RUN make` is `builder RUN make`, so
+/// the same step matches across runs that renumbered or retargeted it. The
+/// stage stays: two stages may run the same command. `None` for no step.
+pub fn match_key(name: &str) -> Option<String> {
+    step_numbers(name)?;
+    let inner = name.strip_prefix('[')?;
+    let close = inner.find(']')?;
+    let mut words: Vec<&str> = inner[..close].split_whitespace().collect();
+    words.pop(); // n/m
+                 // A platform holds a `/`; a stage name never does.
+    let stage = words.last().filter(|w| !w.contains('/')).copied();
+    let command = inner[close + 1..].trim();
+    Some(match stage {
+        Some(stage) => format!("{stage} {command}"),
+        None => command.to_string(),
+    })
+}
+
 /// The step a `load cache: <step>` span served from the layer cache.
 pub fn cached_step(name: &str) -> Option<&str> {
     name.strip_prefix("load cache: ").filter(|s| is_step(s))
@@ -90,6 +109,19 @@ mod tests {
         assert_eq!(step_numbers("[internal] load build context"), None);
         assert_eq!(step_numbers("[stage 5/4] impossible"), None);
         assert_eq!(step_numbers("exporting to image"), None);
+    }
+
+    #[test]
+    fn a_step_matches_without_numbers_padding_platform_or_bake_target() {
+        let key = |n| match_key(n).unwrap();
+        assert_eq!(key("[builder 4/11] RUN make"), "builder RUN make");
+        assert_eq!(key("[builder  5/12] RUN make"), "builder RUN make");
+        assert_eq!(key("[linux/amd64->arm64 builder 3/13] RUN make"), "builder RUN make");
+        assert_eq!(key("[pytorch builder 4/11] RUN make"), "builder RUN make");
+        assert_eq!(key("[ 1/2] FROM x"), "FROM x");
+        assert_eq!(key("[linux/arm64 1/2] FROM x"), "FROM x");
+        assert_ne!(key("[base 2/3] COPY . ."), key("[builder 2/3] COPY . ."));
+        assert_eq!(match_key("[internal] load build context"), None);
     }
 
     #[test]

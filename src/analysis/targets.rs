@@ -13,6 +13,8 @@ pub struct StepBand {
     pub start: Micros,
     pub end: Micros,
     pub cached: bool,
+    /// BuildKit's vertex digest, when the trace carries it.
+    pub vertex: Option<String>,
 }
 
 /// What the trace of one target says. `None` means not measured; the
@@ -124,6 +126,7 @@ fn step_figures(spans: &[Span], f: &mut TargetFigures) {
             start: s.start,
             end: s.end.unwrap_or(s.start),
             cached,
+            vertex: s.vertex.clone(),
         });
     }
     // A vertex that both loaded from cache and ran counts as ran.

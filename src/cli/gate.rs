@@ -1,25 +1,51 @@
 //! `perfreport gate`: the nightly lane's regression gate, on the history of
-//! comparable runs or on checked-in expectations.
+//! comparable runs or on checked-in expectations. With no run named and no
+//! expectations it gates the night: the newest run of every coordinate key
+//! that started within the window before the newest run under the root.
 
-use super::{history_runs, print_json, shown, view_of, RunArgs, EXIT_STRICT};
+use super::{history_runs, print_json, shown, view_of, RunArgs};
 use anyhow::Context;
+use perfreport::gate::night::{self, Night, EXIT_UNUSABLE};
 use perfreport::gate::Expectations;
 use perfreport::history::bands::{self, MetricBand};
 use perfreport::history::RunFigures;
 use perfreport::term::{quote, quote_lines};
 use perfreport::view::View;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const EXIT_CODES: &str = "Exit status: 0 at least one check ran and none regressed; 1 a regression; \
+2 unusable arguments or inputs (or expectations measured at other coordinates); \
+3 nothing could be gated at all (no run had comparable history; --allow-empty makes that 0).";
 
 #[derive(clap::Args)]
+#[command(after_help = EXIT_CODES)]
 pub struct Args {
     /// Expected figures (and bands) checked in; without --history, its bands or the stated fallback.
-    #[arg(long, required_unless_present = "history")]
+    #[arg(long)]
     expect: Option<PathBuf>,
-    /// A root of runs: each metric's band is 3× its spread over the comparable runs before this one
-    /// (and, without --expect, its median the expected value).
+    /// A root of runs: each metric's band is 3× its spread over the comparable runs before the
+    /// gated one (and, without --expect, its median the expected value). Default without --expect:
+    /// $PERF_ROOT when set, else the folder holding RUN_DIR.
     #[arg(long)]
     history: Option<PathBuf>,
+    /// With no RUN_DIR: the night is the newest run of each key that started at most this long
+    /// before the newest run under the root (a duration: 24h, 36h, 90m).
+    #[arg(long, default_value = "24h", value_parser = parse_window)]
+    window: f64,
+    /// Exit 0 instead of 3 when nothing could be gated (a lane's first nights).
+    #[arg(long)]
+    allow_empty: bool,
+    /// Write the verdicts as JUnit XML (a testsuite per gated run) to FILE (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Append a markdown job summary (e.g. $GITHUB_STEP_SUMMARY) to FILE.
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+    /// The published site's address: the summary links each run's page under it.
+    #[arg(long, value_name = "URL")]
+    site_url: Option<String>,
     /// Write the current figures as the new expectations (bands kept; with --history, recorded from it).
     #[arg(long, requires = "expect")]
     update: bool,
@@ -32,16 +58,98 @@ pub struct Args {
 /// Each target's band per metric, from the history's comparable runs.
 type Bands = BTreeMap<String, BTreeMap<String, MetricBand>>;
 
+fn parse_window(s: &str) -> Result<f64, String> {
+    perfreport::timefmt::parse_go_duration(s)
+        .filter(|w| *w > 0.0 && w.is_finite())
+        .ok_or_else(|| format!("{s:?} is not a duration such as 24h, 36h or 90m"))
+}
+
 pub fn run(args: Args) -> anyhow::Result<u8> {
+    let history = args
+        .history
+        .clone()
+        .or_else(|| args.expect.is_none().then(|| default_history(&args.run)));
+    if args.run.run_dir.is_none() && args.expect.is_none() {
+        if let Some(root) = &history {
+            return gate_the_night(&args, root);
+        }
+    }
+    if args.junit.is_some() || args.summary.is_some() {
+        anyhow::bail!("--junit and --summary report a night: give --history ROOT and no RUN_DIR or --expect");
+    }
+    gate_one(&args, history.as_deref())
+}
+
+/// Without --history or --expect: $PERF_ROOT when set, else the folder
+/// holding the run named (the root it was found in), else the default root.
+fn default_history(run: &RunArgs) -> PathBuf {
+    let parent = run
+        .run_dir
+        .as_deref()
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty());
+    match (std::env::var_os("PERF_ROOT"), parent) {
+        (Some(_), _) | (None, None) => run.root.clone(),
+        (None, Some(p)) => p.to_path_buf(),
+    }
+}
+
+/// `gate --history ROOT`: every key's newest run of the night.
+fn gate_the_night(args: &Args, root: &Path) -> anyhow::Result<u8> {
+    let all = history_runs(root)?;
+    let n = night::gate_night(&all, args.window);
+    if let Some(f) = &args.junit {
+        let junit = perfreport::gate::junit::render(&n);
+        super::write_output(f, &junit, false, perfreport::output::NamedLinks::Refuse)
+            .with_context(|| format!("cannot write {}", shown(f)))?;
+    }
+    if let Some(f) = &args.summary {
+        append(f, &perfreport::gate::summary::render(&n, args.site_url.as_deref()))?;
+    }
+    if args.json {
+        print_json(&NightJson {
+            root: root.display().to_string(),
+            exit: n.exit_status(args.allow_empty),
+            night: &n,
+        })?;
+    } else {
+        print!("{}", quote_lines(&perfreport::gate::render_night_text(&n)));
+    }
+    Ok(n.exit_status(args.allow_empty))
+}
+
+#[derive(serde::Serialize)]
+struct NightJson<'a> {
+    root: String,
+    /// The status the command exits with.
+    exit: u8,
+    #[serde(flatten)]
+    night: &'a Night,
+}
+
+/// Appends to a job-summary file (CI gives one per step and may have
+/// written to it already), creating it when it is not there.
+fn append(file: &Path, text: &str) -> anyhow::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .with_context(|| format!("cannot open {} to append the summary", shown(file)))?;
+    f.write_all(text.as_bytes())
+        .with_context(|| format!("cannot append the summary to {}", shown(file)))
+}
+
+/// `gate RUN_DIR`: one run, against its history or an expectations file.
+fn gate_one(args: &Args, history: Option<&Path>) -> anyhow::Result<u8> {
     let v = view_of(&args.run.run_dir()?)?;
-    let (earlier_runs, bands) = match &args.history {
+    let (earlier_runs, bands) = match history {
         None => (0, None),
         Some(h) => {
             let (n, b) = history_bands(&history_runs(h)?, &v, args.update);
             (n, Some(b))
         }
     };
-    let mut old = expectations(&args, &v, earlier_runs, &bands)?;
+    let mut old = expectations(args, &v, earlier_runs, &bands)?;
     if let (Some(expect), true) = (&args.expect, args.update) {
         let new = perfreport::gate::update(&v, &old, bands);
         let mut text = serde_json::to_vec_pretty(&new)?;
@@ -60,10 +168,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     } else {
         print!("{}", quote_lines(&perfreport::gate::render_text(&r)));
     }
-    Ok(if r.refused.is_some() || r.regressions > 0 {
-        EXIT_STRICT
+    Ok(if r.refused.is_some() {
+        EXIT_UNUSABLE
     } else {
-        0
+        night::exit_status(r.checked, r.regressions, args.allow_empty)
     })
 }
 
@@ -82,7 +190,11 @@ fn history_bands(all: &[RunFigures], v: &View, update: bool) -> (usize, Bands) {
 /// The expectations file, or without one the history's medians and bands.
 fn expectations(args: &Args, v: &View, earlier_runs: usize, bands: &Option<Bands>) -> anyhow::Result<Expectations> {
     Ok(match &args.expect {
-        None => perfreport::gate::from_history(v, earlier_runs, bands.clone().unwrap_or_default()),
+        None => perfreport::gate::from_history(
+            Some(perfreport::gate::coordinates(v)),
+            earlier_runs,
+            bands.clone().unwrap_or_default(),
+        ),
         Some(expect) => match std::fs::read(expect) {
             Ok(b) => {
                 serde_json::from_slice(&b).with_context(|| format!("{} is not an expectations file", shown(expect)))?

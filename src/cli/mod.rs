@@ -67,6 +67,38 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How an output option's file is written: with `--follow-links`, through a
+/// symlink to a regular file; else such a link is refused.
+pub fn named_links(follow: bool) -> perfreport::output::NamedLinks {
+    if follow {
+        perfreport::output::NamedLinks::WriteThrough
+    } else {
+        perfreport::output::NamedLinks::Refuse
+    }
+}
+
+/// Writes the file of an output option (`-o`, `--*-out`): `-` prints it on
+/// standard output, its control characters quoted as everything printed
+/// is (`json`: as JSON escapes); any other path goes to
+/// `output::write_named` and is said on stderr.
+pub fn write_output(path: &Path, text: &str, json: bool, links: perfreport::output::NamedLinks) -> anyhow::Result<()> {
+    if path.as_os_str() == "-" {
+        let shown = if json {
+            perfreport::term::json(text)
+        } else {
+            perfreport::term::quote_lines(text)
+        };
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        out.write_all(shown.as_bytes())?;
+        out.flush()?;
+        return Ok(());
+    }
+    perfreport::output::write_named(path, text.as_bytes(), links)?;
+    eprintln!("perfreport: wrote {}", shown(path));
+    Ok(())
+}
+
 /// The runs of a history root, each read once: its figures are cached in
 /// the root (`.history-cache.json`), so a nightly gate reads only new runs.
 pub fn history_runs(root: &Path) -> anyhow::Result<Vec<perfreport::history::RunFigures>> {

@@ -1,7 +1,8 @@
 //! `perfreport placement`: the balancer's costs as measured, its rule
 //! replayed on them, and its input files.
 
-use super::{print_json, shown, RunArgs};
+use super::{named_links, print_json, shown, write_output, RunArgs};
+use perfreport::output::NamedLinks;
 use perfreport::render::placement::{costs_file, fleet_file};
 use perfreport::term::{quote, quote_lines};
 use perfreport::view::placement::PlacementView;
@@ -18,6 +19,9 @@ pub struct Args {
     /// Write the nodes' measured `link_mbps` as a fleet manifest (JSON).
     #[arg(long, value_name = "FILE")]
     fleet_out: Option<PathBuf>,
+    /// Write through a --costs-out/--fleet-out path that is a symlink to a regular file (refused otherwise).
+    #[arg(long)]
+    follow_links: bool,
     /// A root of runs: medians over those at this run's mode, arch and job width, with n.
     #[arg(long, value_name = "ROOT")]
     history: Option<PathBuf>,
@@ -33,23 +37,22 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     } else {
         print!("{}", quote_lines(&perfreport::render::placement::markdown(&p)?));
     }
-    write_files(&p, args.costs_out.as_deref(), args.fleet_out.as_deref())?;
+    let links = named_links(args.follow_links);
+    write_files(&p, args.costs_out.as_deref(), args.fleet_out.as_deref(), links)?;
     Ok(0)
 }
 
-/// `--costs-out` and `--fleet-out`: each file, and what it leaves out.
-fn write_files(p: &PlacementView, costs: Option<&Path>, fleet: Option<&Path>) -> anyhow::Result<()> {
+/// `--costs-out` and `--fleet-out` (`-`: standard output): each file, and what it leaves out.
+fn write_files(p: &PlacementView, costs: Option<&Path>, fleet: Option<&Path>, links: NamedLinks) -> anyhow::Result<()> {
     if let Some(path) = costs {
         let (text, left_out) = costs_file(p);
-        perfreport::output::write_atomic(path, text.as_bytes())?;
-        eprintln!("perfreport: wrote {}", shown(path));
+        write_output(path, &text, false, links)?;
         for l in left_out {
             eprintln!("perfreport: not in {}: {}", shown(path), quote(&l));
         }
     }
     if let Some(path) = fleet {
-        perfreport::output::write_atomic(path, fleet_file(p).as_bytes())?;
-        eprintln!("perfreport: wrote {}", shown(path));
+        write_output(path, &fleet_file(p), true, links)?;
     }
     Ok(())
 }

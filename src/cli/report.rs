@@ -16,6 +16,9 @@ pub struct Args {
     /// Exit 1 when any input broke its contract (zero records, malformed lines, unreadable trace).
     #[arg(long)]
     strict: bool,
+    /// Read an input that is a link leading out of the run directory (not read otherwise: it counts as absent).
+    #[arg(long)]
+    follow_links: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
@@ -32,7 +35,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if progress {
         eprint!("perfreport: reading {} ({:.0} MB)…", shown(&run_dir), size as f64 / 1e6);
     }
-    let report = perfreport::report(&run_dir)?;
+    let links = if args.follow_links {
+        perfreport::model::Links::Follow
+    } else {
+        perfreport::model::Links::StayInside
+    };
+    let report = perfreport::report(&run_dir, links)?;
     if progress {
         eprintln!(" {:.2} s", started.elapsed().as_secs_f64());
     }
@@ -40,14 +48,19 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let written = perfreport::output::write_all(&out_dir, &report.files)?;
     if !args.quiet {
         warn_all(&report.view.warnings);
-        if tty {
-            eprintln!(
-                "perfreport: {} ({} files, {written} changed) in {}",
-                shown(&out_dir.join(perfreport::render::markdown::FILE)),
-                report.files.len(),
-                shown(&out_dir)
-            );
-        }
+        // Which run was reported and where it went: a result, not progress,
+        // so said on and off a terminal (`make perf-report` picks the run).
+        let chosen = if args.run.run_dir.is_none() {
+            format!(" (the newest under {})", shown(&args.run.root))
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "perfreport: run {}{chosen}: {} ({} files, {written} changed)",
+            quote(&report.view.stamp),
+            shown(&out_dir.join(perfreport::render::markdown::FILE)),
+            report.files.len(),
+        );
     }
     if args.strict && !report.broken_inputs.is_empty() {
         eprintln!(

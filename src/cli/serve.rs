@@ -63,12 +63,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         } else {
             ""
         };
-        println!(
+        // A closed standard output is no reason to stop serving.
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
             "perfreport: serving {} at http://{addr}/{every}; Ctrl-C stops",
             shown(&run_dir)
-        );
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
+        )
+        .and_then(|()| out.flush());
     })?;
     eprintln!("perfreport: stopped");
     Ok(0)

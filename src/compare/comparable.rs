@@ -76,6 +76,7 @@ mod tests {
                 sccache_prefix: None,
                 nodes: vec![],
                 job_width: width,
+                revision: None,
                 why_null: BTreeMap::new(),
             },
         }

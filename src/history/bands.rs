@@ -26,6 +26,24 @@ pub struct MetricBand {
     /// spread alone would draw a narrower one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub floor_pct: Option<f64>,
+    /// The run nearest the median (the newest of equals): what a
+    /// regression's steps are compared with. Not written to a file.
+    #[serde(skip)]
+    pub typical: Option<Typical>,
+    /// The first run of the level the band rests on, when a change of level
+    /// lies among its runs (`level_band`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level_from: Option<String>,
+}
+
+/// A run as typical of a metric: its value, revision and slowest steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Typical {
+    pub stamp: String,
+    pub value: f64,
+    pub revision: Option<String>,
+    pub steps: Vec<crate::analysis::step_diff::StepRecord>,
+    pub steps_all: bool,
 }
 
 impl MetricBand {
@@ -42,8 +60,13 @@ impl MetricBand {
                     .floor_pct
                     .map(|f| format!(", at least ±{f:.1}% (below it a change is rounding or scheduling)"))
                     .unwrap_or_default();
+                let level = self
+                    .level_from
+                    .as_ref()
+                    .map(|f| format!(", at the new level since {f} (that change was flagged on its own night)"))
+                    .unwrap_or_default();
                 format!(
-                    "{}× spread {s:.1}% over {} runs{loaded}{floor}",
+                    "{}× spread {s:.1}% over {} runs{loaded}{floor}{level}",
                     spread::BAND_SPREADS,
                     self.n
                 )
@@ -78,15 +101,56 @@ pub fn newest_comparable<'a>(all: &'a [RunFigures], run: &RunFigures) -> Vec<&'a
     v.split_off(skip)
 }
 
-/// The band of one metric of one target over `runs`.
-pub fn metric_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
-    let points: Vec<(&RunFigures, f64, bool)> = runs
-        .iter()
+type BandPoint<'a> = (&'a RunFigures, f64, bool);
+
+fn band_points<'a>(runs: &[&'a RunFigures], target: &str, metric: &str) -> Vec<BandPoint<'a>> {
+    runs.iter()
         .filter_map(|r| {
             let t = r.targets.get(target)?;
             Some((*r, t.metric(metric)?, t.loaded == Some(true)))
         })
+        .collect()
+}
+
+/// The band of one metric of one target over `runs`.
+pub fn metric_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
+    band_of(&band_points(runs, target, metric), 0, target, metric)
+}
+
+/// The band of one metric of one node over `runs` (compare's node rows).
+pub fn node_band(runs: &[&RunFigures], node: &str, metric: &str) -> MetricBand {
+    let points: Vec<BandPoint> = runs
+        .iter()
+        .filter_map(|r| Some((*r, r.nodes.get(node)?.metric(metric)?, false)))
         .collect();
+    band_of(&points, 0, node, metric)
+}
+
+/// The band of one metric of one target over `runs`, at its newest level:
+/// when a change of level (`spread::find_step`: both levels on at least 3
+/// runs) lies among them, the points before it are scaled to the new level,
+/// so the gate expects the new level and its band keeps the spread of all
+/// the runs. The night the level changed was flagged on its own; the nights
+/// after it are weighed against the new level, not the old.
+pub fn level_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
+    let mut points = band_points(runs, target, metric);
+    let values: Vec<f64> = points.iter().map(|p| p.1).collect();
+    let Some(step) = spread::find_step(&values).filter(|s| s.before != 0.0) else {
+        return band_of(&points, 0, target, metric);
+    };
+    let scale = step.after / step.before;
+    for p in &mut points[..step.at] {
+        p.1 *= scale;
+    }
+    let mut b = band_of(&points, step.at, target, metric);
+    // The new level's own median, not one blurred by the scaling's rounding.
+    b.median = Some(step.after);
+    b.level_from = points.get(step.at).map(|p| p.0.stamp.clone());
+    b
+}
+
+/// The band over `points`; the typical run is sought from `typical_from` on.
+fn band_of(points: &[BandPoint], typical_from: usize, target: &str, metric: &str) -> MetricBand {
     let values: Vec<f64> = points.iter().map(|p| p.1).collect();
     let spread = spread::spread_pct(&values);
     let (band_pct, not_gateable) = match spread::band(&spread, values.len()) {
@@ -99,7 +163,23 @@ pub fn metric_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBa
         .filter(|_| metric.ends_with("_s"))
         .map(spread::time_band_floor_pct)
         .filter(|f| spread.as_ref().ok().is_none_or(|s| spread::BAND_SPREADS * s < *f));
+    let typical = median.and_then(|m| {
+        let (r, value, _) = points[typical_from.min(points.len())..]
+            .iter()
+            .rev()
+            .min_by(|a, b| (a.1 - m).abs().total_cmp(&(b.1 - m).abs()))?;
+        let t = r.targets.get(target)?;
+        Some(Typical {
+            stamp: r.stamp.clone(),
+            value: *value,
+            revision: r.revision.clone(),
+            steps: t.steps.clone(),
+            steps_all: t.steps_all,
+        })
+    });
     MetricBand {
+        typical,
+        level_from: None,
         median,
         floor_pct,
         band_pct: band_pct.map(|b| floor_pct.map_or(b, |f| b.max(f))),
@@ -118,7 +198,7 @@ pub fn all_bands(runs: &[&RunFigures], run: &RunFigures) -> BTreeMap<String, BTr
         .map(|t| {
             let metrics = METRICS
                 .iter()
-                .map(|m| (m.to_string(), metric_band(runs, t, m)))
+                .map(|m| (m.to_string(), level_band(runs, t, m)))
                 .filter(|(_, b)| b.n > 0)
                 .collect();
             (t.clone(), metrics)
@@ -126,35 +206,76 @@ pub fn all_bands(runs: &[&RunFigures], run: &RunFigures) -> BTreeMap<String, BTr
         .collect()
 }
 
-/// For the site's index, per run folder: how the run's critical target
-/// compared with the median of its key before it ("pytorch +12% vs median of 14").
-pub fn headlines(all: &[RunFigures]) -> BTreeMap<String, String> {
-    let mut by_key: BTreeMap<super::Key, Vec<&RunFigures>> = BTreeMap::new();
+/// What the site's index says of a run beside its status: the gate's
+/// verdict against the comparable runs before it, and how the targets it is
+/// about compare with their medians.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IndexVerdict {
+    /// `regressed`, `passed` or `not_gated`: the row's colour.
+    pub verdict: crate::gate::night::Verdict,
+    /// The verdict in words ("regressed: pytorch build_s +13.5%", "not gated: ...").
+    pub words: String,
+    /// "pytorch +12% vs median of 14": each regressed target, else the key's
+    /// most expensive one, so the figure follows the same target night after night.
+    pub headline: Option<String>,
+}
+
+/// Per run folder: its verdict and headline for the site's index.
+pub fn index_verdicts(all: &[RunFigures]) -> BTreeMap<String, IndexVerdict> {
+    let expensive = most_expensive(all);
+    all.iter()
+        .map(|run| {
+            let g = crate::gate::night::gate_run(all, run);
+            let mut targets: Vec<&str> = g.regressed_checks().iter().map(|c| c.target.as_str()).collect();
+            targets.sort_unstable();
+            targets.dedup();
+            if targets.is_empty() {
+                targets.extend(expensive.get(&run.key()).map(String::as_str));
+            }
+            let headline = if run.left_out.is_some() {
+                None
+            } else {
+                let before = earlier(all, run);
+                let h: Vec<String> = targets.iter().filter_map(|t| headline(&before, run, t)).collect();
+                (!h.is_empty()).then(|| h.join("; "))
+            };
+            let row = IndexVerdict {
+                verdict: g.verdict,
+                words: g.verdict_line(),
+                headline,
+            };
+            (run.dir.clone(), row)
+        })
+        .collect()
+}
+
+/// Per key, the target with the largest median total over the key's runs:
+/// the one its index headline follows when nothing regressed.
+fn most_expensive(all: &[RunFigures]) -> BTreeMap<super::Key, String> {
+    let mut totals: BTreeMap<super::Key, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
     for r in all.iter().filter(|r| r.left_out.is_none()) {
-        by_key.entry(r.key()).or_default().push(r);
-    }
-    let mut out = BTreeMap::new();
-    for runs in by_key.values_mut() {
-        runs.sort_by(|a, b| a.order().cmp(&b.order()));
-        for (i, run) in runs.iter().enumerate() {
-            let at = (run.started_us, run.stamp.as_str());
-            let mut before: Vec<&RunFigures> = runs[..i]
-                .iter()
-                .copied()
-                .filter(|r| (r.started_us, r.stamp.as_str()) < at)
-                .collect();
-            let before = before.split_off(before.len().saturating_sub(spread::WINDOW));
-            if let Some(h) = headline(&before, run) {
-                out.insert(run.dir.clone(), h);
+        let by_target = totals.entry(r.key()).or_default();
+        for (name, t) in &r.targets {
+            if let Some(total) = t.total_s {
+                by_target.entry(name.as_str()).or_default().push(total);
             }
         }
     }
-    out
+    totals
+        .into_iter()
+        .filter_map(|(key, by_target)| {
+            let medians = by_target
+                .into_iter()
+                .filter_map(|(name, v)| Some((spread::median(&v)?, name)));
+            // Ties go to the first name, so the choice is stable.
+            let (_, name) = medians.max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))?;
+            Some((key, name.to_string()))
+        })
+        .collect()
 }
 
-/// `run`'s critical target's total against its median over `before`.
-fn headline(before: &[&RunFigures], run: &RunFigures) -> Option<String> {
-    let target = run.critical_target.as_deref()?;
+/// `target`'s total in `run` against its median over `before`.
+fn headline(before: &[&RunFigures], run: &RunFigures, target: &str) -> Option<String> {
     let total = run.targets.get(target)?.total_s?;
     let b = metric_band(before, target, "total_s");
     let Some(median) = b.median else {
@@ -263,21 +384,82 @@ mod tests {
     }
 
     #[test]
-    fn the_index_headline_is_the_critical_target_against_its_median() {
+    fn after_a_change_of_level_the_gate_expects_the_new_level_and_one_outlier_is_none() {
+        let build = |d: i64| if d >= 10 { 1150.0 } else { 1000.0 } + [0.0, 2.0, -2.0][d as usize % 3];
+        let all: Vec<RunFigures> = (0..14)
+            .map(|d| run(&format!("d{d}"), d, Some("warm"), build(d), false))
+            .collect();
+        let refs: Vec<&RunFigures> = all.iter().collect();
+        let b = level_band(&refs, "pytorch", "build_s");
+        assert_eq!(b.level_from.as_deref(), Some("d10"));
+        assert_eq!(
+            b.median,
+            Some(1151.0),
+            "the new level (1152, 1148, 1150, 1152), not the old"
+        );
+        assert_eq!(b.n, 14, "the old runs still give the spread");
+        assert_eq!(
+            b.typical.as_ref().map(|t| t.stamp.as_str()),
+            Some("d13"),
+            "nearest the median, the newest of equals"
+        );
+        assert!(b.describe().contains("at the new level since d10"), "{}", b.describe());
+        // 1150 s the night after is ok against the new level.
+        assert!(100.0 * (1152.0 - 1150.0) / 1150.0 < b.band_pct.unwrap());
+        // One outlier night is no change of level: the band is the plain one.
+        let mut one = all[..10].to_vec();
+        one[6].targets.get_mut("pytorch").unwrap().build_s = Some(1400.0);
+        let refs: Vec<&RunFigures> = one.iter().collect();
+        let b = level_band(&refs, "pytorch", "build_s");
+        assert_eq!((b.level_from, b.median), (None, Some(1000.0)));
+    }
+
+    #[test]
+    fn the_index_headline_follows_the_keys_most_expensive_target_or_each_regressed_one() {
         let mut all: Vec<RunFigures> = (0..4)
             .map(|d| run(&format!("d{d}"), d, Some("warm"), 1000.0, false))
             .collect();
+        // vllm is cheaper than pytorch; the headline keeps to pytorch even on
+        // a night vllm finished last.
+        for r in &mut all {
+            let mut vllm = r.targets["pytorch"].clone();
+            vllm.total_s = Some(500.0);
+            r.targets.insert("vllm".into(), vllm);
+            r.critical_target = Some("vllm".into());
+        }
         all.push(run("slow", 4, Some("warm"), 1220.0, false));
-        let h = headlines(&all);
+        let h = index_verdicts(&all);
         // Totals 1100 before, 1320 now: +20%.
-        assert_eq!(h["slow"], "pytorch +20% vs median of 4");
-        assert_eq!(h["d0"], "pytorch: first run of its key");
-        assert_eq!(h["d1"], "pytorch +0% vs median of 1");
+        assert_eq!(h["slow"].headline.as_deref(), Some("pytorch +20% vs median of 4"));
+        assert_eq!(h["d0"].headline.as_deref(), Some("pytorch: first run of its key"));
+        assert_eq!(h["d1"].headline.as_deref(), Some("pytorch +0% vs median of 1"));
+        assert_eq!(h["d1"].verdict, crate::gate::night::Verdict::NotGated);
+        assert!(h["d1"].words.starts_with("not gated: "), "{}", h["d1"].words);
         all[3].targets.get_mut("pytorch").unwrap().total_s = Some(1099.0);
         assert_eq!(
-            headlines(&all)["d3"],
-            "pytorch +0% vs median of 3",
+            index_verdicts(&all)["d3"].headline.as_deref(),
+            Some("pytorch +0% vs median of 3"),
             "-0.09% is no \"-0%\""
+        );
+        // With five nights before it, a regressed vllm is named, not pytorch.
+        for d in 5..10 {
+            all.push(run(&format!("e{d}"), d, Some("warm"), 1000.0, false));
+            let last = all.last_mut().unwrap();
+            let mut vllm = last.targets["pytorch"].clone();
+            vllm.total_s = Some(if d == 9 { 650.0 } else { 500.0 });
+            last.targets.insert("vllm".into(), vllm);
+        }
+        let h = index_verdicts(&all);
+        assert_eq!(h["e9"].verdict, crate::gate::night::Verdict::Regressed);
+        assert!(h["e9"].words.contains("vllm total_s +30.0%"), "{}", h["e9"].words);
+        assert!(
+            h["e9"]
+                .headline
+                .as_deref()
+                .unwrap()
+                .starts_with("vllm +30% vs median of"),
+            "{:?}",
+            h["e9"].headline
         );
     }
 }

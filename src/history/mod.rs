@@ -15,12 +15,18 @@ pub mod site;
 pub mod view;
 
 use crate::analysis::contention::{self, Load};
+use crate::analysis::step_diff::{self, StepRecord};
 use crate::view::View;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The metrics kept per target, in the order tables show them.
 pub const METRICS: [&str; 5] = ["total_s", "build_s", "gap_s", "upload_s", "steps_cached"];
+
+/// How many steps of a target history keeps: its slowest.
+pub const STEPS_KEPT: usize = 8;
+/// How many characters of a step's name history keeps.
+pub const STEP_NAME_KEPT: usize = 200;
 
 /// What history keeps of one target of one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -34,6 +40,17 @@ pub struct TargetFigures {
     pub loaded: Option<bool>,
     /// Why `loaded` is true (the load and cores) or unknown.
     pub load: Option<String>,
+    /// Why a metric is `None`, keyed by metric (what the gate says instead of a verdict).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub why_null: BTreeMap<String, String>,
+    /// Its slowest steps, longest first: at most `STEPS_KEPT`, each name at
+    /// most `STEP_NAME_KEPT` characters, so a history of a thousand runs
+    /// stays small. What a change of level's step diff and the step history rest on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepRecord>,
+    /// `steps` holds every step of the target (none was left out).
+    #[serde(default)]
+    pub steps_all: bool,
 }
 
 impl TargetFigures {
@@ -64,7 +81,35 @@ pub struct RunFigures {
     pub left_out: Option<String>,
     /// The last target of the critical node: the run's own headline.
     pub critical_target: Option<String>,
+    /// run.json's `revision`: the build repository's commit the run built.
+    #[serde(default)]
+    pub revision: Option<String>,
     pub targets: BTreeMap<String, TargetFigures>,
+    /// What compare weighs of each node (busy, idle, CPU), keyed by node.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nodes: BTreeMap<String, NodeFigures>,
+}
+
+/// The node metrics compare shows, in its order.
+pub const NODE_METRICS: [&str; 3] = ["busy_s", "idle_s", "cpu_pct_mean"];
+
+/// What history keeps of one node of one run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeFigures {
+    pub busy_s: Option<f64>,
+    pub idle_s: Option<f64>,
+    pub cpu_pct_mean: Option<f64>,
+}
+
+impl NodeFigures {
+    pub fn metric(&self, metric: &str) -> Option<f64> {
+        match metric {
+            "busy_s" => self.busy_s,
+            "idle_s" => self.idle_s,
+            "cpu_pct_mean" => self.cpu_pct_mean,
+            _ => None,
+        }
+    }
 }
 
 /// The coordinates runs must share to be pooled. A run without mode or arch
@@ -105,10 +150,23 @@ impl RunFigures {
             max_jobs: v.provenance.run.job_width,
             left_out,
             critical_target: v.fleet.critical.as_ref().map(|c| c.last_target.clone()),
+            revision: v.provenance.run.revision.clone(),
             targets: v
                 .targets
                 .iter()
                 .map(|t| (t.name.clone(), target_figures(v, t)))
+                .collect(),
+            nodes: v
+                .nodes
+                .iter()
+                .map(|n| {
+                    let f = NodeFigures {
+                        busy_s: n.busy_s,
+                        idle_s: n.idle_s,
+                        cpu_pct_mean: n.cpu_pct_mean,
+                    };
+                    (n.name.clone(), f)
+                })
                 .collect(),
         }
     }
@@ -151,6 +209,7 @@ fn target_figures(v: &View, t: &crate::view::TargetView) -> TargetFigures {
         (Some(n), None) => Load::Unknown(format!("node {n} is not described by the run")),
         (Some(_), Some(n)) => contention::judge(&n.name, n.load1_end, n.cores),
     };
+    let all_steps = t.step_records();
     let (loaded, load) = match load {
         Load::Loaded(why) => (Some(true), Some(why)),
         Load::Clear => (Some(false), None),
@@ -164,7 +223,25 @@ fn target_figures(v: &View, t: &crate::view::TargetView) -> TargetFigures {
         steps_cached: t.steps_cached.map(|x| x as f64),
         loaded,
         load,
+        why_null: METRICS
+            .iter()
+            .filter_map(|m| Some((m.to_string(), t.why_null.get(*m)?.clone())))
+            .collect(),
+        steps: kept_steps(&all_steps),
+        steps_all: all_steps.len() <= STEPS_KEPT,
     }
+}
+
+/// The slowest steps of a target, names cut to `STEP_NAME_KEPT` characters.
+fn kept_steps(all: &[StepRecord]) -> Vec<StepRecord> {
+    let mut kept = step_diff::slowest(all, STEPS_KEPT);
+    for r in &mut kept {
+        if r.name.chars().count() > STEP_NAME_KEPT {
+            r.name = r.name.chars().take(STEP_NAME_KEPT - 1).chain(['…']).collect();
+        }
+        r.s = (r.s * 1000.0).round() / 1000.0;
+    }
+    kept
 }
 
 /// The key in words, for headings and the terminal.

@@ -1,6 +1,6 @@
 //! History on a published site: `history.html` and `history.json` at its
 //! root, from the figures publish's manifest keeps per run (no run is read
-//! again), and each run's headline for the site's index.
+//! again), and each run's gate verdict and headline for the site's index.
 
 use super::{bands, render, view, RunFigures};
 use crate::error::Result;
@@ -8,14 +8,14 @@ use crate::output::write_atomic;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Writes the site's history; returns per run folder its index headline.
+/// Writes the site's history; returns per run folder its index verdict.
 /// `unreadable`: folders under the root that could not be read, with why.
 pub fn write(
     site: &Path,
     root: &str,
     figures: &[RunFigures],
     unreadable: &[(String, String)],
-) -> Result<BTreeMap<String, String>> {
+) -> Result<BTreeMap<String, bands::IndexVerdict>> {
     let mut runs = figures.to_vec();
     runs.extend(
         unreadable
@@ -28,5 +28,5 @@ pub fn write(
         render::page::render(&history)?.as_bytes(),
     )?;
     write_atomic(&site.join(view::FILE), &render::json(&history.without_charts()))?;
-    Ok(bands::headlines(figures))
+    Ok(bands::index_verdicts(figures))
 }

@@ -46,6 +46,9 @@ pub struct KeyView {
     pub runs: Vec<String>,
     /// Each run's folder (under the root, or under a site's `runs/`), as `runs`.
     pub run_dirs: Vec<String>,
+    /// Each run's day (`2026-10-01`, run.json `started_at`), as `runs`;
+    /// `null` where the run does not say when it started.
+    pub run_days: Vec<Option<String>>,
     /// Said instead of a trend, e.g. for a key of one run.
     pub note: Option<String>,
     /// Its chart under `charts/`, when it has one.
@@ -55,8 +58,72 @@ pub struct KeyView {
     pub loaded: BTreeMap<String, BTreeMap<String, String>>,
     /// Per run stamp and target: why the load of a point's node is not known.
     pub load_unknown: BTreeMap<String, BTreeMap<String, String>>,
+    /// Per target, its most expensive steps (by total time over the key's
+    /// runs, at most `STEP_LINES`) and their seconds in each run.
+    pub step_durations: BTreeMap<String, Vec<StepLine>>,
     /// Why a field above is `null`.
     pub why_null: BTreeMap<String, String>,
+    /// The gate's verdict on the key's newest run against the runs before it.
+    pub newest_verdict: crate::gate::night::Verdict,
+    /// That verdict in words ("regressed: pytorch build_s +13.5%", "not gated: ...").
+    pub newest_verdict_words: String,
+}
+
+/// How many of a target's steps history follows across runs.
+pub const STEP_LINES: usize = 5;
+
+/// One step's seconds across a key's runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepLine {
+    /// Its name in the newest run that has it.
+    pub step: String,
+    /// Its seconds summed over the runs that kept it.
+    pub total_s: f64,
+    pub points: Vec<StepPoint>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StepPoint {
+    pub stamp: String,
+    /// Index into the key's `runs`.
+    pub run: usize,
+    pub value: f64,
+    /// `false`: it came from the layer cache that run.
+    pub ran: bool,
+}
+
+/// A target's most expensive steps across `runs`, matched by name without
+/// numbering (`steps::match_key`: a step keeps its line when its vertex changes).
+/// Only the slowest steps of each run are kept (`history::STEPS_KEPT`), so a
+/// line lacks the runs where its step was not among them.
+fn step_lines(runs: &[&RunFigures], target: &str) -> Vec<StepLine> {
+    let mut lines: BTreeMap<String, StepLine> = BTreeMap::new();
+    for (i, r) in runs.iter().enumerate() {
+        let Some(t) = r.targets.get(target) else { continue };
+        for s in &t.steps {
+            let key = crate::analysis::steps::match_key(&s.name).unwrap_or_else(|| s.name.clone());
+            let line = lines.entry(key).or_insert_with(|| StepLine {
+                step: String::new(),
+                total_s: 0.0,
+                points: vec![],
+            });
+            line.step = s.name.clone();
+            line.total_s += s.s;
+            line.points.push(StepPoint {
+                stamp: r.stamp.clone(),
+                run: i,
+                value: s.s,
+                ran: s.ran,
+            });
+        }
+    }
+    let mut v: Vec<StepLine> = lines.into_values().collect();
+    v.sort_by(|a, b| b.total_s.total_cmp(&a.total_s).then_with(|| a.step.cmp(&b.step)));
+    v.truncate(STEP_LINES);
+    for l in &mut v {
+        l.total_s = r1(l.total_s);
+    }
+    v
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -68,6 +135,9 @@ pub struct MetricView {
     /// The newest point against the median of all points.
     pub newest_vs_median_pct: Option<f64>,
     pub step: Option<StepView>,
+    /// The first run of a new level, with the steps that moved between the
+    /// runs either side of it; `null` with the reason in `why_null`.
+    pub change_point: Option<ChangePoint>,
     /// Points whose node ended the run loaded; `null` when no point's load
     /// is known (the key's `load_unknown` says why).
     pub loaded: Option<usize>,
@@ -93,6 +163,61 @@ pub struct StepView {
     pub before: f64,
     pub after: f64,
     pub change_pct: f64,
+}
+
+/// A change of level (the spec's "Why a figure moved"): the same split as
+/// `step`, with the step diff between the runs either side of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangePoint {
+    /// The first run of the new level.
+    pub stamp: String,
+    /// The run before it, whose steps it is compared with.
+    pub before_stamp: String,
+    pub before_median: f64,
+    pub after_median: f64,
+    pub delta_pct: f64,
+    /// The two runs' steps matched, largest change first; only the slowest
+    /// steps of each run are kept (`history::STEPS_KEPT`).
+    pub steps: Vec<crate::analysis::step_diff::StepChange>,
+    pub revision_before: Option<String>,
+    pub revision_after: Option<String>,
+    /// The change in a sentence, naming the step behind it (markdown).
+    pub why: String,
+}
+
+fn change_point(
+    runs: &[&RunFigures],
+    points: &[Point],
+    step: &StepView,
+    target: &str,
+    metric: &str,
+) -> Option<ChangePoint> {
+    let at = points.iter().position(|p| p.run == step.run)?;
+    let before = points.get(at.checked_sub(1)?)?;
+    let (ra, rb) = (runs.get(before.run)?, runs.get(step.run)?);
+    let (ta, tb) = (ra.targets.get(target)?, rb.targets.get(target)?);
+    let steps = crate::analysis::step_diff::diff_kept(&ta.steps, &tb.steps, ta.steps_all, tb.steps_all);
+    let why = crate::compare::why::sentence(&crate::compare::why::Why {
+        target,
+        metric,
+        delta: Some(points[at].value - before.value),
+        steps: &steps,
+        beside: &[],
+        moved: None,
+        revision_a: ra.revision.as_deref(),
+        revision_b: rb.revision.as_deref(),
+    });
+    Some(ChangePoint {
+        stamp: step.stamp.clone(),
+        before_stamp: ra.stamp.clone(),
+        before_median: step.before,
+        after_median: step.after,
+        delta_pct: step.change_pct,
+        steps,
+        revision_before: ra.revision.clone(),
+        revision_after: rb.revision.clone(),
+        why,
+    })
 }
 
 fn r1(x: f64) -> f64 {
@@ -140,15 +265,22 @@ fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
             change_pct: r1(s.change_pct),
         })
     });
+    let change_point = step
+        .as_ref()
+        .and_then(|s| change_point(runs, &points, s, target, metric));
     if step.is_none() {
+        let why = format!(
+            "no change of level beyond 3× the spread and {}% among the newest {} points ({} on each side needed; one outlier night is no change of level)",
+            spread::STEP_MIN_PCT,
+            spread::STEP_WINDOW,
+            spread::STEP_MIN_SIDE
+        );
+        why_null.insert("step".into(), why.clone());
+        why_null.insert("change_point".into(), why);
+    } else if change_point.is_none() {
         why_null.insert(
-            "step".into(),
-            format!(
-                "no change of level beyond 3× the spread and {}% among the newest {} points ({} on each side needed)",
-                spread::STEP_MIN_PCT,
-                spread::STEP_WINDOW,
-                spread::STEP_MIN_SIDE
-            ),
+            "change_point".into(),
+            "the run before the change of level did not measure it".into(),
         );
     }
     let loaded = points
@@ -169,12 +301,14 @@ fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
         newest_vs_median_pct: vs.map(r1),
         step,
         loaded,
+        change_point,
         points,
         why_null,
     }
 }
 
-fn key_view(key: &Key, runs: &[&RunFigures]) -> KeyView {
+/// `all`: every run of the history, which the newest run is gated against.
+fn key_view(key: &Key, runs: &[&RunFigures], all: &[RunFigures]) -> KeyView {
     let mut targets: BTreeMap<String, BTreeMap<String, MetricView>> = BTreeMap::new();
     let mut loaded: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut load_unknown: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
@@ -206,7 +340,13 @@ fn key_view(key: &Key, runs: &[&RunFigures]) -> KeyView {
             why_null.insert(f.into(), format!("run.json gives no {f}: this run is a key of its own"));
         }
     }
+    let step_durations = targets
+        .keys()
+        .map(|t| (t.clone(), step_lines(runs, t)))
+        .filter(|(_, l)| !l.is_empty())
+        .collect();
     let note = (runs.len() == 1).then(|| format!("One run only ({}): no trend to draw", runs[0].stamp));
+    let gated = runs.last().map(|newest| crate::gate::night::gate_run(all, newest));
     KeyView {
         mode: key.mode.clone(),
         arch: key.arch.clone(),
@@ -215,12 +355,24 @@ fn key_view(key: &Key, runs: &[&RunFigures]) -> KeyView {
         unknown: key.lone.is_some(),
         runs: runs.iter().map(|r| r.stamp.clone()).collect(),
         run_dirs: runs.iter().map(|r| r.dir.clone()).collect(),
+        run_days: runs
+            .iter()
+            .map(|r| {
+                let t = crate::timefmt::format_rfc3339(r.started_us?);
+                t.get(..10).map(str::to_string)
+            })
+            .collect(),
         note,
         chart: (runs.len() > 1).then(|| chart_name(key)),
         targets,
         loaded,
         load_unknown,
+        step_durations,
         why_null,
+        newest_verdict: gated
+            .as_ref()
+            .map_or(crate::gate::night::Verdict::NotGated, |g| g.verdict),
+        newest_verdict_words: gated.map_or_else(|| "not gated: no run".into(), |g| g.verdict_line()),
     }
 }
 
@@ -281,13 +433,21 @@ pub fn build(root: &str, runs: &[RunFigures]) -> HistoryView {
             None => by_key.entry(r.key()).or_default().push(r),
         }
     }
-    let keys = by_key
+    let mut keys: Vec<KeyView> = by_key
         .iter_mut()
-        .map(|(k, runs)| {
-            runs.sort_by(|a, b| a.order().cmp(&b.order()));
-            key_view(k, runs)
+        .map(|(k, key_runs)| {
+            key_runs.sort_by(|a, b| a.order().cmp(&b.order()));
+            key_view(k, key_runs, runs)
         })
         .collect();
+    // What moved leads: keys whose newest run regressed, then those with a
+    // trend, then keys of one run (which history.md lists on one line).
+    keys.sort_by_key(|k| {
+        (
+            k.newest_verdict != crate::gate::night::Verdict::Regressed,
+            k.runs.len() == 1,
+        )
+    });
     left_out.sort_by(|a, b| a.run.cmp(&b.run));
     HistoryView {
         schema: 1,
@@ -384,12 +544,13 @@ mod tests {
         assert_eq!(
             labels,
             [
-                "cold · gfx1201 · max_jobs not recorded",
                 "warm · gfx1201 · max_jobs not recorded",
+                "cold · gfx1201 · max_jobs not recorded",
                 "unknown: nightly/legacy (run.json gives no mode)"
-            ]
+            ],
+            "a key with a trend leads; keys of one run follow, in key order"
         );
-        let warm = &h.keys[1];
+        let warm = &h.keys[0];
         assert_eq!(warm.runs.first().map(String::as_str), Some("n0"), "oldest first");
         let b = &warm.targets["pytorch"]["build_s"];
         assert_eq!((b.n, b.median, b.newest), (10, Some(1000.0), Some(1150.0)));

@@ -84,8 +84,15 @@ fn no_record(r: &Reading) -> String {
         return "the file is empty; nothing in this report comes from it".into();
     }
     let read_as = r.format.map(|f| format!(" as {f}")).unwrap_or_default();
+    // Where the lines went wrong, not the parser's words for it: those are
+    // in the input's warnings, line by line; this sentence reaches the
+    // summary and the charts.
     let first = match r.first_problem {
-        Some(p) if p.line > 0 => format!("; line {}: {}", p.line, p.reason),
+        Some(p) if p.line > 0 => format!(
+            "; {} did not match it, the first at line {} (the input's warnings say why)",
+            crate::fmt::counted(r.malformed.max(1), "line", "lines"),
+            p.line
+        ),
         Some(p) => format!("; {}", p.reason),
         None => String::new(),
     };
@@ -124,7 +131,7 @@ mod tests {
     }
 
     #[test]
-    fn no_record_from_a_present_file_breaks_it_and_quotes_the_first_problem() {
+    fn no_record_from_a_present_file_breaks_it_and_says_where_the_lines_went_wrong() {
         let p = Problem {
             line: 1,
             reason: "expected \" - \" at column 9".into(),
@@ -140,7 +147,14 @@ mod tests {
             b[0].starts_with("200 lines read but no record recognised as log_format sccache"),
             "{b:?}"
         );
-        assert!(b[0].ends_with("line 1: expected \" - \" at column 9"), "{b:?}");
+        assert!(
+            b[0].ends_with("; 200 lines did not match it, the first at line 1 (the input's warnings say why)"),
+            "{b:?}"
+        );
+        assert!(
+            !b[0].contains("column 9"),
+            "the parser's words stay in the warnings: {b:?}"
+        );
     }
 
     #[test]

@@ -7,11 +7,10 @@
 //! noticed: producers append, or truncate and rewrite from the start.)
 
 use super::lines::{self, LineSink, Tail};
-use super::read::mtime_of;
+use super::read::RunDir;
 use super::{InputReport, ParseStats};
 use std::hash::Hasher as _;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
 use twox_hash::XxHash3_64 as Xxh3;
 
 /// Bytes before the offset compared on every refresh to notice a file
@@ -105,7 +104,7 @@ fn read_head(file: &mut std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
 /// Reads a log whole, or with a slot of a cache, from where the previous
 /// read stopped: the one way the model reads its big logs.
 pub fn read_log<S, F>(
-    dir: &Path,
+    dir: &RunDir,
     name: &str,
     tail: Tail,
     format: Option<String>,
@@ -126,7 +125,7 @@ where
 /// Parses a log incrementally into `slot`; returns what the run model needs: the
 /// aggregate including the unfinished last line, and the input's report.
 pub fn read_tracked<S, F>(
-    dir: &Path,
+    dir: &RunDir,
     name: &str,
     tail: Tail,
     format: Option<String>,
@@ -138,27 +137,17 @@ where
     S: LineSink + Clone,
     F: Fn() -> S + Sync,
 {
-    let path = dir.join(name);
-    let meta = match std::fs::metadata(&path) {
-        Ok(m) if m.is_file() => m,
-        Ok(_) => {
+    let opened = match dir.open(name) {
+        Ok(o) => o,
+        Err(not) => {
             *slot = None;
-            return (
-                None,
-                InputReport::unreadable(name, None, "cannot read: not a regular file".into()),
-            );
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            *slot = None;
-            return (None, InputReport::absent(name));
-        }
-        Err(e) => {
-            *slot = None;
-            return (None, InputReport::unreadable(name, None, format!("cannot read: {e}")));
+            return (None, not.report(name));
         }
     };
+    let mtime = opened.mtime();
+    let meta = opened.meta;
     let result = (|| -> std::io::Result<(S, ParseStats, u64, u64)> {
-        let mut file = std::fs::File::open(&path)?;
+        let mut file = opened.file;
         let reuse = slot.as_ref().is_some_and(|t| still_prefix(t, &meta, &mut file, tag));
         let mut t = match slot.take() {
             Some(t) if reuse => t,
@@ -202,7 +191,7 @@ where
     })();
     match result {
         Ok((sink, stats, bytes, hash)) => {
-            let report = InputReport::from_parse(name, bytes, format, &stats).with_identity(mtime_of(&path), hash);
+            let report = InputReport::from_parse(name, bytes, format, &stats).with_identity(mtime, hash);
             (Some(sink), report)
         }
         Err(e) => {
@@ -218,6 +207,7 @@ mod tests {
     use crate::input::read::read_lines;
     use crate::input::zot::ZotLog;
     use std::io::Write;
+    use std::path::Path;
 
     fn line(i: usize) -> String {
         format!(
@@ -227,12 +217,24 @@ mod tests {
         ) + "\n"
     }
 
+    fn run_dir(dir: &Path) -> RunDir {
+        RunDir::new(dir, crate::input::read::Links::StayInside)
+    }
+
     fn track(dir: &Path, slot: &mut Option<Tracked<ZotLog>>) -> (Option<ZotLog>, InputReport) {
-        read_tracked(dir, "zot.jsonl", Tail::MayBePartial, None, "", slot, ZotLog::default)
+        read_tracked(
+            &run_dir(dir),
+            "zot.jsonl",
+            Tail::MayBePartial,
+            None,
+            "",
+            slot,
+            ZotLog::default,
+        )
     }
 
     fn full(dir: &Path) -> (Option<ZotLog>, InputReport) {
-        read_lines(dir, "zot.jsonl", Tail::MayBePartial, None, ZotLog::default)
+        read_lines(&run_dir(dir), "zot.jsonl", Tail::MayBePartial, None, ZotLog::default)
     }
 
     #[test]
@@ -327,7 +329,7 @@ mod tests {
         let mut slot = None;
         let read = |slot: &mut Option<Tracked<Samples>>| {
             let (s, _) = read_tracked(
-                dir.path(),
+                &run_dir(dir.path()),
                 "samples.jsonl",
                 Tail::MayBePartial,
                 None,
@@ -346,7 +348,13 @@ mod tests {
             .unwrap();
         drop(f);
         let live = read(&mut slot);
-        let (full, _) = read_lines(dir.path(), "samples.jsonl", Tail::MayBePartial, None, Samples::default);
+        let (full, _) = read_lines(
+            &run_dir(dir.path()),
+            "samples.jsonl",
+            Tail::MayBePartial,
+            None,
+            Samples::default,
+        );
         let mut full = full.unwrap();
         full.finish();
         assert_eq!(live, full.by_node);
@@ -363,7 +371,15 @@ mod tests {
         let make = || Samples::with_cap(16);
         let mut slot = None;
         let read = |slot: &mut Option<Tracked<Samples>>| {
-            let (s, _) = read_tracked(dir.path(), "samples.jsonl", Tail::MayBePartial, None, "", slot, make);
+            let (s, _) = read_tracked(
+                &run_dir(dir.path()),
+                "samples.jsonl",
+                Tail::MayBePartial,
+                None,
+                "",
+                slot,
+                make,
+            );
             let mut s = s.unwrap();
             s.finish();
             s.by_node
@@ -384,7 +400,7 @@ mod tests {
             std::fs::write(&path, format!("{text}{half}")).unwrap();
             live = read(&mut slot);
         }
-        let (full, _) = read_lines(dir.path(), "samples.jsonl", Tail::MayBePartial, None, make);
+        let (full, _) = read_lines(&run_dir(dir.path()), "samples.jsonl", Tail::MayBePartial, None, make);
         let mut full = full.unwrap();
         full.finish();
         assert_eq!(live, full.by_node);

@@ -44,6 +44,8 @@ pub struct RunInfo {
     pub nodes: Vec<NodeInfo>,
     /// The fleet's job width (`max_jobs`), when the harness records it.
     pub job_width: Option<u32>,
+    /// The build repository's revision (a commit), when the harness records it.
+    pub revision: Option<String>,
 }
 
 // The wire shape, lenient on purpose: a field of the wrong type is reported
@@ -60,6 +62,7 @@ struct Wire {
     finished_at: Option<serde_json::Value>,
     nodes: Option<serde_json::Value>,
     max_jobs: Option<serde_json::Value>,
+    revision: Option<serde_json::Value>,
 }
 
 pub fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
@@ -81,6 +84,7 @@ pub fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
         arch: string(&wire.arch),
         namespace: string(&wire.namespace),
         sccache_prefix: string(&wire.sccache_prefix),
+        revision: string(&wire.revision),
         ..Default::default()
     };
     info.mode = match wire.mode.as_ref().and_then(|v| v.as_str()) {
@@ -155,7 +159,7 @@ fn bytecount_lines(data: &[u8]) -> u64 {
 
 /// The `started_at` of a run directory's run.json, used to order runs.
 pub fn started_at_of(dir: &std::path::Path) -> Option<Micros> {
-    let data = super::read::read_at_most(&dir.join(FILE), MAX_BYTES).ok()?.ok()?;
+    let data = super::read::RunDir::new(dir, super::read::Links::StayInside).read_at_most(FILE, MAX_BYTES)?;
     parse(&data).0?.started_at
 }
 

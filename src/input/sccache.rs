@@ -698,6 +698,20 @@ pub struct SccacheLog {
     /// Requests whose time could not be read (absent, or a date that does not
     /// exist): counted in the totals, but on no lane bucket.
     pub untimed: u64,
+    /// The fleet's node hosts (run.json `addr`), whose requests also count
+    /// on a lane of their own: `node_series[i]` is `hosts[i]`'s.
+    hosts: super::zot::NodeHosts,
+    node_series: Vec<BTreeMap<i64, LaneBucket>>,
+}
+
+impl SccacheLog {
+    /// One node's own lane (keyed as `series`); `None` when `host` is not
+    /// one of the nodes this log was read for.
+    pub fn node_series(&self, host: &str) -> Option<&BTreeMap<i64, LaneBucket>> {
+        static EMPTY: BTreeMap<i64, LaneBucket> = BTreeMap::new();
+        let i = self.hosts.index(host)?;
+        Some(self.node_series.get(i).unwrap_or(&EMPTY))
+    }
 }
 
 /// The sink with what it needs to classify: the format and this run's prefix.
@@ -719,6 +733,12 @@ impl SccacheSink {
             times: TimeCache::default(),
         }
     }
+
+    /// Counts each of these hosts' requests on a lane of its own too.
+    pub fn for_nodes(mut self, hosts: super::zot::NodeHosts) -> SccacheSink {
+        self.log.hosts = hosts;
+        self
+    }
 }
 
 impl SccacheSink {
@@ -737,9 +757,19 @@ impl SccacheSink {
             t.div_euclid(BUCKET_SECS * 1_000_000)
         });
         log.untimed += u64::from(bucket.is_none());
+        let node = bucket
+            .and_then(|_| log.hosts.index(super::zot::client_host(&req.addr)))
+            .inspect(|&i| {
+                if log.node_series.len() <= i {
+                    log.node_series.resize_with(log.hosts.len(), BTreeMap::new);
+                }
+            });
         let mut lane = |f: &mut dyn FnMut(&mut LaneBucket)| {
             if let Some(b) = bucket {
                 f(log.series.entry(b).or_default());
+                if let Some(series) = node.and_then(|i| log.node_series.get_mut(i)) {
+                    f(series.entry(b).or_default());
+                }
             }
         };
         match access {
@@ -800,13 +830,23 @@ impl LineSink for SccacheSink {
         a.other_prefix += b.other_prefix;
         a.other += b.other;
         a.untimed += b.untimed;
-        for (k, v) in b.series {
-            let e = a.series.entry(k).or_default();
-            e.hits += v.hits;
-            e.misses += v.misses;
-            e.writes += v.writes;
-            e.write_bytes = e.write_bytes.saturating_add(v.write_bytes);
-            e.writes_unsized += v.writes_unsized;
+        let add = |into: &mut BTreeMap<i64, LaneBucket>, from: BTreeMap<i64, LaneBucket>| {
+            for (k, v) in from {
+                let e = into.entry(k).or_default();
+                e.hits += v.hits;
+                e.misses += v.misses;
+                e.writes += v.writes;
+                e.write_bytes = e.write_bytes.saturating_add(v.write_bytes);
+                e.writes_unsized += v.writes_unsized;
+            }
+        };
+        add(&mut a.series, b.series);
+        // Chunks share `hosts`: node lanes merge by index.
+        if a.node_series.len() < b.node_series.len() {
+            a.node_series.resize_with(b.node_series.len(), BTreeMap::new);
+        }
+        for (mine, theirs) in a.node_series.iter_mut().zip(b.node_series) {
+            add(mine, theirs);
         }
         a.first = match (a.first, b.first) {
             (Some(x), Some(y)) => Some(x.min(y)),

@@ -295,6 +295,9 @@ pub struct ZotLog {
     /// How finely the writes are kept (see `input::writes`).
     cuts: Option<Arc<WriteCuts>>,
     node_writes: Vec<Writes>,
+    /// The write-rate lane of each node's writes alone, by host as
+    /// `node_writes` (see `series`); `node_lane_within` for the whole lane.
+    node_series: Vec<Lane>,
     /// 2xx writes from every other client, together: a registry shared with
     /// other projects sees thousands of clients, and a map per client in every
     /// chunk made the merge cost per distinct address.
@@ -323,8 +326,12 @@ impl NodeHosts {
         NodeHosts(hosts.into())
     }
 
-    fn index(&self, host: &str) -> Option<usize> {
+    pub(crate) fn index(&self, host: &str) -> Option<usize> {
         self.0.iter().position(|h| h == host)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
     }
 
     /// Names the set, so a live view notices when run.json's nodes change.
@@ -353,6 +360,8 @@ pub struct SpreadWrite {
     pub to: Micros,
     pub bytes: u64,
     pub cache: bool,
+    /// The node host's index (see `NodeHosts`), for a node's own lane.
+    pub node: Option<u32>,
 }
 
 /// Writes that lasted beyond the window and were drawn clamped to it.
@@ -369,9 +378,21 @@ impl ZotLog {
     /// read), and how many writes were clamped. A write wholly outside the
     /// window stays an instant at its logged time, outside what is drawn.
     pub fn lane_within(&self, window: Option<(Micros, Micros)>) -> (Lane, Clamped) {
-        let mut lane = self.series.clone();
+        self.spread_within(self.series.clone(), None, window)
+    }
+
+    /// One node's own write-rate lane, as `lane_within` draws the registry's;
+    /// `None` when `host` is not one of the nodes this aggregate keeps apart.
+    pub fn node_lane_within(&self, host: &str, window: Option<(Micros, Micros)>) -> Option<Lane> {
+        let i = self.hosts.index(host)?;
+        let base = self.node_series.get(i).cloned().unwrap_or_default();
+        Some(self.spread_within(base, u32::try_from(i).ok(), window).0)
+    }
+
+    /// `lane` with the long writes spread in: every one, or one node's.
+    fn spread_within(&self, mut lane: Lane, node: Option<u32>, window: Option<(Micros, Micros)>) -> (Lane, Clamped) {
         let mut clamped = Clamped::default();
-        for w in &self.spread_writes {
+        for w in self.spread_writes.iter().filter(|w| node.is_none() || w.node == node) {
             let (from, to) = match window {
                 Some((start, end)) if w.to < start || w.from > end => {
                     lane.add(bucket_of(w.to), w.bytes, w.cache);
@@ -625,6 +646,15 @@ impl ZotLog {
             .flat_map(Writes::spans)
     }
 
+    /// The index of the node a client is, its lane made ready.
+    fn node_of(&mut self, client_ip: Option<&str>) -> Option<usize> {
+        let i = self.hosts.index(client_host(client_ip.unwrap_or("-")))?;
+        if self.node_series.len() <= i {
+            self.node_series.resize_with(self.hosts.0.len(), Lane::default);
+        }
+        Some(i)
+    }
+
     fn keep_write(&mut self, client_ip: Option<&str>, ev: WriteEvent) {
         let host = client_host(client_ip.unwrap_or("-"));
         match self.hosts.index(host) {
@@ -763,17 +793,25 @@ impl ZotLog {
                         // Saturating: Go's largest duration is 292 years, and a
                         // hand-written one can be larger still.
                         let from = t.saturating_sub((latency * 1e6) as Micros).max(timefmt::MIN_MICROS);
+                        let node = self.node_of(w.and_then(|w| w.client_ip.as_deref()));
                         if bucket_of(from) >= bucket_of(t) {
                             self.series.add(bucket_of(t), n, cache);
+                            if let Some(lane) = node.and_then(|i| self.node_series.get_mut(i)) {
+                                lane.add(bucket_of(t), n, cache);
+                            }
                         } else if self.cuts.as_ref().is_some_and(|c| c.within(from, t)) {
                             // Inside the anchors' window it is never clamped: spread now.
                             spread(&mut self.series, from, t, n, cache);
+                            if let Some(lane) = node.and_then(|i| self.node_series.get_mut(i)) {
+                                spread(lane, from, t, n, cache);
+                            }
                         } else {
                             self.spread_writes.push(SpreadWrite {
                                 from,
                                 to: t,
                                 bytes: n,
                                 cache,
+                                node: node.and_then(|i| u32::try_from(i).ok()),
                             });
                         }
                     }
@@ -823,6 +861,12 @@ impl LineSink for ZotLog {
             mine.append(theirs);
         }
         self.other_writes.append(b.other_writes);
+        if self.node_series.len() < b.node_series.len() {
+            self.node_series.resize_with(b.node_series.len(), Lane::default);
+        }
+        for (mine, theirs) in self.node_series.iter_mut().zip(b.node_series) {
+            mine.merge(theirs);
+        }
         self.series.merge(b.series);
         self.spread_writes.extend(b.spread_writes);
     }

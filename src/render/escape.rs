@@ -31,6 +31,46 @@ pub fn quote_controls(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Text for an XML attribute or element (a JUnit report): what
+/// [`xml_chars`] quotes, and the markup characters as entities.
+pub fn xml(s: &str) -> String {
+    let s = xml_chars(s);
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// SVG (XML) text and attributes: every character XML 1.0 does not allow
+/// (the C0 controls but tab, newline and carriage return; U+FFFE, U+FFFF)
+/// and the ones it discourages (DEL, the C1 controls) as a visible quote
+/// (`\u{1b}`), so an ESC in a name cannot make a chart invalid XML that no
+/// viewer draws. `&`, `<`, `>` and quotes are plotters' to escape, and
+/// are left alone: this runs over each whole chart, once (see `charts::svg`).
+pub fn xml_chars(s: &str) -> Cow<'_, str> {
+    let bad = |c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}');
+    if !s.chars().any(bad) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if bad(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Text for anywhere in a markdown document (paragraph, list item, heading,
 /// table cell) that no renderer turns into a block, a link, an image or HTML.
 /// A pair of backticks marks a code span, as perfreport's own messages do
@@ -70,8 +110,15 @@ pub fn md_code(s: &str) -> String {
         if s.is_empty() {
             return EMPTY.into();
         }
+        // Escaped text, its backticks too: a bare one would pair with a
+        // backtick of the next value and take the words between into code.
         let mut out = String::new();
-        plain(&s, true, &mut out);
+        for (i, part) in s.split('`').enumerate() {
+            if i > 0 {
+                out.push_str("\\`");
+            }
+            plain(part, i == 0, &mut out);
+        }
         out
     })
 }
@@ -263,6 +310,28 @@ mod tests {
     }
 
     #[test]
+    fn no_backtick_of_a_value_pairs_with_one_of_the_next() {
+        let values = ["a`|b", "`x|", "x|`", "|``|", "`a`b`", "``", "a`b", "`|`", "x``|"];
+        for escape in [md_code as fn(&str) -> String, md_text] {
+            for a in values {
+                for b in values {
+                    let md = format!("- {} the template's words {}\n", escape(a), escape(b));
+                    let code: Vec<String> = Parser::new_ext(&md, Options::ENABLE_TABLES)
+                        .filter_map(|e| match e {
+                            Event::Code(t) => Some(t.to_string()),
+                            _ => None,
+                        })
+                        .collect();
+                    assert!(
+                        code.iter().all(|c| !c.contains("words")),
+                        "{a:?}, {b:?} -> {md:?}: {code:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn our_own_backticks_stay_code_and_benign_names_stay_as_they_are() {
         assert_eq!(md_text("run.json has no `max_jobs`"), "run.json has no `max_jobs`");
         for s in [
@@ -278,6 +347,15 @@ mod tests {
         assert_eq!(md_text("1. x"), "1\\. x");
         assert_eq!(md_text("see http://x and www.y"), "see http\\://x and www\\.y");
         assert_eq!(md_text("a@b.c"), "a`@`b.c");
+    }
+
+    #[test]
+    fn characters_xml_does_not_allow_are_quoted_and_the_rest_left_to_plotters() {
+        assert_eq!(
+            xml_chars("a\u{1b}[2J\u{7}b\u{85}\u{fffe}\tc\n<&>"),
+            "a\\u{1b}[2J\\u{7}b\\u{85}\\u{fffe}\tc\n<&>"
+        );
+        assert!(matches!(xml_chars("<text>plain</text>\n"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -25,7 +25,9 @@ pub fn dur(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
 /// Seconds as a plain number with a unit, for tables that are sorted by value.
 pub fn secs(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(
-        num(v).map(|s| format!("{s:.0} s")).unwrap_or_else(|| DASH.into()),
+        num(v)
+            .map(|s| format!("{} s", crate::fmt::fixed(s, 0)))
+            .unwrap_or_else(|| DASH.into()),
     ))
 }
 
@@ -36,7 +38,7 @@ pub fn bytes(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
 /// A percentage already in 0..100.
 pub fn pct(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(
-        num(v).map(|p| format!("{p:.0}%")).unwrap_or_else(|| DASH.into()),
+        num(v).map(crate::fmt::percent).unwrap_or_else(|| DASH.into()),
     ))
 }
 
@@ -44,7 +46,7 @@ pub fn pct(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
 pub fn ratio_pct(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(
         num(v)
-            .map(|p| format!("{:.1}%", 100.0 * p))
+            .map(|p| format!("{}%", crate::fmt::fixed(100.0 * p, 1)))
             .unwrap_or_else(|| DASH.into()),
     ))
 }

@@ -3,7 +3,9 @@
 //! totals (records far outside the window, a window too long to draw).
 
 use super::context::Context;
-use super::{human_bytes, r3, secs, why, SccachePoint, SccacheView, ZotPoint, ZotView};
+use super::{
+    human_bytes, r3, secs, why, NodeView, SccacheNodeLane, SccachePoint, SccacheView, ZotNodeLane, ZotPoint, ZotView,
+};
 use crate::analysis::window;
 use crate::input::InputReport;
 use crate::model::{self, Run};
@@ -17,10 +19,10 @@ pub(super) struct Lanes {
     pub zot_clamped: Option<String>,
 }
 
-pub(super) fn build(cx: &Context, far: &BTreeMap<&'static str, FarRecords>) -> Lanes {
+pub(super) fn build(cx: &Context, far: &BTreeMap<&'static str, FarRecords>, nodes: &[NodeView]) -> Lanes {
     let (run, window) = (cx.run, cx.window);
-    let mut sccache = sccache_view(run, cx.t0, window);
-    let (mut zot, zot_clamped) = zot_view(run, cx.t0, window);
+    let mut sccache = sccache_view(run, cx.t0, window, nodes);
+    let (mut zot, zot_clamped) = zot_view(run, cx.t0, window, nodes);
     // What a lane leaves out of its input's totals, said on the lane.
     if sccache.why.is_none() {
         sccache.lane_why = lane_reason(
@@ -64,19 +66,6 @@ pub(super) struct FarRecords {
     pub warning: String,
 }
 
-/// `1204` as `1,204`: counts people read.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// An instant to the minute, as a window is read.
 fn to_minute(t: Micros) -> String {
     let s = timefmt::format_rfc3339(t);
@@ -110,7 +99,7 @@ pub(super) fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static s
         } else {
             (what, "lie")
         };
-        let n = grouped(o.records);
+        let n = crate::fmt::count(o.records);
         let warning = format!(
             "{input}: {n} {noun} {when} {verb} outside the run's window ({span}) by more than an hour: not drawn, not in the lanes; {counted}"
         );
@@ -223,13 +212,17 @@ fn dense<V: Default + Clone>(
     bucket_s: i64,
     window: Option<(Micros, Micros)>,
 ) -> impl Iterator<Item = (i64, V)> + '_ {
-    let data = series.keys().next().copied().zip(series.keys().next_back().copied());
-    // Nothing to draw: an empty range.
-    let (lo, hi) = drawn_buckets(data, bucket_s, window).unwrap_or((1, 0));
+    let (lo, hi) = dense_range(series, bucket_s, window);
     (lo..=hi).map(move |b| (b, series.get(&b).cloned().unwrap_or_default()))
 }
 
-fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> SccacheView {
+/// The buckets `dense` walks for `series` (an empty range: nothing to draw).
+fn dense_range<V>(series: &BTreeMap<i64, V>, bucket_s: i64, window: Option<(Micros, Micros)>) -> (i64, i64) {
+    let data = series.keys().next().copied().zip(series.keys().next_back().copied());
+    drawn_buckets(data, bucket_s, window).unwrap_or((1, 0))
+}
+
+fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>, nodes: &[NodeView]) -> SccacheView {
     let bucket_s = crate::input::sccache::BUCKET_SECS;
     let no_record = why::no_record(run, model::SCCACHE);
     let (Some(s), None) = (&run.sccache, &no_record) else {
@@ -250,6 +243,21 @@ fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> Scca
     };
     let l = &s.log;
     let reads = l.hits + l.misses;
+    // Each node's lane over the same buckets as the fleet's.
+    let (lo, hi) = dense_range(&l.series, bucket_s, window);
+    let by_node = nodes
+        .iter()
+        .filter_map(|n| Some((n, l.node_series(n.addr.as_deref()?)?)))
+        .map(|(n, series)| {
+            let at = |b: i64| series.get(&b).copied().unwrap_or_default();
+            SccacheNodeLane {
+                node: n.name.clone(),
+                hits: (lo..=hi).map(|b| at(b).hits).collect(),
+                misses: (lo..=hi).map(|b| at(b).misses).collect(),
+                writes: (lo..=hi).map(|b| at(b).writes).collect(),
+            }
+        })
+        .collect();
     SccacheView {
         present: true,
         why: None,
@@ -274,6 +282,7 @@ fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> Scca
                 write_bytes: (s.sizes_known && v.writes_unsized == 0).then_some(v.write_bytes),
             })
             .collect(),
+        by_node,
         lane_why: None,
         why_null: BTreeMap::new(),
     }
@@ -281,7 +290,7 @@ fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> Scca
 
 /// The registry's view, and the warning for writes that lasted beyond the
 /// window (drawn only inside it).
-fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> (ZotView, Option<String>) {
+fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>, nodes: &[NodeView]) -> (ZotView, Option<String>) {
     let bucket_s = crate::input::zot::BUCKET_SECS;
     let no_record = why::no_record(run, model::ZOT);
     let (Some(z), None) = (&run.zot, &no_record) else {
@@ -314,12 +323,32 @@ fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> (ZotView
                 .collect()
         })
         .unwrap_or_default();
+    // Each node's own lane over the same buckets as the registry's.
+    let by_node = drawn
+        .map(|(lo, hi)| {
+            nodes
+                .iter()
+                .filter_map(|n| Some((n, z.node_lane_within(n.addr.as_deref()?, window)?)))
+                .map(|(n, lane)| {
+                    let (cache_bytes, image_bytes) = lane
+                        .buckets(lo, hi)
+                        .map(|(_, v)| (v.cache_bytes, v.image_bytes))
+                        .unzip();
+                    ZotNodeLane {
+                        node: n.name.clone(),
+                        cache_bytes,
+                        image_bytes,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let n = clamped.writes;
     let clamped = (n > 0).then(|| {
         format!(
-            "{}: {n} write request{} lasted beyond the run's window (the longest {}): clamped to it on the registry lane",
+            "{}: {} lasted beyond the run's window (the longest {}): clamped to it on the registry lane",
             model::ZOT,
-            if n == 1 { "" } else { "s" },
+            crate::fmt::counted(n, "write request", "write requests"),
             timefmt::human_duration(clamped.longest as f64 / MICROS_PER_SEC)
         )
     });
@@ -340,6 +369,7 @@ fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>) -> (ZotView
         by_message: z.by_message.clone(),
         bucket_s,
         series,
+        by_node,
         lane_why: None,
         why_null: BTreeMap::new(),
     };

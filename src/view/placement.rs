@@ -933,9 +933,7 @@ fn fill_replay(r: &mut ReplayView, out: &replay::Replay, jobs: &[Job], nodes: &[
 }
 
 /// A link in MB/s as people read a rate: "2.8 MB/s", "25 B/s".
-pub fn rate(mbps: f64) -> String {
-    format!("{}/s", human_bytes(mbps * 1e6))
-}
+pub use crate::fmt::rate_mbps as rate;
 
 /// Six significant digits: a rate of a few bytes a second keeps its value
 /// (rounding to thousandths of a MB/s would make it 0, a measured zero).

@@ -22,6 +22,7 @@ pub(super) fn build(run: &Run, nodes: &[NodeView]) -> Provenance {
     check("mode", "mode", info.and_then(|i| i.mode).is_none());
     check("arch", "arch", info.and_then(|i| i.arch.as_ref()).is_none());
     check("job_width", "max_jobs", info.and_then(|i| i.job_width).is_none());
+    check("revision", "revision", info.and_then(|i| i.revision.as_ref()).is_none());
     Provenance {
         tool: Tool::this(),
         inputs: run
@@ -53,6 +54,7 @@ pub(super) fn build(run: &Run, nodes: &[NodeView]) -> Provenance {
                 })
                 .collect(),
             job_width: info.and_then(|i| i.job_width),
+            revision: info.and_then(|i| i.revision.clone()),
             why_null: why,
         },
     }

@@ -42,11 +42,11 @@ fn opening(v: &View) -> String {
         .map(|w| format!(", wall clock {}", dur(w)))
         .unwrap_or_default();
     format!(
-        "{mode} {}{}: {} nodes, {} targets{wall}{status}. {}.",
+        "{mode} {}{}: {}, {}{wall}{status}. {}.",
         v.stamp,
         v.arch.as_deref().map(|a| format!(" on {a}")).unwrap_or_default(),
-        v.nodes.len(),
-        v.targets.len(),
+        crate::fmt::counted(v.nodes.len() as u64, "node", "nodes"),
+        crate::fmt::counted(v.targets.len() as u64, "target", "targets"),
         capitalise(&v.mode_note),
     )
 }
@@ -117,16 +117,20 @@ fn outside_own_steps(v: &View) -> Vec<String> {
         }
         let node = t.node.as_deref().map(|n| format!(" on {n}")).unwrap_or_default();
         let mut s = format!(
-            "{}{node}: {} of its {} ({:.0}%) outside its own steps",
+            "{}{node}: {} of its {} ({}) outside its own steps",
             t.name,
             dur(gap),
             dur(total),
-            100.0 * gap / total
+            crate::fmt::share(gap / total)
         );
         if let Some(u) = t.upload_s.filter(|u| *u > 0.0) {
             s.push_str(&format!(", {} of it uploading", dur(u)));
             if let Some(b) = t.upload_bytes.filter(|b| *b > 0) {
-                s.push_str(&format!(" {} at {:.1} MB/s", human_bytes(b as f64), b as f64 / u / 1e6));
+                s.push_str(&format!(
+                    " {} at {}",
+                    human_bytes(b as f64),
+                    crate::fmt::rate(b as f64 / u)
+                ));
             }
         }
         s.push('.');
@@ -141,11 +145,11 @@ fn estimate_misses(v: &View) -> Vec<String> {
         .iter()
         .map(|m| {
             format!(
-                "The balancer estimated {} at {}; it took {} ({:.1}× the estimate).",
+                "The balancer estimated {} at {}; it took {} ({}× the estimate).",
                 m.target,
                 dur(m.est_s),
                 dur(m.actual_s),
-                m.ratio
+                crate::fmt::fixed(m.ratio, 1)
             )
         })
         .collect()
@@ -184,15 +188,18 @@ fn compiler_cache(v: &View) -> Option<String> {
     if let (Some(h), Some(m)) = (s.hits, s.misses) {
         let ratio = s
             .hit_ratio
-            .map(|r| format!(" ({:.1}% hits)", 100.0 * r))
+            .map(|r| format!(" ({}% hits)", crate::fmt::fixed(100.0 * r, 1)))
             .unwrap_or_default();
         let written = match s.write_bytes {
             Some(b) => format!(" ({})", human_bytes(b as f64)),
             None => " (size unknown)".into(),
         };
+        use crate::fmt::counted;
         Some(format!(
-            "Compiler cache: {h} hits, {m} misses{ratio}, {} writes{written}.",
-            s.writes.unwrap_or(0)
+            "Compiler cache: {}, {}{ratio}, {}{written}.",
+            counted(h, "hit", "hits"),
+            counted(m, "miss", "misses"),
+            counted(s.writes.unwrap_or(0), "write", "writes")
         ))
     } else {
         s.why
@@ -207,14 +214,14 @@ fn registry(v: &View) -> Option<String> {
         let no_size = z
             .writes_unsized
             .filter(|n| *n > 0)
-            .map(|n| format!("; {n} writes of unknown size"))
+            .map(|n| format!("; {} of unknown size", crate::fmt::counted(n, "write", "writes")))
             .unwrap_or_default();
         Some(format!(
-            "Registry: {} written, {} of it layer cache and {} images, over {} requests{no_size}.",
+            "Registry: {} written, {} of it layer cache and {} images, over {}{no_size}.",
             human_bytes((c + i) as f64),
             human_bytes(c as f64),
             human_bytes(i as f64),
-            z.requests.unwrap_or(0)
+            crate::fmt::counted(z.requests.unwrap_or(0), "request", "requests")
         ))
     } else {
         z.why.as_ref().map(|why| format!("Registry: not measured ({why})."))

@@ -3,7 +3,7 @@
 //! timeline order.
 
 use super::context::Context;
-use super::{group_reasons, r1, r3, why, Band, StepView, TargetView};
+use super::{group_reasons, r1, r3, why, Band, SlowStep, StepView, TargetView};
 use crate::analysis::join::TargetJoin;
 use crate::analysis::phases::phase_bands;
 use crate::analysis::targets::TargetFigures;
@@ -114,6 +114,7 @@ fn unmeasured(name: &str, node: Option<String>, builder: Option<String>, est_s: 
         phases: vec![],
         uploads: vec![],
         steps: vec![],
+        slowest_steps: vec![],
         why_null: BTreeMap::new(),
         notes: vec![],
     }
@@ -173,6 +174,18 @@ fn measured(cx: &Context, t: &mut TargetView, f: &TargetFigures) {
             start_s: off(s.start),
             end_s: off(s.end),
             cached: s.cached,
+            vertex: s.vertex.clone(),
+        })
+        .collect();
+    // A step under half a second (a layer loaded from the cache) is not where the build went.
+    let took: Vec<_> = t.step_records().into_iter().filter(|r| r.s >= 0.5).collect();
+    t.slowest_steps = crate::analysis::step_diff::slowest(&took, super::SLOWEST_STEPS)
+        .into_iter()
+        .map(|r| SlowStep {
+            build_pct: t.build_s.filter(|b| *b > 0.0).map(|b| r1(100.0 * r.s / b)),
+            s: r3(r.s),
+            name: r.name,
+            cached: !r.ran,
         })
         .collect();
 }

@@ -848,3 +848,157 @@ fn cold_run_with_uploads_has_no_excl_export_header() {
     assert!(!head.contains("excl. export"), "{head}");
     assert!(head.contains("total (incl. export)"), "{head}");
 }
+
+/// Opens a page of the published site and waits until it has drawn: the
+/// run and history pages mark that with `data-ready`, the others are static.
+fn open_published(browser: &Browser, path: &Path) -> Arc<Tab> {
+    let tab = browser.new_tab().unwrap();
+    tab.navigate_to(&file_url(path)).unwrap();
+    wait_for(
+        &tab,
+        "document.readyState === 'complete' && (!document.querySelector('#perf-data, #history-data') || document.documentElement.getAttribute('data-ready') === '1')",
+        "the published page to draw",
+    );
+    tab
+}
+
+/// Every page a reader of the published site meets — the site's index, a
+/// run page, its report.html, history.html and the benchmark's ratios.html —
+/// passes axe-core in light and in dark mode. Links kept the browser's
+/// #0000ee on the dark ground (1.9:1) on the index, history and run pages.
+#[test]
+fn axe_finds_no_violation_on_every_published_page_in_light_and_dark_mode() {
+    let Some(path) = chromium() else { return };
+    let runs = tempfile::tempdir().unwrap();
+    for stamp in [COLD, WARM] {
+        let dst = runs.path().join(stamp);
+        std::fs::create_dir(&dst).unwrap();
+        super::copy_run(&sample(stamp), &dst);
+    }
+    let site = tempfile::tempdir().unwrap();
+    let bench = sample(COLD).parent().unwrap().join("bench/bench.jsonl");
+    let o = super::perfreport(&[
+        "publish",
+        runs.path().to_str().unwrap(),
+        "--site",
+        site.path().to_str().unwrap(),
+        "--bench",
+        bench.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pages = [
+        "index.html".to_string(),
+        format!("runs/{COLD}/index.html"),
+        format!("runs/{COLD}/report.html"),
+        "history.html".to_string(),
+        "bench/ratios.html".to_string(),
+    ];
+    let browser = launch(path);
+    let mut failures = vec![];
+    for page in &pages {
+        let file = site.path().join(page);
+        assert!(file.exists(), "{page} is published");
+        let tab = open_published(&browser, &file);
+        for scheme in ["light", "dark"] {
+            colour_scheme(&tab, scheme);
+            failures.extend(
+                axe_violations(&tab)
+                    .into_iter()
+                    .map(|v| format!("{page} {scheme}: {v}")),
+            );
+        }
+    }
+    assert!(failures.is_empty(), "axe-core violations:\n{}", failures.join("\n"));
+}
+
+/// The run page at fleet width (8 nodes, 24 targets): CPU and memory a panel
+/// per node, each lane every client together then a panel per node, and no
+/// label of those charts (a node's name, a tick, a lane's legend) drawn over
+/// another. Hiding a builder removes its panels.
+#[test]
+fn page_at_fleet_width_draws_a_panel_per_node_and_no_label_over_another() {
+    let Some(path) = chromium() else { return };
+    let run = super::wide_run(8, 24);
+    let out = tempfile::tempdir().unwrap();
+    report(run.path(), out.path(), &[]);
+    let browser = launch(path);
+    let (tab, seen) = open(&browser, &file_url(&out.path().join("index.html")));
+    assert_eq!(count(&tab, "#chart-cpu g.panel"), 8, "a CPU panel per node");
+    assert_eq!(count(&tab, "#chart-sccache g.panel"), 9, "all clients, then each node");
+    assert_eq!(count(&tab, "#chart-zot g.panel"), 9, "all clients, then each node");
+    let overlaps = r#"JSON.stringify(['chart-cpu', 'chart-sccache', 'chart-zot'].flatMap(id => {
+        const texts = [...document.getElementById(id).querySelectorAll('text')]
+            .filter(t => t.textContent.trim() && t.getAttribute('visibility') !== 'hidden')
+            .map(t => ({ s: t.textContent, b: t.getBoundingClientRect() }));
+        const out = [];
+        texts.forEach((a, i) => texts.slice(i + 1).forEach(c => {
+            const x = Math.min(a.b.right, c.b.right) - Math.max(a.b.left, c.b.left);
+            const y = Math.min(a.b.bottom, c.b.bottom) - Math.max(a.b.top, c.b.top);
+            if (x > 0.5 && y > 0.5) out.push(id + ': "' + a.s + '" over "' + c.s + '"');
+        }));
+        return out;
+    }))"#;
+    let found: Vec<String> = serde_json::from_str(eval(&tab, overlaps).as_str().unwrap()).unwrap();
+    assert!(found.is_empty(), "labels drawn over each other: {found:#?}");
+    click(&tab, "[data-legend-node=\"think\"]");
+    assert_eq!(count(&tab, "#chart-cpu g.panel"), 7, "think's CPU panel hidden");
+    assert_eq!(
+        count(&tab, "#chart-zot g.panel[data-panel=\"think\"]"),
+        0,
+        "think's lane hidden"
+    );
+    screenshot(&tab, "fleet-width");
+    no_errors(&seen);
+}
+
+/// report.md said triton-wheel's upload share was 70% where the page said
+/// 71% (70.5 rounded to even by one, half up by the other). Every target's
+/// durations and shares read the same on the page as in report.md.
+#[test]
+fn page_and_report_md_round_every_target_figure_alike() {
+    let Some(path) = chromium() else { return };
+    let out = tempfile::tempdir().unwrap();
+    report(&sample(COLD), out.path(), &[]);
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    let header = md
+        .lines()
+        .find(|l| l.starts_with("| target | node | total"))
+        .expect("the targets table");
+    let cells = |l: &str| -> Vec<String> { l.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect() };
+    let columns = cells(header);
+    let rows: Vec<Vec<String>> = md
+        .lines()
+        .skip_while(|l| *l != header)
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(cells)
+        .collect();
+    assert_eq!(rows.len(), 10, "a row per target");
+    let browser = launch(path);
+    let (tab, seen) = open(&browser, &file_url(&out.path().join("index.html")));
+    let js = r#"JSON.stringify((() => {
+        const t = document.querySelector('#table-targets table');
+        const head = [...t.querySelectorAll('th')].map(h => h.textContent.trim());
+        return [...t.querySelectorAll('tbody tr')].map(r => Object.fromEntries([...r.children].map((c, i) => [head[i], c.textContent.trim()])));
+    })())"#;
+    let page: Vec<serde_json::Map<String, Value>> = serde_json::from_str(eval(&tab, js).as_str().unwrap()).unwrap();
+    let mut compared = 0;
+    for row in &rows {
+        let on_page = page
+            .iter()
+            .find(|p| p["target"] == Value::from(row[0].as_str()))
+            .unwrap_or_else(|| panic!("{} on the page", row[0]));
+        for column in ["build", "gap", "gap share", "upload", "upload share"] {
+            let i = columns.iter().position(|c| c == column).unwrap();
+            assert_eq!(
+                on_page[column],
+                Value::from(row[i].as_str()),
+                "{} {column}: page against report.md",
+                row[0]
+            );
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 50);
+    no_errors(&seen);
+}

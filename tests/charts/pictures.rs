@@ -4,7 +4,7 @@
 //! Colour science here is written from the formulas (sRGB → CIELAB, ΔE76,
 //! WCAG 2 contrast), independently of the renderer's own.
 
-use super::{data, report, sample, COLD, WARM};
+use super::{data, report, sample, wide_run, COLD, WARM};
 use perfreport::render::{LIGHT_ALPHA, PALETTE};
 
 /// One element of a chart's SVG, in paint order.
@@ -379,4 +379,137 @@ fn timeline_bar_labels_read_at_4_5_to_1_on_the_fill_under_them() {
         assert_eq!(labelled.len(), names.len(), "{stamp}: a name per bar: {labelled:?}");
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The charts of a run directory, as report writes them.
+fn charts_at(run: &std::path::Path) -> (tempfile::TempDir, Vec<(&'static str, String)>) {
+    let out = tempfile::tempdir().unwrap();
+    let o = report(run, out.path(), &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let charts = perfreport::render::charts::ALL
+        .iter()
+        .map(|(name, _)| (*name, std::fs::read_to_string(out.path().join(name)).unwrap()))
+        .collect();
+    (out, charts)
+}
+
+/// The time axis's tick labels of a chart: value -> x (the labels centred
+/// under a plot whose text is a number).
+fn time_ticks(svg: &str) -> std::collections::BTreeMap<String, Vec<f64>> {
+    let mut out: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+    for e in elements(svg)
+        .iter()
+        .filter(|e| e.tag == "text" && e.attr("text-anchor") == Some("middle"))
+    {
+        if e.text.parse::<f64>().is_ok() {
+            out.entry(e.text.clone()).or_default().push(e.num("x"));
+        }
+    }
+    out
+}
+
+/// report.md's charts one under the other: their time axes started at
+/// different x offsets (60, 162 and 58 px), so a minute on one was not the
+/// same minute on the next. Every chart draws the same time ticks at the
+/// same x, on the samples and on an 8-node, 24-target run.
+#[test]
+fn report_charts_share_one_time_axis_origin_and_range() {
+    let wide = wide_run(8, 24);
+    let runs = [sample(COLD), sample(WARM), wide.path().to_path_buf()];
+    for run in &runs {
+        let (_out, charts) = charts_at(run);
+        let ticks: Vec<(&str, std::collections::BTreeMap<String, Vec<f64>>)> =
+            charts.iter().map(|(name, svg)| (*name, time_ticks(svg))).collect();
+        let (first, reference) = &ticks[0];
+        assert!(reference.len() >= 3, "{run:?} {first}: time ticks {reference:?}");
+        assert!(
+            reference.contains_key("0"),
+            "{run:?} {first}: no tick at the run's start"
+        );
+        for (name, t) in &ticks[1..] {
+            assert_eq!(
+                t.keys().collect::<Vec<_>>(),
+                reference.keys().collect::<Vec<_>>(),
+                "{run:?}: {name} and {first} tick different times"
+            );
+            for (value, xs) in t {
+                for x in xs {
+                    let want = reference[value][0];
+                    assert!(
+                        (x - want).abs() < 0.5,
+                        "{run:?}: {name} draws minute {value} at x={x}, {first} at x={want}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// At fleet width (8 nodes, 24 targets) CPU and memory were ten-odd lines
+/// knotted at 85–97 % on one axis, and the registry lane one line for every
+/// node: think's 6.4 GB at 2.8 MB/s was a ripple at 0 beside 100 MB/s image
+/// pushes. cpu-mem.svg draws a panel per node, on one 0–100 % scale, each
+/// named; cache-lanes.svg a panel for every client together and one per
+/// node in each lane, and think's panel tops out near its own rate.
+#[test]
+fn an_eight_node_run_draws_a_panel_per_node_for_cpu_memory_and_each_lane() {
+    let wide = wide_run(8, 24);
+    let (out, charts) = charts_at(wide.path());
+    let d = data(out.path());
+    let names: Vec<&str> = d["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 8);
+    let svg = |name: &str| &charts.iter().find(|(n, _)| *n == name).unwrap().1;
+    let cpu = elements(svg("charts/cpu-mem.svg"));
+    assert_eq!(plot_areas(&cpu).len(), 8, "a panel per node");
+    for n in &names {
+        assert!(
+            cpu.iter().any(|e| e.tag == "text" && e.text == *n),
+            "{n} names its panel"
+        );
+    }
+    let percent_tops = cpu.iter().filter(|e| e.tag == "text" && e.text == "100%").count();
+    assert_eq!(percent_tops, 8, "every panel on the same 0–100 % scale");
+    let lanes = elements(svg("charts/cache-lanes.svg"));
+    assert_eq!(
+        plot_areas(&lanes).len(),
+        2 * (1 + 8),
+        "all clients, then each node, in both lanes"
+    );
+    for n in &names {
+        let named = lanes.iter().filter(|e| e.tag == "text" && e.text == *n).count();
+        assert_eq!(named, 2, "{n} has a panel in each lane");
+    }
+    // think's own registry lane: its layer-cache upload near its link's 2.8 MB/s.
+    let think = d["zot"]["by_node"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["node"] == "think")
+        .unwrap();
+    let bucket = d["zot"]["bucket_s"].as_f64().unwrap();
+    let peak = think["cache_bytes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_f64().unwrap() / bucket / 1e6)
+        .fold(0.0, f64::max);
+    assert!((2.0..6.0).contains(&peak), "think uploads at its own pace: {peak} MB/s");
+    let total: u64 = d["zot"]["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["cache_bytes"].as_u64().unwrap())
+        .sum();
+    let by_node: u64 = d["zot"]["by_node"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|n| n["cache_bytes"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap()))
+        .sum();
+    assert_eq!(by_node, total, "every layer-cache byte of this run came from a node");
 }

@@ -61,13 +61,19 @@ fn compare_refuses_another_mode_and_ranks_only_outside_the_noise() {
         .find(|x| x["target"] == "pytorch")
         .unwrap();
     assert!(pytorch["moved"].as_str().unwrap().contains("moved from strix to kiln"));
-    // With a history whose rocm-base totals spread widely, a +20% change is noise.
+    // With a history whose rocm-base totals spread widely, a +20% change is
+    // noise. The history's runs started before B (a band never rests on a
+    // run after it): each run.json starts a day earlier per copy.
     let history = tempfile::tempdir().unwrap();
     for (i, f) in [0.6, 1.0, 1.6].iter().enumerate() {
         let dst = history.path().join(format!("h{i}"));
         std::fs::create_dir(&dst).unwrap();
         copy_run(&sample(COLD), &dst);
         stretch_root(&dst.join("trace-rocm-base.json"), *f);
+        let run_json = dst.join("run.json");
+        let mut r: Value = serde_json::from_str(&std::fs::read_to_string(&run_json).unwrap()).unwrap();
+        r["started_at"] = Value::from(format!("2026-10-{:02}T02:00:00Z", 17 + i));
+        std::fs::write(&run_json, r.to_string()).unwrap();
     }
     let c2 = pinned_copy(COLD);
     stretch_root(&c2.path().join("trace-rocm-base.json"), 1.2);

@@ -16,6 +16,12 @@ mod hostile_paths;
 #[path = "../charts/pictures.rs"]
 mod pictures;
 
+#[path = "../hostile/links.rs"]
+mod links;
+
+#[path = "../hostile/named_outputs.rs"]
+mod named_outputs;
+
 #[path = "../hostile/strings.rs"]
 mod strings;
 

@@ -354,8 +354,10 @@ fn charts_carry_every_series_and_say_why_a_lane_is_missing() {
     let out = tempfile::tempdir().unwrap();
     report(&sample(COLD), out.path(), &[]);
     let cpu = std::fs::read_to_string(out.path().join("charts/cpu-mem.svg")).unwrap();
+    // A panel per node, named with its builder beside it.
     for n in ["strix", "think", "forge", "anvil", "kiln"] {
-        assert!(cpu.contains(&format!("{n} (snoc-{n})")), "legend of {n}");
+        assert!(cpu.contains(&format!("\n{n}\n</text>")), "panel of {n}");
+        assert!(cpu.contains(&format!("\nsnoc-{n}\n</text>")), "builder of {n}");
     }
     // CPU is one line per node (plus its breaks); memory is dashed: many short segments.
     assert!(cpu.matches("<polyline").count() > 100);

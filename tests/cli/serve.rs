@@ -5,7 +5,7 @@ use serde_json::Value;
 use std::process::Command;
 
 /// One raw HTTP exchange, so a test can send paths no client would normalise.
-fn http(addr: &str, request: &str) -> (u16, String) {
+pub(crate) fn http(addr: &str, request: &str) -> (u16, String) {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(std::time::Duration::from_secs(20))).unwrap();
@@ -18,7 +18,7 @@ fn http(addr: &str, request: &str) -> (u16, String) {
     (code, body)
 }
 
-fn get(addr: &str, path: &str) -> (u16, String) {
+pub(crate) fn get(addr: &str, path: &str) -> (u16, String) {
     // HTTP/1.0: the answer comes unchunked, which this minimal client can read.
     http(addr, &format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n"))
 }

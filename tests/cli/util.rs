@@ -176,3 +176,17 @@ pub fn stretch_root(trace: &Path, factor: f64) {
     }
     std::fs::write(trace, serde_json::to_vec(&d).unwrap()).unwrap();
 }
+
+/// The seeded generator of the sample runs itself (examples/synth), for runs
+/// wider than the samples.
+#[allow(dead_code)]
+#[path = "../../examples/synth/generator.rs"]
+mod synth;
+
+/// A generated run of `nodes` nodes and `targets` targets (the sample's cold
+/// fleet first, then more), the same bytes every time.
+pub fn wide_run(nodes: usize, targets: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    synth::write_run(&synth::wide(nodes, targets, 20261105), dir.path()).unwrap();
+    dir
+}

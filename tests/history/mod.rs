@@ -2,7 +2,9 @@
 //! pytorch's build steps up by 15% from one night on, a metric spread 30%,
 //! a loaded node, and runs that must be left out with their reason.
 
+mod night;
 mod page;
+mod why;
 
 use super::{jaeger, perfreport, walk};
 use serde_json::Value;
@@ -190,10 +192,19 @@ fn history_shows_pytorchs_build_step_and_the_night_it_started() {
     let chart = key["chart"].as_str().unwrap();
     assert!(md.contains(&format!("]({chart})")));
     let svg = std::fs::read_to_string(out.path().join(chart)).unwrap();
+    // The chart names the day the step starts, as its x axis names the runs' days.
+    let day =
+        perfreport::timefmt::format_rfc3339((FIRST_NIGHT_S + STEP_NIGHT as i64 * 86_400) * 1_000_000)[..10].to_string();
     assert!(
-        svg.contains(&format!("build +15.0% from {night}")),
-        "the panel names the step"
+        svg.contains(&format!("build +15.0% from {day}")),
+        "the panel names the step's day"
     );
+    let first = perfreport::timefmt::format_rfc3339(FIRST_NIGHT_S * 1_000_000)[..10].to_string();
+    assert!(
+        svg.contains(&format!(">\n{first}\n</text>")),
+        "the x axis names the first run's day"
+    );
+    assert!(!svg.contains(">\nrun\n</text>"), "not run numbers");
     assert!(svg.contains("pytorch") && svg.contains("vllm"), "a panel per target");
 }
 
@@ -227,7 +238,8 @@ fn gate_history_flags_the_night_of_the_step_and_not_the_nights_before() {
         assert_eq!(check["verdict"], "ok", "night {night}: {check}");
         assert_eq!(code, Some(0), "night {night}");
     }
-    // The first night has nothing before it: it says so and gates nothing.
+    // The first night has nothing before it: it says so, gates nothing, and
+    // exits 3, so a lane cannot read "checked nothing" as green.
     let first = root.path().join(stamp(0));
     let o = perfreport(&[
         "gate",
@@ -235,9 +247,10 @@ fn gate_history_flags_the_night_of_the_step_and_not_the_nights_before() {
         "--history",
         root.path().to_str().unwrap(),
     ]);
-    let text = ok(&o);
+    assert_eq!(o.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("0 checks") && text.contains("no comparable run before this one"),
+        text.contains("0 checks of 0 ran") && text.contains("no comparable run before this one"),
         "{text}"
     );
     // A history root that is not there is an error, not a pass.

@@ -44,6 +44,10 @@ const PAYLOADS: &[&str] = &[
     "    - item 1. x",
     // Entities, terminal escapes, JS line separators, pipes, a last backslash.
     "&lt;img&gt;\u{1b}]0;title\u{7}\u{1b}[2J\u{2028}\u{2029}x|y\\",
+    // Characters XML does not allow (an ESC, U+FFFE) or discourages (C1) in a chart's text.
+    "\u{1b}[31mred\u{1b}[0m\u{85}\u{fffe}\u{1}",
+    // Backticks that a code span's fallback left bare pair with the next value's.
+    "a`|b``c",
 ];
 
 const BENIGN: &str = "benign";
@@ -338,6 +342,38 @@ fn pulldown_structure(md: &str) -> (BTreeMap<String, usize>, Vec<String>) {
 /// In CI a missing cmark-gfm fails the test: `.ci/run` installs it.
 fn cmark_gfm() -> Option<PathBuf> {
     super::outside_tool(PathBuf::from("/usr/bin/cmark-gfm"), "cmark-gfm")
+}
+
+/// The installed xmllint, or `None` on a developer machine without one.
+/// In CI a missing xmllint fails the test: `.ci/run` installs it.
+fn xmllint() -> Option<PathBuf> {
+    super::outside_tool(PathBuf::from("/usr/bin/xmllint"), "libxml2-utils")
+}
+
+/// Every chart of the corpus (each run's, the site's history charts and
+/// `history`'s) parses as XML with xmllint: a control character in a name
+/// once made a chart that no viewer draws.
+#[test]
+fn every_chart_of_the_hostile_corpus_is_well_formed_xml() {
+    let Some(bin) = xmllint() else { return };
+    let corpus = corpus();
+    let out = tempfile::tempdir().unwrap();
+    let root = corpus._tmp.path().join("root");
+    let o = perfreport(&["history", root.to_str().unwrap(), "--out", out.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut charts: Vec<PathBuf> = super::walk(&corpus.site);
+    charts.extend(super::walk(out.path()));
+    charts.retain(|p| p.extension() == Some(OsStr::new("svg")));
+    assert!(charts.len() > corpus.cases.len() * 3, "{} charts", charts.len());
+    // xmllint takes many files at once; it names each one it cannot parse.
+    for batch in charts.chunks(200) {
+        let o = Command::new(&bin).arg("--noout").args(batch).output().unwrap();
+        assert!(
+            o.status.success(),
+            "charts that are not XML:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
 }
 
 /// cmark-gfm's HTML for `md`, with the extensions GitHub uses.

@@ -580,6 +580,19 @@ fn serve_still_refuses_other_methods_long_urls_huge_headers_and_traversal() {
         "a".repeat(100_000)
     ));
     assert_eq!(huge.status, 431);
+    // hyper's own answers to a head it cannot parse carry the headers too.
+    let no_version = ask("GET /data.json\r\nHost: 127.0.0.1\r\n\r\n".to_string());
+    assert_eq!(no_version.status, 400);
+    for (what, a) in [("431", &huge), ("400 without a version", &no_version)] {
+        assert_eq!(a.header("cache-control"), Some("no-store"), "{what}");
+        assert_eq!(a.header("x-content-type-options"), Some("nosniff"), "{what}");
+        let csp = a.header("content-security-policy").unwrap_or("");
+        assert!(
+            csp.contains("default-src 'none'") && csp.contains("sandbox"),
+            "{what}: {csp:?}"
+        );
+        assert_eq!(a.body, format!("{}\n", a.status).as_bytes(), "{what}");
+    }
     for path in ["/../run.json", "/%2e%2e/run.json", "/..%5crun.json", "/%00"] {
         let a = get(&server.addr, path);
         assert_eq!(a.status, 400, "{path}");

@@ -214,9 +214,30 @@ fn a_present_input_that_yields_no_record_is_null_with_the_reason_never_0() {
     }
     let why = s["why"].as_str().expect("sccache says why");
     assert!(
-        why.starts_with("sccache.log: 200 lines read but no record recognised") && why.contains("line 1: "),
+        why.starts_with("sccache.log: 200 lines read but no record recognised")
+            && why.contains("200 lines did not match it, the first at line 1"),
         "{why}"
     );
+    // The parser's own words (a serde or a format error) are in the input's
+    // warnings, line by line, never in the summary.
+    let warnings = d["inputs"]["sccache.log"]["warnings"].as_array().unwrap();
+    let detail = warnings
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|w| w.starts_with("sccache.log:1: "))
+        .expect("line 1's reason in the warnings");
+    let reason = detail.trim_start_matches("sccache.log:1: ");
+    let summary = d["summary"].as_array().unwrap();
+    assert!(
+        summary
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|s| s.contains("sccache.log: 200 lines read")),
+        "{summary:?}"
+    );
+    for s in summary.iter().filter_map(Value::as_str) {
+        assert!(!s.contains(reason), "the summary quotes the parser: {s}");
+    }
     let z = &d["zot"];
     assert_eq!(z["requests"], Value::Null, "{z}");
     assert!(

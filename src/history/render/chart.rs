@@ -1,11 +1,13 @@
 //! One SVG per key: small multiples, a panel per target with total and build
-//! per run (both seconds, so one y axis per panel, never two), each with its
-//! running median; a loaded point ringed in red, a step marked where it starts.
+//! per run (both durations, so one y axis per panel, never two), each with
+//! its running median; a loaded point ringed in red, a step marked where it
+//! starts. Every panel of a key shares one y scale, in round minutes (hours
+//! past three), and the x axis names the runs' days.
 
 use crate::analysis::spread;
 use crate::error::Result;
 use crate::history::view::{KeyView, MetricView};
-use crate::render::charts::{rgb, svg, DrawResult, Legend, LegendEntry, Swatch, FONT, WIDTH};
+use crate::render::charts::{rgb, round_up, svg, DrawResult, Legend, LegendEntry, Swatch, FONT, WIDTH};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -37,14 +39,17 @@ pub fn draw(key: &KeyView) -> Result<String> {
     let legend = Legend::new(entries, WIDTH - LEFT as u32 - 12);
     let rows = key.targets.len().div_ceil(COLUMNS).max(1) as u32;
     let first = key.runs.len().saturating_sub(CHART_RUNS);
+    let runs = first..key.runs.len();
+    let scale = Scale::of(key, &runs);
     let title = if first > 0 {
         format!(
-            "{}: seconds per run, the newest {CHART_RUNS} of {} runs",
+            "{}: {} per run, the newest {CHART_RUNS} of {} runs",
             key.label,
+            scale.unit_name,
             key.runs.len()
         )
     } else {
-        format!("{}: seconds per run, oldest to newest", key.label)
+        format!("{}: {} per run, oldest to newest", key.label, scale.unit_name)
     };
     svg(&name, (WIDTH, 40 + legend.height + rows * PANEL_HEIGHT), |root| {
         root.fill(&WHITE)?;
@@ -52,35 +57,76 @@ pub fn draw(key: &KeyView) -> Result<String> {
         let plots = legend.draw(&below, LEFT)?;
         let panels = plots.split_evenly((rows as usize, COLUMNS));
         for ((target, metrics), area) in key.targets.iter().zip(panels.iter()) {
-            panel(area, target, metrics, first..key.runs.len())?;
+            panel(area, key, target, metrics, runs.clone(), &scale)?;
         }
         root.present()?;
         Ok(())
     })
 }
 
+/// The y scale every panel of a key shares: its unit and a round top.
+struct Scale {
+    /// Seconds per axis unit: 60 (minutes), or 3600 past three hours.
+    unit: f64,
+    unit_name: &'static str,
+    suffix: &'static str,
+    /// The top, in axis units.
+    top: f64,
+}
+
+impl Scale {
+    fn of(key: &KeyView, runs: &std::ops::Range<usize>) -> Scale {
+        let max = key
+            .targets
+            .values()
+            .flat_map(|metrics| SERIES.iter().filter_map(|(m, _, _)| metrics.get(*m)))
+            .flat_map(|m| m.points.iter().filter(|p| runs.contains(&p.run)).map(|p| p.value))
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max);
+        let (unit, unit_name, suffix) = if max > 3.0 * 3600.0 {
+            (3600.0, "hours", "h")
+        } else {
+            (60.0, "minutes", "m")
+        };
+        Scale {
+            unit,
+            unit_name,
+            suffix,
+            top: round_up(max / unit),
+        }
+    }
+}
+
+/// The day run `i` started (`2026-10-01`), else its stamp.
+fn day(key: &KeyView, i: usize) -> String {
+    match key.run_days.get(i) {
+        Some(Some(d)) => d.clone(),
+        _ => key.runs.get(i).cloned().unwrap_or_default(),
+    }
+}
+
 fn panel(
     area: &DrawingArea<SVGBackend, Shift>,
+    key: &KeyView,
     target: &str,
     metrics: &std::collections::BTreeMap<String, MetricView>,
     runs: std::ops::Range<usize>,
+    scale: &Scale,
 ) -> DrawResult {
     let series: Vec<(&MetricView, &str, usize)> = SERIES
         .iter()
         .filter_map(|(m, label, c)| Some((metrics.get(*m)?, *label, *c)))
         .collect();
-    let ymax = series
-        .iter()
-        .flat_map(|(m, _, _)| m.points.iter().filter(|p| runs.contains(&p.run)).map(|p| p.value))
-        .filter(|v| v.is_finite())
-        .fold(0.0, f64::max)
-        .max(1.0)
-        * 1.1;
+    let ymax = scale.top;
     let steps: Vec<String> = series
         .iter()
         .filter_map(|(m, label, _)| {
             let s = m.step.as_ref().filter(|s| runs.contains(&s.run))?;
-            Some(format!("{label} {:+.1}% from {}", s.change_pct, s.stamp))
+            Some(format!(
+                "{label} {} from {}",
+                crate::fmt::change(s.change_pct, 1),
+                day(key, s.run)
+            ))
         })
         .collect();
     let caption = if steps.is_empty() {
@@ -91,6 +137,7 @@ fn panel(
     let mut chart = ChartBuilder::on(area)
         .caption(caption, (FONT, 14))
         .margin(8)
+        .margin_right(36)
         .x_label_area_size(28)
         .y_label_area_size(56)
         .build_cartesian_2d(
@@ -99,12 +146,25 @@ fn panel(
         )?;
     chart
         .configure_mesh()
-        .x_desc("run")
-        .y_desc("seconds")
-        .x_labels(6)
+        .y_desc(scale.unit_name)
+        .x_labels(4)
         .y_labels(5)
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| format!("{v:.0}"))
+        .x_label_formatter(&|v| {
+            let i = v.round();
+            // Only whole runs carry a day; a tick between two is left blank.
+            if (v - i).abs() < 1e-6 && i >= 0.0 {
+                day(key, i as usize)
+            } else {
+                String::new()
+            }
+        })
+        .y_label_formatter(&|v| {
+            format!(
+                "{}{}",
+                crate::fmt::fixed(*v, if v.fract() == 0.0 { 0 } else { 1 }),
+                scale.suffix
+            )
+        })
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
     for (m, _, c) in &series {
@@ -117,7 +177,7 @@ fn panel(
             .zip(medians)
             .filter(|(p, _)| runs.contains(&p.run))
             .collect();
-        let xy = |p: &crate::history::view::Point, v: f64| (p.run as f64, v.clamp(0.0, ymax));
+        let xy = |p: &crate::history::view::Point, v: f64| (p.run as f64, (v / scale.unit).clamp(0.0, ymax));
         let line: Vec<(f64, f64)> = shown.iter().map(|(p, med)| xy(p, *med)).collect();
         chart.draw_series(LineSeries::new(line, colour.stroke_width(2)))?;
         chart.draw_series(

@@ -26,12 +26,12 @@ impl tera::Filter for Safe {
     }
 }
 
-/// A metric's value: seconds with a unit, a count as an integer; null as a dash.
+/// A metric's value as the report writes it (`15m37s`, a count as an
+/// integer); null as a dash.
 fn value(v: &Value, args: &HashMap<String, Value>) -> tera::Result<Value> {
-    let count = args.get("metric").and_then(Value::as_str) == Some("steps_cached");
+    let metric = args.get("metric").and_then(Value::as_str).unwrap_or("");
     Ok(Value::String(match v.as_f64() {
-        Some(x) if count => format!("{x:.0}"),
-        Some(x) => format!("{x:.1} s"),
+        Some(x) => crate::fmt::metric(metric, x),
         None => crate::render::filters::DASH.into(),
     }))
 }
@@ -40,7 +40,7 @@ fn value(v: &Value, args: &HashMap<String, Value>) -> tera::Result<Value> {
 fn signed(v: &Value, _: &HashMap<String, Value>) -> tera::Result<Value> {
     Ok(Value::String(
         v.as_f64()
-            .map(|p| format!("{p:+.1}%"))
+            .map(|p| crate::fmt::change(p, 1))
             .unwrap_or_else(|| crate::render::filters::DASH.into()),
     ))
 }
@@ -129,9 +129,15 @@ pub fn summary(view: &HistoryView) -> String {
                 if let Some(step) = &v.step {
                     let _ = writeln!(
                         s,
-                        "    {target} {m}: step {:+.1}% from {} ({:.1} → {:.1})",
-                        step.change_pct, step.stamp, step.before, step.after
+                        "    {target} {m}: step {} from {} ({} → {})",
+                        crate::fmt::change(step.change_pct, 1),
+                        step.stamp,
+                        crate::fmt::metric(m, step.before),
+                        crate::fmt::metric(m, step.after)
                     );
+                }
+                if let Some(cp) = &v.change_point {
+                    let _ = writeln!(s, "      {}", cp.why);
                 }
                 if let Some(sp) = v
                     .spread_pct

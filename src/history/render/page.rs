@@ -28,6 +28,8 @@ struct PageKey<'a> {
     runs: &'a [String],
     /// Each run's folder under the site's `runs/`.
     dirs: &'a [String],
+    /// Each run's day, for the time axis.
+    days: &'a [Option<String>],
     targets: Vec<PageTarget<'a>>,
 }
 
@@ -40,6 +42,8 @@ struct PageTarget<'a> {
     values: BTreeMap<&'a str, Vec<Option<f64>>>,
     /// Per metric, the run a step starts at.
     steps: BTreeMap<&'a str, usize>,
+    /// Its most expensive step across the runs, and its seconds per run (null: not kept that run).
+    slowest_step: Option<(&'a str, Vec<Option<f64>>)>,
 }
 
 fn page_key(k: &KeyView) -> PageKey<'_> {
@@ -69,7 +73,17 @@ fn page_key(k: &KeyView) -> PageKey<'_> {
                     steps.insert(m.as_str(), s.run);
                 }
             }
+            let slowest_step = k.step_durations.get(name.as_str()).and_then(|l| l.first()).map(|l| {
+                let mut row = vec![None; k.runs.len()];
+                for p in &l.points {
+                    if let Some(slot) = row.get_mut(p.run) {
+                        *slot = Some((p.value * 10.0).round() / 10.0);
+                    }
+                }
+                (l.step.as_str(), row)
+            });
             PageTarget {
+                slowest_step,
                 name,
                 loaded: String::from_utf8_lossy(&loaded).into_owned(),
                 values,
@@ -81,6 +95,7 @@ fn page_key(k: &KeyView) -> PageKey<'_> {
         label: &k.label,
         runs: &k.runs,
         dirs: &k.run_dirs,
+        days: &k.run_days,
         targets,
     }
 }

@@ -1,13 +1,27 @@
-//! CPU and memory of every node on ONE percent axis: colour follows the
-//! builder, CPU solid, memory dashed. A second y-scale is not allowed.
+//! CPU and memory as small multiples: a panel per node, every panel on the
+//! same 0–100 % scale and the same time axis, the node's name left of its
+//! panel. Colour follows the builder, CPU solid, memory dashed. Ten lines on
+//! one axis knotted at 85–97 % on a fleet of five; a panel each reads.
 
 use super::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// The most nodes whose lines one chart draws.
+/// The most nodes whose panels one chart draws.
 const MAX_DRAWN_NODES: usize = 64;
+/// Space between two panels.
+const PANEL_GAP: u32 = 14;
+/// Under the last panel: the time axis's labels and its name.
+const AXIS_PX: u32 = 40;
+const NAME_FONT: u32 = 13;
 
-/// Where the plot starts: the chart's margin and the y labels' width.
-const PLOT_LEFT: i32 = 12 + 48;
+/// A panel's plot height: a small fleet's panels are taller.
+fn panel_px(nodes: usize) -> u32 {
+    match nodes {
+        0..=8 => 72,
+        9..=24 => 52,
+        _ => 36,
+    }
+}
 
 pub fn draw(view: &View) -> Result<String> {
     let axis = TimeAxis::for_span(x_max(view));
@@ -17,52 +31,89 @@ pub fn draw(view: &View) -> Result<String> {
     // of nodes) draws the first of them by name and says how many it left out.
     let shown: Vec<&crate::view::NodeView> = view.nodes.iter().filter(drawn).take(MAX_DRAWN_NODES).collect();
     let left_out = view.nodes.iter().filter(drawn).count() - shown.len();
-    let mut entries: Vec<LegendEntry> = shown
-        .iter()
-        .map(|n| {
-            let label = match &n.builder {
-                Some(b) => format!("{} ({b})", n.name),
-                None => n.name.clone(),
-            };
-            LegendEntry::new(label, Swatch::Line(rgb(n.colour)))
-        })
-        .collect();
-    if left_out > 0 {
-        entries.push(LegendEntry::new(
-            format!("{left_out} more nodes not drawn (data.json has them all)"),
-            Swatch::Line(WHITE),
-        ));
-    }
-    if !entries.is_empty() {
+    let mut entries = vec![];
+    if !shown.is_empty() {
         let grey = RGBColor(110, 110, 110);
         entries.push(LegendEntry::new("CPU busy", Swatch::Line(grey)));
         entries.push(LegendEntry::new("memory used", Swatch::Dashed(grey)));
     }
-    let legend = Legend::new(entries, WIDTH - PLOT_LEFT as u32 - 12);
-    svg("cpu-mem", (WIDTH, 440 + legend.height), |root| {
+    if left_out > 0 {
+        entries.push(LegendEntry::new(
+            format!(
+                "{left_out} more {} not drawn (data.json has them all)",
+                crate::fmt::plural(left_out as u64, "node", "nodes")
+            ),
+            Swatch::Line(WHITE),
+        ));
+    }
+    let legend = Legend::new(entries, WIDTH - PLOT_LEFT as u32 - MARGIN);
+    // Without a node to draw, one empty panel carries the reason.
+    let empty = view.why_empty.get(crate::view::CPU_MEM);
+    let panels = if empty.is_some() { 1 } else { shown.len().max(1) };
+    let ph = if empty.is_some() { 160 } else { panel_px(panels) };
+    let height = 40 + legend.height + panels as u32 * (ph + PANEL_GAP) + AXIS_PX;
+    svg("cpu-mem", (WIDTH, height), |root| {
         root.fill(&WHITE)?;
         let below = root
             .margin(8, 0, 0, 0)
-            .titled("CPU busy and memory used by node (%)", (FONT, 18))?;
+            .titled("CPU busy and memory used, % of each node", (FONT, 18))?;
         let plot = legend.draw(&below, PLOT_LEFT)?;
-        let mut chart = ChartBuilder::on(&plot)
-            .margin(12)
-            .margin_top(4)
-            .x_label_area_size(40)
-            .y_label_area_size(48)
-            .build_cartesian_2d(0f64..span, 0f64..100f64)?;
-        chart
-            .configure_mesh()
-            .x_desc(axis.desc)
-            .y_desc("% of node (CPU solid, memory dashed)")
-            .x_label_formatter(&|v| axis.label(v))
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()?;
-        if let Some(why) = view.why_empty.get(crate::view::CPU_MEM) {
-            return message(&root, why);
-        }
         let budget = Budget::for_nodes(shown.len());
-        for n in &shown {
+        let name_style = TextStyle::from((FONT, NAME_FONT).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+        let builder_style = TextStyle::from((FONT, 11).into_font())
+            .color(&RGBColor(90, 90, 90))
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        let mut rest = plot;
+        for i in 0..panels {
+            let last = i + 1 == panels;
+            let h = ph + PANEL_GAP + if last { AXIS_PX } else { 0 };
+            let (area, below) = rest.split_vertically(h);
+            rest = below;
+            let mut chart = ChartBuilder::on(&area)
+                .margin(MARGIN)
+                .margin_top(PANEL_GAP / 2)
+                .margin_bottom(PANEL_GAP / 2)
+                .x_label_area_size(if last { AXIS_PX - PANEL_GAP / 2 } else { 0 })
+                .y_label_area_size(LABEL_AREA)
+                .build_cartesian_2d(0f64..span, 0f64..100f64)?;
+            let (percent, time) = (|v: &f64| format!("{v:.0}%"), |v: &f64| axis.label(v));
+            let mut mesh = chart.configure_mesh();
+            // Past eight panels the light grid would cost more than the lines.
+            mesh.y_labels(3)
+                .y_max_light_lines(1)
+                .x_max_light_lines(if panels > crate::view::FULL_DETAIL_NODES { 0 } else { 4 })
+                .y_label_style((FONT, 11))
+                .x_label_style((FONT, 12))
+                .axis_desc_style((FONT, 12))
+                .y_label_formatter(&percent)
+                .x_label_formatter(&time)
+                .light_line_style(RGBColor(240, 240, 240));
+            if last {
+                mesh.x_desc(axis.desc);
+            }
+            mesh.draw()?;
+            if let Some(why) = empty {
+                message(&area, why)?;
+                continue;
+            }
+            let Some(n) = shown.get(i) else {
+                message(&area, "no node polled: nothing to draw")?;
+                continue;
+            };
+            // The node's name (and builder) in the label column, left of its
+            // ticks; the chart's coordinates are the whole SVG's, as `root`'s.
+            let (_, top) = chart.backend_coord(&(0.0, 100.0));
+            let (_, bottom) = chart.backend_coord(&(0.0, 0.0));
+            let mid = (top + bottom) / 2;
+            let name_width = LABEL_AREA as i32 - 44;
+            let builder = n.builder.as_deref().filter(|_| ph >= 50);
+            let name_y = if builder.is_some() { mid - 8 } else { mid };
+            if let Some(name) = fitted(&n.name, name_width, NAME_FONT) {
+                root.draw(&Text::new(name, (MARGIN as i32, name_y), name_style.clone()))?;
+            }
+            if let Some(b) = builder.and_then(|b| fitted(b, name_width, 11)) {
+                root.draw(&Text::new(b, (MARGIN as i32, mid + 9), builder_style.clone()))?;
+            }
             let c = rgb(n.colour);
             let (cpu_t, cpu_v) = thin(&n.cpu.t, &n.cpu.v, budget.cpu_points, axis);
             let (mem_t, mem_v) = thin(&n.mem.t, &n.mem.v, budget.mem_points, axis);

@@ -16,6 +16,14 @@ pub type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 pub const WIDTH: u32 = 1100;
 pub const FONT: &str = "sans-serif";
 
+/// Every chart's margin and the width of the label column left of its plot:
+/// the same on every chart, so their time axes start at one x offset and
+/// the charts of report.md line up one under the other.
+pub const MARGIN: u32 = 12;
+pub const LABEL_AREA: u32 = 150;
+/// Where every plot starts.
+pub const PLOT_LEFT: i32 = (MARGIN + LABEL_AREA) as i32;
+
 pub struct Charts;
 
 /// The charts in the order the report shows them: (file name, drawing function).
@@ -37,7 +45,8 @@ impl Export for Charts {
     }
 }
 
-/// Draws into an SVG string of the given size.
+/// Draws into an SVG string of the given size; characters XML does not
+/// allow, from any text drawn, are quoted (`escape::xml_chars`).
 pub fn svg(
     name: &str,
     size: (u32, u32),
@@ -58,7 +67,8 @@ pub fn svg(
         message,
     };
     match drawn {
-        Ok(Ok(svg)) => Ok(svg),
+        // One escaper for every chart's text, whatever it came from.
+        Ok(Ok(svg)) => Ok(crate::render::escape::xml_chars(&svg).into_owned()),
         Ok(Err(message)) => Err(chart_error(message)),
         Err(_) => Err(chart_error("the chart library panicked on this data".into())),
     }
@@ -296,6 +306,45 @@ impl TimeAxis {
     }
 }
 
+/// The name, or as much of it as fits in `width` pixels at `size` with an
+/// ellipsis; `None` when not even its first letter does.
+pub fn fitted(name: &str, width: i32, size: u32) -> Option<String> {
+    let font = (FONT, size).into_font();
+    let fits = |s: &str| font.box_size(s).is_ok_and(|(w, _)| w as i32 <= width);
+    if fits(name) {
+        return Some(name.to_string());
+    }
+    // The longest prefix that fits, found by halving: a hostile name may be long.
+    let chars: Vec<char> = name.chars().collect();
+    let cut = |n: usize| chars[..n].iter().collect::<String>() + "…";
+    let (mut lo, mut hi) = (0, chars.len());
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fits(&cut(mid)) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo > 0).then(|| cut(lo))
+}
+
+/// The least round value (1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten)
+/// at or above `v` (1 for 0): an axis's top whose ticks are round.
+pub fn round_up(v: f64) -> f64 {
+    if !v.is_finite() || v <= 0.0 {
+        return 1.0;
+    }
+    // A power of ten below 1 divides, so 3 × 0.1 reads 0.3, not 0.30000000000000004.
+    let k = v.log10().floor() as i32;
+    let times = |m: f64| if k >= 0 { m * 10f64.powi(k) } else { m / 10f64.powi(-k) };
+    [1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
+        .into_iter()
+        .map(times)
+        .find(|c| *c >= v)
+        .unwrap_or(times(10.0))
+}
+
 /// A centred message in place of a chart whose input is absent.
 pub fn message(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, text: &str) -> DrawResult {
     let (w, h) = area.dim_in_pixel();
@@ -334,6 +383,17 @@ pub fn segments(t: &[f64], v: &[Option<f64>], x_max: f64) -> Vec<Vec<(f64, f64)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_axis_tops_out_at_a_round_value() {
+        assert_eq!(round_up(0.0), 1.0);
+        assert_eq!(round_up(4.96), 5.0);
+        assert_eq!(round_up(5.0), 5.0);
+        assert_eq!(round_up(1189.2), 1500.0);
+        assert_eq!(round_up(33.0), 40.0);
+        assert_eq!(round_up(0.3), 0.3);
+        assert_eq!(round_up(0.31), 0.4);
+    }
 
     #[test]
     fn nulls_break_the_line_into_runs() {

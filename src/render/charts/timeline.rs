@@ -11,8 +11,6 @@ use crate::view::TargetView;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 const LANE_PX: u32 = 30;
-/// Where the plot starts: the chart's margin and the node names' width.
-const PLOT_LEFT: i32 = 12 + 150;
 const LABEL_FONT: u32 = 11;
 /// At most this many rows; past it, idle nodes (no target placed) are left
 /// out, so a samples.jsonl naming thousands of nodes cannot make the chart
@@ -140,10 +138,10 @@ pub fn draw(view: &View) -> Result<String> {
         )?;
         let plot = legend.draw(&below, PLOT_LEFT)?;
         let mut chart = ChartBuilder::on(&plot)
-            .margin(12)
+            .margin(MARGIN)
             .margin_top(4)
             .x_label_area_size(40)
-            .y_label_area_size(150)
+            .y_label_area_size(LABEL_AREA)
             .build_cartesian_2d(0f64..span, 0f64..lanes as f64)?;
         chart
             .configure_mesh()
@@ -351,7 +349,7 @@ fn label_place(
     bands.push((after.0 + 2, after.1 - 4, (255, 255, 255)));
     let mut best: Option<(i32, String, (u8, u8, u8))> = None;
     for (s, e, fill) in bands {
-        let Some(name) = fitted(&t.name, e - s - 6) else {
+        let Some(name) = fitted(&t.name, e - s - 6, LABEL_FONT) else {
             continue;
         };
         if name == t.name {
@@ -362,27 +360,4 @@ fn label_place(
         }
     }
     best
-}
-
-/// The name, or as much of it as fits in `width` pixels with an ellipsis;
-/// `None` when not even its first letter does.
-fn fitted(name: &str, width: i32) -> Option<String> {
-    let font = (FONT, LABEL_FONT).into_font();
-    let fits = |s: &str| font.box_size(s).is_ok_and(|(w, _)| w as i32 <= width);
-    if fits(name) {
-        return Some(name.to_string());
-    }
-    // The longest prefix that fits, found by halving: a hostile name may be long.
-    let chars: Vec<char> = name.chars().collect();
-    let cut = |n: usize| chars[..n].iter().collect::<String>() + "…";
-    let (mut lo, mut hi) = (0, chars.len());
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if fits(&cut(mid)) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    (lo > 0).then(|| cut(lo))
 }

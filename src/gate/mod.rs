@@ -3,10 +3,18 @@
 //! its band in the worse direction is a regression; a metric the fleet cannot
 //! resolve is reported, not gated. Bands come from the spread history shows
 //! (`history::bands`); the constants below are only the stated fallback.
+//!
+//! `night` picks the runs a nightly lane gates and the exit status it
+//! trusts; `junit` and `summary` write what CI's test-report and job-summary
+//! views read.
+
+pub mod junit;
+pub mod night;
+pub mod summary;
 
 use crate::compare::comparable::{comparable, Comparability};
 use crate::history::bands::MetricBand;
-use crate::view::{TargetView, View};
+use crate::view::View;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -57,6 +65,9 @@ pub struct Check {
     pub verdict: String,
     /// Set when a regression rests on a run whose node ended it loaded.
     pub rests_on_loaded: Option<String>,
+    /// A regression's steps and revisions against the band's typical run
+    /// (`compare::why::check_why`); `null` otherwise or without history.
+    pub why: Option<crate::compare::why::CheckWhy>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -69,19 +80,10 @@ pub struct GateReport {
     /// What the expected values and bands are: history, the file, or the fallback.
     pub against: String,
     pub checks: Vec<Check>,
+    /// Checks that compared a figure with a band (ok, improved or REGRESSION):
+    /// a gate with none checked nothing, however green.
+    pub checked: usize,
     pub regressions: usize,
-}
-
-fn metric(t: &TargetView, m: &str) -> Option<f64> {
-    match m {
-        "total_s" => t.total_s,
-        "build_s" => t.build_s,
-        "gap_s" => t.gap_s,
-        "upload_s" => t.upload_s,
-        "steps_cached" => t.steps_cached.map(|x| x as f64),
-        "steps_total" => t.steps_total.map(|x| x as f64),
-        _ => None,
-    }
 }
 
 /// The band of a target's metric and where it comes from: history first,
@@ -121,8 +123,13 @@ fn against(e: &Expectations) -> String {
 }
 
 /// Expectations from history: each metric's median and band over the
-/// `runs` comparable runs before the gated one (`history::bands`).
-pub fn from_history(v: &View, runs: usize, bands: BTreeMap<String, BTreeMap<String, MetricBand>>) -> Expectations {
+/// `runs` comparable runs before the gated one (`history::bands`), at the
+/// gated run's `coordinates` when they are to be checked.
+pub fn from_history(
+    coordinates: Option<serde_json::Value>,
+    runs: usize,
+    bands: BTreeMap<String, BTreeMap<String, MetricBand>>,
+) -> Expectations {
     let source = if runs == 0 {
         "history: no comparable run before this one, nothing to gate against".to_string()
     } else {
@@ -132,7 +139,7 @@ pub fn from_history(v: &View, runs: usize, bands: BTreeMap<String, BTreeMap<Stri
         )
     };
     let mut e = Expectations {
-        coordinates: Some(coordinates(v)),
+        coordinates,
         source: Some(source),
         ..Default::default()
     };
@@ -149,11 +156,14 @@ pub fn from_history(v: &View, runs: usize, bands: BTreeMap<String, BTreeMap<Stri
     e
 }
 
-fn coordinates(v: &View) -> serde_json::Value {
+/// A run's coordinates as expectations record them.
+pub fn coordinates(v: &View) -> serde_json::Value {
     let r = &v.provenance.run;
     serde_json::json!({"mode": r.mode, "arch": r.arch, "job_width": r.job_width})
 }
 
+/// Gates a run read in full against `e`, refusing expectations measured at
+/// other coordinates.
 pub fn gate(v: &View, e: &Expectations) -> GateReport {
     let mut r = GateReport {
         run: v.stamp.clone(),
@@ -162,9 +172,9 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
         refused: None,
         against: against(e),
         checks: vec![],
+        checked: 0,
         regressions: 0,
     };
-    let figures = crate::history::RunFigures::from_view("", v);
     if let Some(c) = &e.coordinates {
         let expected: crate::view::Provenance = {
             let mut p = v.provenance.clone();
@@ -179,11 +189,42 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
             return r;
         }
     }
+    r.checks = checks(&crate::history::RunFigures::from_view("", v), e);
+    r.checked = r.checks.iter().filter(|c| c.checked()).count();
+    r.regressions = r.checks.iter().filter(|c| c.is_regression()).count();
+    r
+}
+
+impl Check {
+    /// The check compared a figure with a band.
+    pub fn checked(&self) -> bool {
+        matches!(self.verdict.as_str(), "ok" | "improved" | "REGRESSION")
+    }
+
+    pub fn is_regression(&self) -> bool {
+        self.verdict == "REGRESSION"
+    }
+
+    /// "+13.5% beyond ±4.8%: 3× spread 1.6% over 12 runs": a regression in
+    /// one line, for JUnit's failure message and the job summary.
+    pub fn regression_line(&self) -> String {
+        let drift = self
+            .drift_pct
+            .map_or("an unbounded change".into(), |d| format!("{d:+.1}%"));
+        let band = self.band_pct.map_or("its band".into(), |b| format!("±{b:.1}%"));
+        format!("{drift} beyond {band}: {}", self.band_from)
+    }
+}
+
+/// Each expected figure of `e` checked against the run's own figures: a
+/// verdict per target and metric, or why there is none.
+pub fn checks(figures: &crate::history::RunFigures, e: &Expectations) -> Vec<Check> {
+    let mut out = vec![];
     for (target, metrics) in &e.targets {
-        let t = v.targets.iter().find(|t| &t.name == target);
+        let t = figures.targets.get(target);
         for (m, expected) in metrics {
             let (band_pct, band_from) = band(e, target, m);
-            let measured = t.and_then(|t| metric(t, m));
+            let measured = t.and_then(|t| t.metric(m));
             let why_null = t.and_then(|t| t.why_null.get(m).cloned());
             let time = m.ends_with("_s");
             let (drift, verdict) = match measured {
@@ -228,15 +269,24 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
                     (shown, v.to_string())
                 }
             };
-            let mut rests_on_loaded = None;
-            if verdict == "REGRESSION" {
-                r.regressions += 1;
-                let tf = figures.targets.get(target);
-                if tf.and_then(|t| t.loaded) == Some(true) {
-                    rests_on_loaded = tf.and_then(|t| t.load.clone());
-                }
-            }
-            r.checks.push(Check {
+            let rests_on_loaded = if verdict == "REGRESSION" && t.and_then(|t| t.loaded) == Some(true) {
+                t.and_then(|t| t.load.clone())
+            } else {
+                None
+            };
+            // The steps and revision behind a regression, against the run
+            // nearest the band's median (`compare::why`).
+            let why = if verdict == "REGRESSION" {
+                e.history_bands
+                    .get(target)
+                    .and_then(|b| b.get(m))
+                    .and_then(|b| b.typical.as_ref())
+                    .zip(measured)
+                    .and_then(|(typ, x)| crate::compare::why::check_why(typ, figures, target, m, x))
+            } else {
+                None
+            };
+            out.push(Check {
                 target: target.clone(),
                 metric: m.clone(),
                 measured,
@@ -246,10 +296,11 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
                 band_from,
                 verdict,
                 rests_on_loaded,
+                why,
             });
         }
     }
-    r
+    out
 }
 
 /// The current figures as new expectations, keeping the bands; with
@@ -264,19 +315,28 @@ pub fn update(
         history_bands: history_bands.unwrap_or_else(|| old.history_bands.clone()),
         ..Default::default()
     };
-    for t in &v.targets {
+    for (name, t) in crate::history::RunFigures::from_view("", v).targets {
         let mut m = BTreeMap::new();
-        for (name, _) in DEFAULT_BANDS {
-            if let Some(x) = metric(t, name) {
-                m.insert(name.to_string(), x);
+        for (metric, _) in DEFAULT_BANDS {
+            if let Some(x) = t.metric(metric) {
+                m.insert(metric.to_string(), x);
             }
         }
         if !m.is_empty() {
-            e.targets.insert(t.name.clone(), m);
+            e.targets.insert(name, m);
         }
     }
     e.coordinates = Some(coordinates(v));
     e
+}
+
+/// A metric's value for people: times as durations (`38m52s`), counts whole.
+pub fn shown_value(metric: &str, x: f64) -> String {
+    if metric.ends_with("_s") {
+        crate::timefmt::human_duration(x)
+    } else {
+        format!("{x:.0}")
+    }
 }
 
 /// The gate's report for a terminal. Every field from the inputs is quoted
@@ -292,22 +352,34 @@ pub fn render_text(r: &GateReport) -> String {
         );
     }
     let mut s = format!(
-        "perfreport {} (commit {}) gate {}: {} checks, {} regressions; against {}\n  {:<16} {:<13} {:>10} {:>10} {:>8} {:>7}  verdict (band from)\n",
+        "perfreport {} (commit {}) gate {}: {} of {} ran, {}; against {}\n",
         r.tool.version,
         r.tool.commit,
         quote(&r.run),
+        crate::fmt::counted(r.checked as u64, "check", "checks"),
         r.checks.len(),
-        r.regressions,
+        crate::fmt::counted(r.regressions as u64, "regression", "regressions"),
         quote(&r.against),
-        "target",
-        "metric",
-        "measured",
-        "expected",
-        "drift",
-        "band"
     );
-    for c in &r.checks {
-        let measured = c.measured.map(|x| format!("{x:.1}")).unwrap_or_else(|| "—".into());
+    s.push_str(&checks_table(&r.checks));
+    s
+}
+
+/// The checks as a table for a terminal, each input field quoted.
+pub fn checks_table(checks: &[Check]) -> String {
+    use crate::term::quote;
+    if checks.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "  {:<16} {:<13} {:>10} {:>10} {:>8} {:>7}  verdict (band from)\n",
+        "target", "metric", "measured", "expected", "drift", "band"
+    );
+    for c in checks {
+        let measured = c
+            .measured
+            .map(|x| shown_value(&c.metric, x))
+            .unwrap_or_else(|| "—".into());
         let drift = c.drift_pct.map(|d| format!("{d:+.1}%")).unwrap_or_else(|| "—".into());
         let band = c.band_pct.map(|b| format!("±{b:.1}%")).unwrap_or_else(|| "—".into());
         // A band beside a verdict it decided; "not gateable" and "ungateable" say why themselves.
@@ -317,15 +389,18 @@ pub fn render_text(r: &GateReport) -> String {
             format!(" ({})", quote(&c.band_from))
         };
         s.push_str(&format!(
-            "  {:<16} {:<13} {:>10} {:>10.1} {:>8} {:>7}  {}{from}\n",
+            "  {:<16} {:<13} {:>10} {:>10} {:>8} {:>7}  {}{from}\n",
             quote(&c.target),
             quote(&c.metric),
             measured,
-            c.expected,
+            shown_value(&c.metric, c.expected),
             drift,
             band,
             quote(&c.verdict)
         ));
+        if let Some(why) = &c.why {
+            s.push_str(&format!("    why: {}\n", quote(&why.text)));
+        }
         if let Some(why) = &c.rests_on_loaded {
             s.push_str(&format!(
                 "    ⚠ this regression rests on a loaded run: {}\n",
@@ -333,5 +408,46 @@ pub fn render_text(r: &GateReport) -> String {
             ));
         }
     }
+    s
+}
+
+/// The night's report for a terminal: a verdict line per gated run, its
+/// checks below it, and the lane's verdict last.
+pub fn render_night_text(n: &night::Night) -> String {
+    use crate::term::quote;
+    use crate::timefmt::human_duration;
+    let tool = crate::view::Tool::this();
+    let mut s = format!(
+        "perfreport {} (commit {}) gate: the night of {} (the newest run of each key started within {} of it): {}\n",
+        tool.version,
+        tool.commit,
+        n.newest.as_deref().map_or("no run".into(), quote),
+        human_duration(n.window_s),
+        crate::fmt::counted(n.runs.len() as u64, "run", "runs")
+    );
+    for r in &n.runs {
+        s.push_str(&format!(
+            "\n{} ({}): {}\n",
+            quote(&r.stamp),
+            quote(&r.key),
+            quote(&r.verdict_line())
+        ));
+        if !r.against.is_empty() {
+            s.push_str(&format!("  against {}\n", quote(&r.against)));
+        }
+        s.push_str(&checks_table(&r.checks));
+    }
+    if n.keys_outside > 0 {
+        s.push_str(&format!(
+            "\n{} whose newest run started earlier: not part of this night\n",
+            crate::fmt::counted(n.keys_outside as u64, "other key", "other keys")
+        ));
+    }
+    s.push_str(&format!(
+        "\nverdict: {} over {}, {}\n",
+        crate::fmt::counted(n.checked as u64, "check", "checks"),
+        crate::fmt::counted(n.runs.len() as u64, "run", "runs"),
+        crate::fmt::counted(n.regressions as u64, "regression", "regressions")
+    ));
     s
 }

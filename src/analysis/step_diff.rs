@@ -1,0 +1,351 @@
+//! Which steps made a target's time move between two runs: its steps matched
+//! by vertex digest, else by name without numbering, padding, platform or
+//! bake target (`steps::match_key`), largest change first.
+
+use super::steps;
+use serde::{Deserialize, Serialize};
+
+/// One step of one run, as the diff (and history) keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// The step's name as the trace spells it.
+    pub name: String,
+    /// Its vertex digest; `None` when the trace carries none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vertex: Option<String>,
+    /// Seconds its spans took (a cached step: its `load cache:` spans).
+    pub s: f64,
+    /// It ran; `false`: it only came from the layer cache.
+    pub ran: bool,
+}
+
+impl StepRecord {
+    fn key(&self) -> String {
+        steps::match_key(&self.name).unwrap_or_else(|| self.name.clone())
+    }
+}
+
+/// The steps of one target, one record per step: the spans of one vertex
+/// (else one name) summed, ran when any of them ran. In order of first
+/// appearance. Input: (name, vertex, seconds, cached) per span.
+pub fn records<'a, I>(spans: I) -> Vec<StepRecord>
+where
+    I: IntoIterator<Item = (&'a str, Option<&'a str>, f64, bool)>,
+{
+    let mut out: Vec<StepRecord> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (name, vertex, secs, cached) in spans {
+        let id = vertex.map_or_else(|| format!("name:{name}"), |v| format!("vertex:{v}"));
+        let secs = if secs.is_finite() { secs.max(0.0) } else { 0.0 };
+        match at.get(&id) {
+            Some(&i) => {
+                let r = &mut out[i];
+                // A vertex that ran and also loaded from cache counts as ran:
+                // its time is the running one.
+                match (r.ran, !cached) {
+                    (false, true) => (r.s, r.ran) = (secs, true),
+                    (x, y) if x == y => r.s += secs,
+                    _ => {}
+                }
+                if !cached {
+                    r.name = name.to_string();
+                }
+            }
+            None => {
+                at.insert(id, out.len());
+                out.push(StepRecord {
+                    name: name.to_string(),
+                    vertex: vertex.map(str::to_string),
+                    s: secs,
+                    ran: !cached,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The `limit` records that took longest, longest first (ties by name).
+pub fn slowest(records: &[StepRecord], limit: usize) -> Vec<StepRecord> {
+    let mut v = records.to_vec();
+    v.sort_by(|a, b| b.s.total_cmp(&a.s).then_with(|| a.name.cmp(&b.name)));
+    v.truncate(limit);
+    v
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    Ran,
+    Cached,
+    Absent,
+}
+
+impl State {
+    fn of(r: Option<&StepRecord>) -> State {
+        match r {
+            None => State::Absent,
+            Some(r) if r.ran => State::Ran,
+            Some(_) => State::Cached,
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            State::Ran => "ran",
+            State::Cached => "cached",
+            State::Absent => "absent",
+        }
+    }
+}
+
+/// One step matched across runs A and B.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepChange {
+    /// Its name in B, else in A.
+    pub step: String,
+    /// `null` where the step is absent.
+    pub a_s: Option<f64>,
+    pub b_s: Option<f64>,
+    /// B − A, an absent step counting 0 s.
+    pub delta_s: f64,
+    pub a: State,
+    pub b: State,
+    /// `null` where either trace lacks digests or the step is on one side only.
+    pub vertex_changed: Option<bool>,
+    /// Cached in A, ran in B under the same vertex.
+    pub layer_cache_miss: bool,
+}
+
+impl StepChange {
+    /// Why it moved, in words: "vertex changed", "layer-cache miss", "new step"...
+    pub fn cause(&self) -> Option<&'static str> {
+        match (self.a, self.b, self.vertex_changed) {
+            _ if self.layer_cache_miss => Some("layer-cache miss"),
+            (State::Absent, _, _) => Some("new step"),
+            (_, State::Absent, _) => Some("step gone"),
+            (State::Ran, State::Cached, Some(false)) => Some("came from the layer cache"),
+            (_, _, Some(true)) => Some("vertex changed"),
+            (State::Cached, State::Ran, None) => Some("cached before, ran now"),
+            (State::Ran, State::Cached, None) => Some("ran before, cached now"),
+            _ => None,
+        }
+    }
+}
+
+fn r3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn change(a: Option<&StepRecord>, b: Option<&StepRecord>, vertex_changed: Option<bool>) -> StepChange {
+    let (sa, sb) = (State::of(a), State::of(b));
+    StepChange {
+        step: b.or(a).map(|r| r.name.clone()).unwrap_or_default(),
+        a_s: a.map(|r| r3(r.s)),
+        b_s: b.map(|r| r3(r.s)),
+        delta_s: r3(b.map_or(0.0, |r| r.s) - a.map_or(0.0, |r| r.s)),
+        a: sa,
+        b: sb,
+        vertex_changed,
+        layer_cache_miss: sa == State::Cached && sb == State::Ran && vertex_changed == Some(false),
+    }
+}
+
+/// Every step of A and B matched, largest change first (ties by name).
+/// `a_kept_all`/`b_kept_all`: whether a side holds all its steps; a step
+/// missing from a side that kept only its slowest is left out rather than
+/// called absent.
+pub fn diff_kept(a: &[StepRecord], b: &[StepRecord], a_kept_all: bool, b_kept_all: bool) -> Vec<StepChange> {
+    let mut used_b = vec![false; b.len()];
+    let mut pair: Vec<Option<usize>> = vec![None; a.len()];
+    // By vertex first.
+    for (i, ra) in a.iter().enumerate() {
+        let Some(v) = &ra.vertex else { continue };
+        if let Some(j) = (0..b.len()).find(|&j| !used_b[j] && b[j].vertex.as_ref() == Some(v)) {
+            used_b[j] = true;
+            pair[i] = Some(j);
+        }
+    }
+    // Then by name without numbering.
+    for (i, ra) in a.iter().enumerate() {
+        if pair[i].is_some() {
+            continue;
+        }
+        let key = ra.key();
+        if let Some(j) = (0..b.len()).find(|&j| !used_b[j] && b[j].key() == key) {
+            used_b[j] = true;
+            pair[i] = Some(j);
+        }
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    for (i, ra) in a.iter().enumerate() {
+        match pair[i] {
+            Some(j) => {
+                let rb = &b[j];
+                let vc = match (&ra.vertex, &rb.vertex) {
+                    (Some(x), Some(y)) => Some(x != y),
+                    _ => None,
+                };
+                out.push(change(Some(ra), Some(rb), vc));
+            }
+            None if b_kept_all => out.push(change(Some(ra), None, None)),
+            None => {}
+        }
+    }
+    if a_kept_all {
+        for (j, rb) in b.iter().enumerate() {
+            if !used_b[j] {
+                out.push(change(None, Some(rb), None));
+            }
+        }
+    }
+    out.sort_by(|x, y| {
+        y.delta_s
+            .abs()
+            .total_cmp(&x.delta_s.abs())
+            .then_with(|| x.step.cmp(&y.step))
+    });
+    out
+}
+
+/// Every step of A and B matched, largest change first.
+pub fn diff(a: &[StepRecord], b: &[StepRecord]) -> Vec<StepChange> {
+    diff_kept(a, b, true, true)
+}
+
+/// The share, in percent, of a target's change that the first `top` steps
+/// explain (their changes summed); `None` when the target did not move.
+pub fn explained_pct(steps: &[StepChange], target_delta_s: f64, top: usize) -> Option<f64> {
+    if !target_delta_s.is_finite() || target_delta_s.abs() < 1e-9 {
+        return None;
+    }
+    let sum: f64 = steps.iter().take(top).map(|s| s.delta_s).sum();
+    Some((1000.0 * sum / target_delta_s).round() / 10.0).filter(|p| p.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(name: &str, vertex: Option<&str>, s: f64, ran: bool) -> StepRecord {
+        StepRecord {
+            name: name.into(),
+            vertex: vertex.map(Into::into),
+            s,
+            ran,
+        }
+    }
+
+    #[test]
+    fn spans_of_one_vertex_are_one_step_and_running_beats_loading() {
+        let r = records([
+            ("[builder 1/2] FROM x", Some("v1"), 0.5, true),
+            ("[builder 2/2] RUN make", Some("v2"), 0.1, true),
+            ("[builder 2/2] RUN make", Some("v2"), 1.0, false),
+            ("[builder 1/2] FROM x", Some("v1"), 2.0, false),
+            ("[lint 1/1] RUN check", None, 3.0, false),
+            ("[lint 1/1] RUN check", None, 4.0, false),
+        ]);
+        assert_eq!(
+            r,
+            vec![
+                rec("[builder 1/2] FROM x", Some("v1"), 2.0, true),
+                rec("[builder 2/2] RUN make", Some("v2"), 1.0, true),
+                rec("[lint 1/1] RUN check", None, 7.0, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn renumbered_padded_and_prefixed_steps_match_by_name_without_digests() {
+        let a = [
+            rec("[builder 4/11] RUN make", None, 100.0, true),
+            rec("[builder 5/11] RUN strip", None, 10.0, true),
+        ];
+        let b = [
+            rec("[linux/amd64->arm64 pytorch builder  5/12] RUN make", None, 160.0, true),
+            rec("[builder 6/12] RUN strip", None, 11.0, true),
+        ];
+        let d = diff(&a, &b);
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(d[0].step, "[linux/amd64->arm64 pytorch builder  5/12] RUN make");
+        assert_eq!((d[0].a_s, d[0].b_s, d[0].delta_s), (Some(100.0), Some(160.0), 60.0));
+        assert_eq!(d[0].vertex_changed, None, "no digests: unknown, not false");
+        assert_eq!(d[1].delta_s, 1.0);
+    }
+
+    #[test]
+    fn a_vertex_match_wins_over_a_name_and_a_changed_vertex_says_so() {
+        // The same command under a new digest (its inputs changed), and a
+        // step renamed by its stage but with the same digest.
+        let a = [
+            rec("[builder 8/11] RUN python setup.py", Some("old"), 420.0, true),
+            rec("[base 1/2] FROM rocm", Some("same"), 1.0, true),
+        ];
+        let b = [
+            rec("[builder 8/11] RUN python setup.py", Some("new"), 560.0, true),
+            rec("[deps 1/2] FROM rocm", Some("same"), 1.0, true),
+        ];
+        let d = diff(&a, &b);
+        assert_eq!(d[0].vertex_changed, Some(true));
+        assert_eq!(d[0].cause(), Some("vertex changed"));
+        assert_eq!(d[0].delta_s, 140.0);
+        assert_eq!(
+            (d[1].step.as_str(), d[1].vertex_changed),
+            ("[deps 1/2] FROM rocm", Some(false))
+        );
+    }
+
+    #[test]
+    fn cached_then_ran_under_the_same_vertex_is_a_layer_cache_miss() {
+        let a = [rec("[builder 3/4] RUN pip install", Some("v"), 0.2, false)];
+        let b = [rec("[builder 3/4] RUN pip install", Some("v"), 300.0, true)];
+        let d = diff(&a, &b);
+        assert_eq!((d[0].a, d[0].b), (State::Cached, State::Ran));
+        assert!(d[0].layer_cache_miss);
+        assert_eq!(d[0].cause(), Some("layer-cache miss"));
+        // Under a new vertex it ran because its inputs changed: no miss.
+        let b = [rec("[builder 3/4] RUN pip install", Some("w"), 300.0, true)];
+        assert!(!diff(&a, &b)[0].layer_cache_miss);
+    }
+
+    #[test]
+    fn a_step_on_one_side_only_is_absent_on_the_other() {
+        let a = [rec("[b 1/2] RUN old", None, 5.0, true)];
+        let b = [rec("[b 1/3] RUN new", None, 50.0, true)];
+        let d = diff(&a, &b);
+        assert_eq!(d[0].step, "[b 1/3] RUN new");
+        assert_eq!((d[0].a, d[0].a_s, d[0].delta_s), (State::Absent, None, 50.0));
+        assert_eq!((d[1].b, d[1].b_s, d[1].delta_s), (State::Absent, None, -5.0));
+        assert_eq!(d[0].cause(), Some("new step"));
+        // A side that kept only its slowest steps does not call one absent.
+        assert_eq!(diff_kept(&a, &b, false, true).len(), 1);
+    }
+
+    #[test]
+    fn the_top_steps_explain_a_share_of_the_targets_change() {
+        let a = [
+            rec("[b 1/2] RUN x", None, 100.0, true),
+            rec("[b 2/2] RUN y", None, 10.0, true),
+        ];
+        let b = [
+            rec("[b 1/2] RUN x", None, 180.0, true),
+            rec("[b 2/2] RUN y", None, 30.0, true),
+        ];
+        let d = diff(&a, &b);
+        assert_eq!(explained_pct(&d, 100.0, 1), Some(80.0));
+        assert_eq!(explained_pct(&d, 100.0, 3), Some(100.0));
+        assert_eq!(explained_pct(&d, 0.0, 3), None);
+    }
+
+    #[test]
+    fn slowest_keeps_the_longest_first() {
+        let r = [
+            rec("a", None, 1.0, true),
+            rec("b", None, 9.0, true),
+            rec("c", None, 5.0, false),
+        ];
+        let names: Vec<String> = slowest(&r, 2).into_iter().map(|r| r.name).collect();
+        assert_eq!(names, ["b", "c"]);
+    }
+}
