@@ -253,29 +253,13 @@ pub fn gate_night(all: &[RunFigures], window_s: f64) -> Night {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::TargetFigures;
 
+    /// A warm run of `arch` starting `hours` after the epoch, pytorch building in `build` s.
     fn run(stamp: &str, hours: i64, arch: &str, build: f64) -> RunFigures {
-        let mut targets = BTreeMap::new();
-        targets.insert(
-            "pytorch".to_string(),
-            TargetFigures {
-                total_s: Some(build + 100.0),
-                build_s: Some(build),
-                loaded: Some(false),
-                ..Default::default()
-            },
-        );
-        RunFigures {
-            stamp: stamp.into(),
-            dir: stamp.into(),
-            started_us: Some(hours * 3_600_000_000),
-            mode: Some("warm".into()),
-            arch: Some(arch.into()),
-            max_jobs: Some(32),
-            targets,
-            ..Default::default()
-        }
+        let mut r = crate::history::bands::tests::run(stamp, 0, Some("warm"), build, false);
+        r.started_us = Some(hours * 3_600_000_000);
+        r.arch = Some(arch.into());
+        r
     }
 
     /// Eight gfx1201 nights at 1000 s (±0.2%), then a 1135 s night; a gfx950

@@ -293,11 +293,12 @@ fn headline(before: &[&RunFigures], run: &RunFigures, target: &str) -> Option<St
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::history::TargetFigures;
 
-    fn run(stamp: &str, day: i64, mode: Option<&str>, build: f64, loaded: bool) -> RunFigures {
+    /// A warm-or-`mode` gfx1201 run of `day` whose pytorch built in `build` s.
+    pub(crate) fn run(stamp: &str, day: i64, mode: Option<&str>, build: f64, loaded: bool) -> RunFigures {
         let mut targets = BTreeMap::new();
         targets.insert(
             "pytorch".to_string(),

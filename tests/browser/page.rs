@@ -986,7 +986,7 @@ fn page_and_report_md_round_every_target_figure_alike() {
     for row in &rows {
         let on_page = page
             .iter()
-            .find(|p| p["target"] == Value::from(row[0].as_str()))
+            .find(|p| p["target"] == row[0].as_str())
             .unwrap_or_else(|| panic!("{} on the page", row[0]));
         for column in ["build", "gap", "gap share", "upload", "upload share"] {
             let i = columns.iter().position(|c| c == column).unwrap();

@@ -442,3 +442,34 @@ fn the_site_index_shows_each_runs_verdict_in_words_and_colour_in_chromium() {
         assert!(h.starts_with("pytorch "), "night {night}: {h}");
     }
 }
+
+#[test]
+fn history_leads_with_the_key_that_regressed_and_folds_one_run_keys_into_a_line() {
+    let root = lane_root();
+    let out = tempfile::tempdir().unwrap();
+    let o = perfreport(&[
+        "history",
+        root.path().to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.path().join("history.md")).unwrap();
+    let moved = md
+        .find("**What moved:** the newest run of 1 key regressed")
+        .unwrap_or_else(|| panic!("{md}"));
+    let first_key = md.find("\n## ").unwrap();
+    assert!(moved < first_key, "what moved comes before any key's section");
+    assert!(
+        md[first_key..].starts_with("\n## warm · gfx1201 · max_jobs 32"),
+        "the regressed key leads: {md}"
+    );
+    assert!(
+        md.contains("3 keys with one run each, no trend yet: cold · gfx1201"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("## warm · gfx950"),
+        "a one-run key has no section of its own: {md}"
+    );
+}
