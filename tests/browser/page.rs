@@ -1021,7 +1021,10 @@ fn page_draws_the_chain_the_wait_and_a_colour_per_target() {
         "Array.from(document.querySelectorAll('#chart-timeline line.edge')).map(e => e.getAttribute('data-edge') + (e.classList.contains('critical') ? ' critical' : '')).join('|')",
     );
     assert_eq!(edges.as_str(), Some("pytorch→triton-wheel critical"));
-    let waits = eval(&tab, "document.querySelectorAll('#chart-timeline rect.phase-waiting[data-target=\"triton-wheel\"]').length");
+    let waits = eval(
+        &tab,
+        "document.querySelectorAll('#chart-timeline rect.phase-waiting[data-target=\"triton-wheel\"]').length",
+    );
     assert_eq!(waits.as_u64(), Some(1));
     let swatch = |t: &str| {
         eval(
