@@ -754,12 +754,13 @@
     var p = data.placement, host = document.getElementById("placement");
     if (!p) { host.innerHTML = "<p>Not in this data.json (made by an older perfreport).</p>"; return; }
     var r = p.replay, html;
+    var verdict = p.verdict && p.verdict.says ? "<p id=\"placement-verdict\">" + esc(p.verdict.says) + "</p>" : "";
     if (r.why) html = "<p>No replay: " + esc(r.why) + ".</p>";
     else html = "<p>Packed by the balancer's rule on this run's measured costs, the targets would take <b>" + fmtDur(r.packed_wall_s) +
       "</b>; priced the same way, the placement as it ran takes " + fmtDur(r.placed_wall_s) + ", so the packing would save <b>" + fmtDur(r.saved_s) +
       "</b> (the actual wall clock was " + fmtDur(r.actual_wall_s) + ").</p><p class=\"muted\">" + esc(r.estimate) + ". It ignores " + esc(r.ignores.join("; ")) + ".</p>" +
       (r.moves.length ? "" : "<p>The balancer's rule keeps every target where it ran.</p>");
-    host.innerHTML = html + "<div id=\"table-moves\"></div>" +
+    host.innerHTML = verdict + html + "<div id=\"table-moves\"></div>" +
       list("Left out of the replay:", r.left_out.map(function (l) { return l.target + ": " + l.why; })) +
       "<div id=\"table-links\"></div>" + list("Placement input that could not be used as it is:", p.problems);
     if (!r.why && r.moves.length) {

@@ -335,7 +335,8 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Resu
 }
 
 /// The window run.json and the traces make (`analysis::window::core`), and
-/// whether its end is still open (a run in flight grows to its newest record).
+/// whether its end is still open (a run in flight grows to its newest
+/// record); `None` when run.json gives no `started_at`.
 fn anchored_window(run: &Run) -> Option<((crate::timefmt::Micros, crate::timefmt::Micros), bool)> {
     use crate::analysis::{targets, window};
     let info = run.info.as_ref();
@@ -346,6 +347,8 @@ fn anchored_window(run: &Run) -> Option<((crate::timefmt::Micros, crate::timefmt
         .map(|t| targets::analyse(&t.spans))
         .collect();
     let (started, finished) = (info.and_then(|i| i.started_at), info.and_then(|i| i.finished_at));
+    // The window is run.json's: without its start, no record is judged outside.
+    started?;
     let core = window::core(started, finished, &window::anchors(&figures))?;
     Some((core, run.in_flight() && finished.is_none()))
 }

@@ -215,7 +215,9 @@ pub struct TargetView {
     pub registry_calls: Option<u64>,
     /// The balancer's estimate (placement.txt `est_s`).
     pub est_s: Option<f64>,
-    /// placement.txt's `after=`: the target it may not start before.
+    /// placement.txt's `after=`: the target it may not start before; absent
+    /// when it waits for none (a declaration, not a measurement).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
     /// How much later it could have ended without moving the run's end (0
     /// on the critical path).
@@ -305,6 +307,7 @@ pub struct LinkView {
     pub waited_how: Option<&'static str>,
     /// From when it was otherwise ready to its start; `null` with `waited_for`.
     pub wait_s: Option<f64>,
+    pub why_null: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

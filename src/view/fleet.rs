@@ -62,9 +62,26 @@ pub(super) fn critical_path(cx: &Context) -> Option<Vec<LinkView>> {
                 waited_for: l.binding.as_ref().map(|b| b.waited_for.clone()),
                 waited_how: l.binding.as_ref().map(|b| b.how.label()),
                 wait_s: l.binding.as_ref().map(|b| secs(b.wait)),
+                why_null: link_why(l),
             })
             .collect(),
     )
+}
+
+/// Why a link's fields are `null`: the chain's head waited for nothing; a
+/// target no placement line names has no node.
+fn link_why(l: &crate::analysis::critical::Link) -> BTreeMap<String, String> {
+    let mut why = BTreeMap::new();
+    if l.binding.is_none() {
+        let head = "the chain's head: neither an `after=` dependency nor a target ahead of it on its node had ended when it started";
+        for f in ["waited_for", "waited_how", "wait_s"] {
+            why.insert(f.to_string(), head.to_string());
+        }
+    }
+    if l.node.is_none() {
+        why.insert("node".into(), "placement.txt does not place this target".into());
+    }
+    why
 }
 
 /// An estimate so small that actual ÷ estimate is no number is not

@@ -1002,3 +1002,37 @@ fn page_and_report_md_round_every_target_figure_alike() {
     assert_eq!(compared, 50);
     no_errors(&seen);
 }
+
+/// The chain on the page: the after= arrow from pytorch to triton-wheel is
+/// drawn thick (the critical path), wifi's wait is a band of its own, two
+/// targets on one node wear different colours in the legend, and the
+/// placement section says whether the balancer's prices or packing were off.
+#[test]
+fn page_draws_the_chain_the_wait_and_a_colour_per_target() {
+    let Some(path) = chromium() else { return };
+    let run = tempfile::tempdir().unwrap();
+    crate::critical::chain_run(run.path());
+    let out = tempfile::tempdir().unwrap();
+    assert!(report(run.path(), out.path(), &[]).status.success());
+    let browser = launch(path);
+    let (tab, _seen) = open(&browser, &file_url(&out.path().join("index.html")));
+    let edges = eval(
+        &tab,
+        "Array.from(document.querySelectorAll('#chart-timeline line.edge')).map(e => e.getAttribute('data-edge') + (e.classList.contains('critical') ? ' critical' : '')).join('|')",
+    );
+    assert_eq!(edges.as_str(), Some("pytorch→triton-wheel critical"));
+    let waits = eval(
+        &tab,
+        "document.querySelectorAll('#chart-timeline rect.phase-waiting[data-target=\"triton-wheel\"]').length",
+    );
+    assert_eq!(waits.as_u64(), Some(1));
+    let swatch = |t: &str| {
+        eval(
+            &tab,
+            &format!("getComputedStyle(Array.from(document.querySelectorAll('[data-legend-target]')).find(b => b.getAttribute('data-legend-target') === '{t}').querySelector('.swatch')).backgroundColor"),
+        )
+    };
+    assert_ne!(swatch("pytorch"), swatch("rccl-tests"), "two targets on strix");
+    let verdict = eval(&tab, "document.getElementById('placement-verdict').textContent");
+    assert!(verdict.as_str().unwrap().starts_with("The balancer"), "{verdict}");
+}

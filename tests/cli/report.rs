@@ -53,7 +53,7 @@ fn otlp_fixture_is_read_and_its_missing_root_is_null_with_a_reason() {
 
 #[test]
 fn zot_fixture_counts_requests_messages_and_non_json_lines() {
-    let run = zot_fixture_run();
+    let run = fixture_run();
     let out = tempfile::tempdir().unwrap();
     report(run.path(), out.path(), &[]);
     let d = data(out.path());
@@ -747,7 +747,7 @@ fn zot_lines_years_outside_the_trace_do_not_stretch_the_wall_clock_and_are_count
 
 #[test]
 fn the_real_format_runs_registry_lane_says_why_it_is_empty_beside_the_tables_bytes() {
-    let run = zot_fixture_run();
+    let run = fixture_run();
     let out = tempfile::tempdir().unwrap();
     report(run.path(), out.path(), &[]);
     let d = data(out.path());

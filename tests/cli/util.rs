@@ -91,15 +91,6 @@ pub fn fixture_run() -> tempfile::TempDir {
     dir
 }
 
-/// A run of the real zot fixture alone: with no trace or run.json to set
-/// a window, every record of it is the run's (beside the traces of
-/// `fixture_run`, from other years, it lies outside their window).
-pub fn zot_fixture_run() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(fixture("zot-slog-era.jsonl"), dir.path().join("zot.jsonl")).unwrap();
-    dir
-}
-
 /// Copies a run folder's files into `dst`, which must exist.
 pub fn copy_run(src: &Path, dst: &Path) {
     for e in std::fs::read_dir(src).unwrap().flatten() {
