@@ -16,6 +16,7 @@ pub mod history;
 pub mod input;
 pub mod live;
 pub mod model;
+pub mod moved;
 pub mod output;
 pub mod placement;
 pub mod publish;

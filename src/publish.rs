@@ -413,7 +413,14 @@ fn write_site_pages(
         render::html::script_safe(&serde_json::to_string(&runs_js).unwrap_or_else(|_| "[]".into()))
     );
     write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
-    let verdicts = crate::history::site::write(opts.site, &opts.root.display().to_string(), figures, unreadable)?;
+    let verdicts = crate::gate::index::index_verdicts(figures);
+    crate::history::site::write(
+        opts.site,
+        &opts.root.display().to_string(),
+        figures,
+        unreadable,
+        &crate::gate::index::history_verdicts(&verdicts),
+    )?;
     let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
     t.autoescape_on(vec!["site.html"]);
     let mut ctx = tera::Context::new();

@@ -116,7 +116,9 @@ fn gate_the_night(args: &Args, root: &Path) -> anyhow::Result<u8> {
         super::write_output(f, &junit, false, perfreport::output::NamedLinks::Refuse)?;
     }
     if let Some(f) = &args.summary {
-        append(f, &perfreport::gate::summary::render(&n, args.site_url.as_deref()))?;
+        let page_of = |dir: &str| run_url(args.site_url.as_deref().unwrap_or_default(), dir);
+        let link: Option<&dyn Fn(&str) -> String> = args.site_url.is_some().then_some(&page_of);
+        append(f, &perfreport::gate::summary::render(&n, link))?;
     }
     if to_stdout == 1 && !args.json {
         // Standard output carries that report alone; the verdict goes to stderr.
@@ -240,4 +242,25 @@ fn expectations(args: &Args, v: &View, earlier_runs: usize, bands: &Option<Bands
             Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", shown(expect))),
         },
     })
+}
+
+/// A run's page on the published site: `runs/<folder>/`, the folder as
+/// publish names it, every byte but the unreserved ones percent-encoded (as
+/// the index's own links are); the site's address is the user's, kept but
+/// for what would end a markdown link.
+fn run_url(site_url: &str, dir: &str) -> String {
+    let folder = perfreport::publish::folder_name(std::path::Path::new(dir)).unwrap_or_default();
+    let mut encoded = String::new();
+    for b in folder.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            encoded.push(b as char);
+        } else {
+            encoded.push_str(&format!("%{b:02X}"));
+        }
+    }
+    let mut base = site_url.trim_end_matches('/').to_string();
+    for (c, e) in [(' ', "%20"), ('(', "%28"), (')', "%29"), ('<', "%3C"), ('>', "%3E")] {
+        base = base.replace(c, e);
+    }
+    format!("{base}/runs/{encoded}/")
 }

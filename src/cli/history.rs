@@ -26,7 +26,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let cache = collect::cache_in(&out);
     let collected = collect::collect(&root, Some(&cache), Some(&out));
     warn_all(&collected.warnings);
-    let view = view::build(&root.display().to_string(), &collected.runs);
+    let verdicts = perfreport::gate::index::index_verdicts(&collected.runs);
+    let verdicts = perfreport::gate::index::history_verdicts(&verdicts);
+    let view = view::build(&root.display().to_string(), &collected.runs, &verdicts);
     let files = render::render_all(&view)?;
     perfreport::output::write_all(&out, &files)?;
     if args.json {

@@ -1,7 +1,7 @@
 //! The night's verdicts as a markdown job summary, the form CI job-summary
 //! files take (`$GITHUB_STEP_SUMMARY`, GitLab's and Forgejo's alike): a line
 //! per gated run with its verdict, then each regression with its band and n,
-//! and with a site URL a link to each run's page on the published site.
+//! and with a site's address a link to each run's page on it.
 
 use super::night::{Night, Verdict};
 use crate::term::quote;
@@ -17,8 +17,9 @@ fn md_code(s: &str) -> String {
 }
 use crate::timefmt::human_duration;
 
-/// The summary of `night`; `site_url`, the published site's address.
-pub fn render(night: &Night, site_url: Option<&str>) -> String {
+/// The summary of `night`; `page_of`, where a run's page is on the
+/// published site (from its folder under the root), when there is one.
+pub fn render(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
     let regressed = night.runs.iter().filter(|r| r.verdict == Verdict::Regressed).count();
     let headline = if night.regressions > 0 {
         format!(
@@ -47,8 +48,8 @@ pub fn render(night: &Night, site_url: Option<&str>) -> String {
             Verdict::Passed => "✅ passed",
             Verdict::NotGated => "⚪ not gated",
         };
-        let stamp = match site_url {
-            Some(url) => format!("[{}]({})", md_text(&run.stamp), run_url(url, &run.dir)),
+        let stamp = match page_of {
+            Some(page_of) => format!("[{}]({})", md_text(&run.stamp), page_of(&run.dir)),
             None => md_code(&run.stamp),
         };
         let rest = match run.verdict {
@@ -93,25 +94,4 @@ pub fn render(night: &Night, site_url: Option<&str>) -> String {
     }
     s.push('\n');
     s
-}
-
-/// A run's page on the published site: `runs/<folder>/`, the folder as
-/// publish names it, every byte but the unreserved ones percent-encoded (as
-/// the index's own links are); the site's address is the user's, kept but
-/// for what would end a markdown link.
-pub fn run_url(site_url: &str, dir: &str) -> String {
-    let folder = crate::publish::folder_name(std::path::Path::new(dir)).unwrap_or_default();
-    let mut encoded = String::new();
-    for b in folder.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            encoded.push(b as char);
-        } else {
-            encoded.push_str(&format!("%{b:02X}"));
-        }
-    }
-    let mut base = site_url.trim_end_matches('/').to_string();
-    for (c, e) in [(' ', "%20"), ('(', "%28"), (')', "%29"), ('<', "%3C"), ('>', "%3E")] {
-        base = base.replace(c, e);
-    }
-    format!("{base}/runs/{encoded}/")
 }

@@ -1,32 +1,32 @@
 //! History on a published site: `history.html` and `history.json` at its
 //! root, from the figures publish's manifest keeps per run (no run is read
-//! again), and each run's gate verdict and headline for the site's index.
+//! again), led by the gate's verdicts on each key's newest run.
 
-use super::{bands, render, view, RunFigures};
+use super::{render, view, RunFigures};
 use crate::error::Result;
 use crate::output::write_atomic;
-use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Writes the site's history; returns per run folder its index verdict.
+/// Writes the site's history.
 /// `unreadable`: folders under the root that could not be read, with why.
 pub fn write(
     site: &Path,
     root: &str,
     figures: &[RunFigures],
     unreadable: &[(String, String)],
-) -> Result<BTreeMap<String, bands::IndexVerdict>> {
+    verdicts: &view::Verdicts,
+) -> Result<()> {
     let mut runs = figures.to_vec();
     runs.extend(
         unreadable
             .iter()
             .map(|(at, what)| RunFigures::unreadable(at, format!("{what}: skipped"))),
     );
-    let history = view::build(root, &runs);
+    let history = view::build(root, &runs, verdicts);
     write_atomic(
         &site.join(render::page::FILE),
         render::page::render(&history)?.as_bytes(),
     )?;
     write_atomic(&site.join(view::FILE), &render::json(&history.without_charts()))?;
-    Ok(bands::index_verdicts(figures))
+    Ok(())
 }

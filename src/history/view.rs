@@ -63,10 +63,12 @@ pub struct KeyView {
     pub step_durations: BTreeMap<String, Vec<StepLine>>,
     /// Why a field above is `null`.
     pub why_null: BTreeMap<String, String>,
-    /// The gate's verdict on the key's newest run against the runs before it.
-    pub newest_verdict: crate::gate::night::Verdict,
-    /// That verdict in words ("regressed: pytorch build_s +13.5%", "not gated: ...").
-    pub newest_verdict_words: String,
+    /// The gate's verdict on the key's newest run against the runs before it
+    /// regressed (what history.md and history.html lead with).
+    pub newest_regressed: bool,
+    /// That verdict in words ("regressed: pytorch build_s +13.5%", "not gated: ..."),
+    /// when the caller gated it.
+    pub newest_verdict_words: Option<String>,
 }
 
 /// How many of a target's steps history follows across runs.
@@ -197,7 +199,7 @@ fn change_point(
     let (ra, rb) = (runs.get(before.run)?, runs.get(step.run)?);
     let (ta, tb) = (ra.targets.get(target)?, rb.targets.get(target)?);
     let steps = crate::analysis::step_diff::diff_kept(&ta.steps, &tb.steps, ta.steps_all, tb.steps_all);
-    let why = crate::compare::why::sentence(&crate::compare::why::Why {
+    let why = crate::moved::sentence(&crate::moved::Why {
         target,
         metric,
         delta: Some(points[at].value - before.value),
@@ -307,8 +309,8 @@ fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
     }
 }
 
-/// `all`: every run of the history, which the newest run is gated against.
-fn key_view(key: &Key, runs: &[&RunFigures], all: &[RunFigures]) -> KeyView {
+/// `verdicts`: the gate's word on runs, by folder (see [`Verdicts`]).
+fn key_view(key: &Key, runs: &[&RunFigures], verdicts: &Verdicts) -> KeyView {
     let mut targets: BTreeMap<String, BTreeMap<String, MetricView>> = BTreeMap::new();
     let mut loaded: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut load_unknown: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
@@ -346,7 +348,7 @@ fn key_view(key: &Key, runs: &[&RunFigures], all: &[RunFigures]) -> KeyView {
         .filter(|(_, l)| !l.is_empty())
         .collect();
     let note = (runs.len() == 1).then(|| format!("One run only ({}): no trend to draw", runs[0].stamp));
-    let gated = runs.last().map(|newest| crate::gate::night::gate_run(all, newest));
+    let gated = runs.last().and_then(|newest| verdicts.get(&newest.dir));
     KeyView {
         mode: key.mode.clone(),
         arch: key.arch.clone(),
@@ -369,10 +371,8 @@ fn key_view(key: &Key, runs: &[&RunFigures], all: &[RunFigures]) -> KeyView {
         load_unknown,
         step_durations,
         why_null,
-        newest_verdict: gated
-            .as_ref()
-            .map_or(crate::gate::night::Verdict::NotGated, |g| g.verdict),
-        newest_verdict_words: gated.map_or_else(|| "not gated: no run".into(), |g| g.verdict_line()),
+        newest_regressed: gated.is_some_and(|g| g.0),
+        newest_verdict_words: gated.map(|g| g.1.clone()),
     }
 }
 
@@ -420,8 +420,14 @@ impl HistoryView {
     }
 }
 
-/// The history of `runs` (any order; those left out are listed, not pooled).
-pub fn build(root: &str, runs: &[RunFigures]) -> HistoryView {
+/// The gate's word on runs, by folder: whether it regressed against the runs
+/// before it, and the verdict in words. The gate sits above history and
+/// computes it (`gate::index::history_verdicts`); history only shows it.
+pub type Verdicts = BTreeMap<String, (bool, String)>;
+
+/// The history of `runs` (any order; those left out are listed, not pooled),
+/// each key led by the gate's verdict on its newest run from `verdicts`.
+pub fn build(root: &str, runs: &[RunFigures], verdicts: &Verdicts) -> HistoryView {
     let mut by_key: BTreeMap<Key, Vec<&RunFigures>> = BTreeMap::new();
     let mut left_out = vec![];
     for r in runs {
@@ -437,17 +443,12 @@ pub fn build(root: &str, runs: &[RunFigures]) -> HistoryView {
         .iter_mut()
         .map(|(k, key_runs)| {
             key_runs.sort_by(|a, b| a.order().cmp(&b.order()));
-            key_view(k, key_runs, runs)
+            key_view(k, key_runs, verdicts)
         })
         .collect();
     // What moved leads: keys whose newest run regressed, then those with a
     // trend, then keys of one run (which history.md lists on one line).
-    keys.sort_by_key(|k| {
-        (
-            k.newest_verdict != crate::gate::night::Verdict::Regressed,
-            k.runs.len() == 1,
-        )
-    });
+    keys.sort_by_key(|k| (!k.newest_regressed, k.runs.len() == 1));
     left_out.sort_by(|a, b| a.run.cmp(&b.run));
     HistoryView {
         schema: 1,
@@ -539,7 +540,7 @@ mod tests {
         runs.push(run("cold", 3, Some("cold"), Some(3000.0)));
         runs.push(run("legacy", 4, None, Some(3000.0)));
         runs.push(RunFigures::unreadable("broken", "cannot be read: no run inputs".into()));
-        let h = build("/root", &runs);
+        let h = build("/root", &runs, &Verdicts::new());
         let labels: Vec<&str> = h.keys.iter().map(|k| k.label.as_str()).collect();
         assert_eq!(
             labels,

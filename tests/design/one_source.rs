@@ -16,12 +16,12 @@ fn why_a_chart_is_empty_is_decided_once_in_data_json_and_drawn_in_the_svg() {
     let why = data(out.path())["why_empty"]["cpu_mem"].as_str().map(str::to_string);
     let why = why.unwrap_or_default();
     assert!(
-        why.starts_with("samples.jsonl: 1 lines read but no record recognised"),
+        why.starts_with("samples.jsonl: 1 line read but no record recognised"),
         "{why}"
     );
     let svg = std::fs::read_to_string(out.path().join("charts/cpu-mem.svg")).unwrap();
     assert!(
-        svg.contains("samples.jsonl: 1 lines read but no record recognised"),
+        svg.contains("samples.jsonl: 1 line read but no record recognised"),
         "{svg}"
     );
     // A drawn chart has nothing to explain: the key is absent, data.json unchanged.

@@ -227,7 +227,7 @@ mod tests {
                 r
             })
             .collect();
-        let view = crate::history::view::build("/root", &runs);
+        let view = crate::history::view::build("/root", &runs, &Default::default());
         let svg = draw(&view.keys[0]).unwrap();
         assert!(
             svg.contains("the newest 365 of 400 runs"),
