@@ -4,9 +4,9 @@
 //! target that moved nodes says so, since it lost that node's local cache.
 
 pub mod comparable;
-pub mod why;
 
 use crate::analysis::step_diff::{self, StepChange};
+use crate::history::why;
 use crate::history::RunFigures;
 use crate::render::escape::md_text as md;
 use crate::view::View;
