@@ -261,18 +261,12 @@ fn history_finds_the_change_of_level_and_names_its_step_but_not_the_one_night_mi
     );
 }
 
+/// The gate's check of pytorch's build that night (as JSON), its exit code and its text.
 fn gate(root: &Path, night: u32) -> (Option<i32>, Value, String) {
+    let (code, check) = super::gate_build(root, night);
     let run = root.join(stamp(night));
     let args = ["gate", run.to_str().unwrap(), "--history", root.to_str().unwrap()];
-    let (code, r) = json_of(&[&args[..], &["--json"]].concat());
     let text = String::from_utf8_lossy(&perfreport(&args).stdout).into_owned();
-    let check = r["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["target"] == "pytorch" && c["metric"] == "build_s")
-        .cloned()
-        .unwrap();
     (code, check, text)
 }
 
