@@ -96,9 +96,11 @@ pub struct Why<'a> {
 /// "pytorch build_s +140 s: `[builder 8/11] RUN ...` 7m00s → 9m20s (vertex
 /// changed; revision 3f9c2e1a → 8d01b6c5); no other step moved more than 5 s."
 pub fn sentence(w: &Why) -> String {
+    // A time in seconds; a count (steps cached) as it is.
+    let unit = if w.metric.ends_with("_s") { " s" } else { "" };
     let delta = w
         .delta
-        .map(|d| format!(" {d:+.0} s"))
+        .map(|d| format!(" {d:+.0}{unit}"))
         .unwrap_or_else(|| " (change not measured)".into());
     let mut revision = revision_change(w.revision_a, w.revision_b);
     let named: Vec<&StepChange> = w
@@ -274,6 +276,18 @@ mod tests {
             s,
             "vllm total_s +420 s: `[b 1/1] RUN pip` 0s (cached) → 5m00s (layer-cache miss); no other step moved more than 5 s; upload 1m00s → 3m00s."
         );
+        // A count has no unit.
+        let s = sentence(&Why {
+            target: "vllm",
+            metric: "steps_cached",
+            delta: Some(-1.0),
+            steps: &steps,
+            beside: &[],
+            moved: None,
+            revision_a: None,
+            revision_b: None,
+        });
+        assert!(s.starts_with("vllm steps_cached -1: "), "{s}");
     }
 
     #[test]
