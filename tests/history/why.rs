@@ -385,5 +385,5 @@ fn a_hostile_step_name_reaches_the_terminal_quoted_and_markdown_as_one_code_span
     // its `|` escaped (a table cell), its backticks a code span of their own.
     assert!(line.contains("forged \\| row 6m40s → 13m20s"), "{line}");
     assert!(line.contains("\\u{202e}evil") && line.contains("u{1b}"), "{line}");
-    assert!(line.contains("RUN echo `x` "), "{line}");
+    assert!(line.contains("RUN echo \\`x\\` "), "{line}");
 }
