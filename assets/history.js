@@ -72,8 +72,11 @@
     var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "group" });
     svg.setAttribute("aria-label", target.name + ": " + metric + " per run");
     var title = target.name + (metric === "slowest_step" && target.slowest_step ? ": " + target.slowest_step[0] : "");
-    var t = text(svg, L, 14, title.length > 70 ? title.slice(0, 69) + "…" : title, "panel-title");
-    el("title", {}, t).textContent = title;
+    if (title.length > 70) {
+      el("title", {}, text(svg, L, 14, title.slice(0, 69) + "…", "panel-title")).textContent = title;
+    } else {
+      text(svg, L, 14, title, "panel-title");
+    }
     var n = Math.max(key.runs.length, 1);
     var top = sc.top;
     var x = function (i) { return L + (W - L - R) * (n === 1 ? 0.5 : i / (n - 1)); };

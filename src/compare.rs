@@ -6,8 +6,8 @@
 pub mod comparable;
 
 use crate::analysis::step_diff::{self, StepChange};
+use crate::history::why;
 use crate::history::RunFigures;
-use crate::moved as why;
 use crate::render::escape::md_text as md;
 use crate::view::View;
 use comparable::{comparable, Comparability};

@@ -16,7 +16,6 @@ pub mod history;
 pub mod input;
 pub mod live;
 pub mod model;
-pub mod moved;
 pub mod output;
 pub mod placement;
 pub mod publish;

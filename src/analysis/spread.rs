@@ -154,7 +154,17 @@ pub fn find_step(values: &[f64]) -> Option<Step> {
             best = Some((cost, i));
         }
     }
-    let (_, i) = best?;
+    let (_, mut i) = best?;
+    let (first_before, first_after) = (median(&v[..i])?, median(&v[i..])?);
+    // Three points on a side hold a median with one of them still at the old
+    // level: the new level starts at its first point nearer it than the old,
+    // and must still rest on STEP_MIN_SIDE points.
+    while i < v.len() && (v[i] - first_before).abs() <= (v[i] - first_after).abs() {
+        i += 1;
+    }
+    if v.len() - i < STEP_MIN_SIDE {
+        return None;
+    }
     let (before, after) = (median(&v[..i])?, median(&v[i..])?);
     if before <= 0.0 {
         return None;
@@ -259,6 +269,14 @@ mod tests {
         assert!(close(s.change_pct, 15.0));
         // The same noise with no step: nothing.
         assert_eq!(find_step(&[100.0, 101.0, 99.0, 100.0, 101.0, 99.0, 100.0, 101.0]), None);
+        // Two nights at a new level are not yet one: the third point of the
+        // side is still at the old level.
+        assert_eq!(
+            find_step(&[100.0, 101.0, 99.0, 100.0, 101.0, 99.0, 100.0, 115.0, 116.0]),
+            None
+        );
+        let s = find_step(&[100.0, 101.0, 99.0, 100.0, 101.0, 99.0, 100.0, 115.0, 116.0, 114.0]).unwrap();
+        assert_eq!((s.at, s.after), (7, 115.0));
         // Too few points on a side: nothing, however big.
         assert_eq!(find_step(&[100.0, 100.0, 100.0, 100.0, 200.0]), None);
         // A wide spread hides a step of its own size: ±20% noise, +15% level.

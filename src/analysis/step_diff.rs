@@ -156,25 +156,38 @@ fn change(a: Option<&StepRecord>, b: Option<&StepRecord>, vertex_changed: Option
 /// missing from a side that kept only its slowest is left out rather than
 /// called absent.
 pub fn diff_kept(a: &[StepRecord], b: &[StepRecord], a_kept_all: bool, b_kept_all: bool) -> Vec<StepChange> {
+    use std::collections::{HashMap, VecDeque};
     let mut used_b = vec![false; b.len()];
     let mut pair: Vec<Option<usize>> = vec![None; a.len()];
+    // B's steps by vertex and by key, each in order (a big build has thousands).
+    let mut by_vertex: HashMap<&str, VecDeque<usize>> = HashMap::new();
+    let mut by_key: HashMap<String, VecDeque<usize>> = HashMap::new();
+    for (j, rb) in b.iter().enumerate() {
+        if let Some(v) = &rb.vertex {
+            by_vertex.entry(v.as_str()).or_default().push_back(j);
+        }
+        by_key.entry(rb.key()).or_default().push_back(j);
+    }
+    let take = |queue: Option<&mut VecDeque<usize>>, used: &mut [bool]| {
+        let q = queue?;
+        while let Some(j) = q.pop_front() {
+            if !used[j] {
+                used[j] = true;
+                return Some(j);
+            }
+        }
+        None
+    };
     // By vertex first.
     for (i, ra) in a.iter().enumerate() {
-        let Some(v) = &ra.vertex else { continue };
-        if let Some(j) = (0..b.len()).find(|&j| !used_b[j] && b[j].vertex.as_ref() == Some(v)) {
-            used_b[j] = true;
-            pair[i] = Some(j);
+        if let Some(v) = &ra.vertex {
+            pair[i] = take(by_vertex.get_mut(v.as_str()), &mut used_b);
         }
     }
     // Then by name without numbering.
     for (i, ra) in a.iter().enumerate() {
-        if pair[i].is_some() {
-            continue;
-        }
-        let key = ra.key();
-        if let Some(j) = (0..b.len()).find(|&j| !used_b[j] && b[j].key() == key) {
-            used_b[j] = true;
-            pair[i] = Some(j);
+        if pair[i].is_none() {
+            pair[i] = take(by_key.get_mut(&ra.key()), &mut used_b);
         }
     }
     let mut out = Vec::with_capacity(a.len() + b.len());

@@ -12,7 +12,6 @@ pub mod index;
 pub mod junit;
 pub mod night;
 pub mod summary;
-pub mod why;
 
 use crate::compare::comparable::{comparable, Comparability};
 use crate::history::bands::MetricBand;
@@ -68,8 +67,8 @@ pub struct Check {
     /// Set when a regression rests on a run whose node ended it loaded.
     pub rests_on_loaded: Option<String>,
     /// A regression's steps and revisions against the band's typical run
-    /// (`why::check_why`); `null` otherwise or without history.
-    pub why: Option<why::CheckWhy>,
+    /// (`history::why::check_why`); `null` otherwise or without history.
+    pub why: Option<crate::history::why::CheckWhy>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -277,14 +276,14 @@ pub fn checks(figures: &crate::history::RunFigures, e: &Expectations) -> Vec<Che
                 None
             };
             // The steps and revision behind a regression, against the run
-            // nearest the band's median (`gate::why`).
+            // nearest the band's median (`history::why`).
             let why = if verdict == "REGRESSION" {
                 e.history_bands
                     .get(target)
                     .and_then(|b| b.get(m))
                     .and_then(|b| b.typical.as_ref())
                     .zip(measured)
-                    .and_then(|(typ, x)| why::check_why(typ, figures, target, m, x))
+                    .and_then(|(typ, x)| crate::history::why::check_why(typ, figures, target, m, x))
             } else {
                 None
             };

@@ -13,6 +13,7 @@ pub mod collect;
 pub mod render;
 pub mod site;
 pub mod view;
+pub mod why;
 
 use crate::analysis::contention::{self, Load};
 use crate::analysis::step_diff::{self, StepRecord};

@@ -199,7 +199,7 @@ fn change_point(
     let (ra, rb) = (runs.get(before.run)?, runs.get(step.run)?);
     let (ta, tb) = (ra.targets.get(target)?, rb.targets.get(target)?);
     let steps = crate::analysis::step_diff::diff_kept(&ta.steps, &tb.steps, ta.steps_all, tb.steps_all);
-    let why = crate::moved::sentence(&crate::moved::Why {
+    let why = crate::history::why::sentence(&crate::history::why::Why {
         target,
         metric,
         delta: Some(points[at].value - before.value),

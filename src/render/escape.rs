@@ -225,6 +225,13 @@ pub fn script_json(json: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_with_a_pipe_and_a_lone_backtick_cannot_open_a_code_span_for_the_next_value() {
+        let both = format!("{} {}", md_code("RUN a ` | b"), md_code("RUN `c"));
+        assert_eq!(shown(&both), "RUN a ` | b RUN `c", "{both}");
+        assert_eq!(structure(&both), Vec::<String>::new(), "{both}");
+    }
     use pulldown_cmark::{Event, Options, Parser, Tag};
 
     /// Every event pulldown-cmark makes of `md` (raw HTML on), as a list of

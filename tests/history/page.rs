@@ -77,6 +77,24 @@ fn history_page_opened_from_disk_links_every_point_to_its_run() {
         assert_eq!(count(&tab, ".panels circle.pt.loaded"), 1, "{metric}");
         assert_eq!(count(&tab, ".panels line.step"), 1, "{metric}: pytorch's step only");
     }
+    // The slowest step's line: a point per run, its name in the panel's title.
+    eval(
+        &tab,
+        "document.querySelector('[data-metric=\"slowest_step\"]').click(), true",
+    );
+    assert_eq!(linked_files(&tab).len(), points("build_s"), "a step point per run");
+    let titles = eval(
+        &tab,
+        "[...document.querySelectorAll('.panels .panel-title')].map(t => t.textContent).join('|')",
+    );
+    assert_eq!(
+        titles,
+        "pytorch: [builder 1/1] RUN make|vllm: [builder 1/1] RUN pip wheel"
+    );
+    eval(
+        &tab,
+        "document.querySelector('[data-metric=\"build_s\"]').click(), true",
+    );
     let loaded = eval(
         &tab,
         "document.querySelector('.panels circle.pt.loaded').closest('a').getAttribute('data-run')",

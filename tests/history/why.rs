@@ -261,18 +261,12 @@ fn history_finds_the_change_of_level_and_names_its_step_but_not_the_one_night_mi
     );
 }
 
+/// The gate's check of pytorch's build that night (as JSON), its exit code and its text.
 fn gate(root: &Path, night: u32) -> (Option<i32>, Value, String) {
+    let (code, check) = super::gate_build(root, night);
     let run = root.join(stamp(night));
     let args = ["gate", run.to_str().unwrap(), "--history", root.to_str().unwrap()];
-    let (code, r) = json_of(&[&args[..], &["--json"]].concat());
     let text = String::from_utf8_lossy(&perfreport(&args).stdout).into_owned();
-    let check = r["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["target"] == "pytorch" && c["metric"] == "build_s")
-        .cloned()
-        .unwrap();
     (code, check, text)
 }
 
@@ -363,4 +357,33 @@ fn the_real_fixtures_steps_carry_their_vertices_or_null() {
     assert!(top["step"].as_str().unwrap().starts_with("[test-go 2/2] RUN"), "{bake}");
     assert_eq!(top["vertex_changed"], false);
     assert!((top["delta_s"].as_f64().unwrap() - 85.957).abs() < 0.01, "{top}");
+}
+
+#[test]
+fn a_hostile_step_name_reaches_the_terminal_quoted_and_markdown_as_one_code_span() {
+    let root = tempfile::tempdir().unwrap();
+    let name = "[builder 1/1] RUN echo `x` \u{1b}[2J \u{202e}evil\nforged | row";
+    for night in [0, 1] {
+        let dir = write_night(root.path(), &Night::plain(night));
+        let run: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+        let t0 = perfreport::timefmt::parse_rfc3339(run["started_at"].as_str().unwrap()).unwrap();
+        let end = if night == 0 { 430.0 } else { 830.0 };
+        let spans: Vec<Span> = vec![
+            ("b1", "0000000000000000", "pytorch".into(), 10.0, end + 10.0, None),
+            ("b2", "b1", name.into(), 30.0, end, None),
+        ];
+        std::fs::write(dir.join("trace-pytorch.json"), encode(night, t0, &spans)).unwrap();
+    }
+    let (c, text) = compare(root.path(), 0, 1);
+    assert_eq!(pytorch(&c)["steps"][0]["step"], name, "JSON keeps the name as it is");
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("- pytorch build_s"))
+        .expect("the why line");
+    // One line: the name's newline, ESC and bidi override shown as escapes;
+    // its `|` escaped (a table cell), its backticks a code span of their own.
+    assert!(line.contains("forged \\| row 6m40s → 13m20s"), "{line}");
+    assert!(line.contains("\\u{202e}evil") && line.contains("u{1b}"), "{line}");
+    assert!(line.contains("RUN echo \\`x\\` "), "{line}");
 }

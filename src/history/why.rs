@@ -96,9 +96,11 @@ pub struct Why<'a> {
 /// "pytorch build_s +140 s: `[builder 8/11] RUN ...` 7m00s → 9m20s (vertex
 /// changed; revision 3f9c2e1a → 8d01b6c5); no other step moved more than 5 s."
 pub fn sentence(w: &Why) -> String {
+    // A time in seconds; a count (steps cached) as it is.
+    let unit = if w.metric.ends_with("_s") { " s" } else { "" };
     let delta = w
         .delta
-        .map(|d| format!(" {d:+.0} s"))
+        .map(|d| format!(" {d:+.0}{unit}"))
         .unwrap_or_else(|| " (change not measured)".into());
     let mut revision = revision_change(w.revision_a, w.revision_b);
     let named: Vec<&StepChange> = w
@@ -142,6 +144,53 @@ pub fn sentence(w: &Why) -> String {
         md_text(w.metric),
         parts.join("; ")
     )
+}
+
+/// What a gate check says of a regression: the steps behind it against the
+/// run typical of the band (the one nearest its median), and the revisions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckWhy {
+    /// The run the steps are compared with.
+    pub against: String,
+    /// The steps that moved most (at most `CHECK_STEPS`), largest first.
+    pub steps: Vec<StepChange>,
+    pub revision_before: Option<String>,
+    pub revision_after: Option<String>,
+    /// The same in a sentence (markdown).
+    pub text: String,
+}
+
+/// How many steps a gate check carries.
+pub const CHECK_STEPS: usize = 5;
+
+/// Why `run`'s `target` `metric` (`measured`) left its band, against the band's typical run.
+pub fn check_why(
+    typical: &crate::history::bands::Typical,
+    run: &crate::history::RunFigures,
+    target: &str,
+    metric: &str,
+    measured: f64,
+) -> Option<CheckWhy> {
+    let t = run.targets.get(target)?;
+    let mut steps = crate::analysis::step_diff::diff_kept(&typical.steps, &t.steps, typical.steps_all, t.steps_all);
+    let text = sentence(&Why {
+        target,
+        metric,
+        delta: Some(measured - typical.value),
+        steps: &steps,
+        beside: &[],
+        moved: None,
+        revision_a: typical.revision.as_deref(),
+        revision_b: run.revision.as_deref(),
+    });
+    steps.truncate(CHECK_STEPS);
+    Some(CheckWhy {
+        against: typical.stamp.clone(),
+        steps,
+        revision_before: typical.revision.clone(),
+        revision_after: run.revision.clone(),
+        text: format!("against {}: {text}", md_text(&typical.stamp)),
+    })
 }
 
 #[cfg(test)]
@@ -227,6 +276,18 @@ mod tests {
             s,
             "vllm total_s +420 s: `[b 1/1] RUN pip` 0s (cached) → 5m00s (layer-cache miss); no other step moved more than 5 s; upload 1m00s → 3m00s."
         );
+        // A count has no unit.
+        let s = sentence(&Why {
+            target: "vllm",
+            metric: "steps_cached",
+            delta: Some(-1.0),
+            steps: &steps,
+            beside: &[],
+            moved: None,
+            revision_a: None,
+            revision_b: None,
+        });
+        assert!(s.starts_with("vllm steps_cached -1: "), "{s}");
     }
 
     #[test]
