@@ -142,5 +142,8 @@ fn detail(c: &Check) -> String {
     if let Some(load) = &c.rests_on_loaded {
         let _ = write!(d, "; it rests on a loaded run: {load}");
     }
+    if let Some(why) = &c.why {
+        let _ = write!(d, "; why: {}", why.text);
+    }
     d
 }

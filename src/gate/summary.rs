@@ -75,7 +75,7 @@ pub fn render(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String
         s.push_str(
             "\n| run | target | metric | measured | expected | change | band (n) |\n|---|---|---|---|---|---|---|\n",
         );
-        for (run, c) in regressions {
+        for (run, c) in &regressions {
             let n = run.comparable_runs.to_string();
             s.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} (n = {n}) |\n",
@@ -90,6 +90,19 @@ pub fn render(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String
             if let Some(load) = &c.rests_on_loaded {
                 s.push_str(&format!("| | ⚠ rests on a loaded run: {} | | | | | |\n", md_text(load)));
             }
+        }
+        // The steps behind each regression: a sentence is no table cell.
+        let whys: Vec<String> = regressions
+            .iter()
+            .filter_map(|(run, c)| {
+                let why = c.why.as_ref()?;
+                let (stamp, target, metric) = (md_code(&run.stamp), md_code(&c.target), md_code(&c.metric));
+                Some(format!("- {stamp} {target} {metric}: {}\n", why.text))
+            })
+            .collect();
+        if !whys.is_empty() {
+            s.push_str("\nWhy it moved:\n\n");
+            s.push_str(&whys.concat());
         }
     }
     s.push('\n');

@@ -269,6 +269,11 @@ fn the_job_summary_is_appended_with_a_line_per_run_each_regression_and_links_to_
         .find(|l| l.starts_with(&format!("| `{night}` | `pytorch` | `build_s`")))
         .unwrap_or_else(|| panic!("{s}"));
     assert!(row.contains("3× spread") && row.contains("(n = 12)"), "{row}");
+    // The step behind it, named under the table.
+    assert!(
+        s.contains("Why it moved:") && s.contains("`[builder 1/1] RUN make`"),
+        "{s}"
+    );
     assert_eq!(
         s.lines().filter(|l| l.starts_with("- ")).count(),
         3,
