@@ -130,7 +130,7 @@ fn ok(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn history(root: &Path, out: &Path) -> Output {
+pub(crate) fn history(root: &Path, out: &Path) -> Output {
     perfreport(&["history", root.to_str().unwrap(), "--out", out.to_str().unwrap()])
 }
 

@@ -464,12 +464,7 @@ fn the_site_index_shows_each_runs_verdict_in_words_and_colour_in_chromium() {
 fn history_leads_with_the_key_that_regressed_and_folds_one_run_keys_into_a_line() {
     let root = lane_root();
     let out = tempfile::tempdir().unwrap();
-    let o = perfreport(&[
-        "history",
-        root.path().to_str().unwrap(),
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
+    let o = super::history(root.path(), out.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let md = std::fs::read_to_string(out.path().join("history.md")).unwrap();
     let moved = md

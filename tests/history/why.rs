@@ -203,12 +203,7 @@ fn compare_names_the_slower_step_its_new_vertex_and_revision_and_the_one_night_c
 fn history_finds_the_change_of_level_and_names_its_step_but_not_the_one_night_miss() {
     let root = root();
     let out = tempfile::tempdir().unwrap();
-    let o = perfreport(&[
-        "history",
-        root.path().to_str().unwrap(),
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
+    let o = super::history(root.path(), out.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let h: Value = serde_json::from_str(&std::fs::read_to_string(out.path().join("history.json")).unwrap()).unwrap();
     let key = &h["keys"].as_array().unwrap()[0];
