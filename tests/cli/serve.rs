@@ -25,32 +25,9 @@ pub(crate) fn get(addr: &str, path: &str) -> (u16, String) {
 
 #[test]
 fn serve_follows_a_growing_run_and_serves_only_its_outputs() {
-    use std::io::BufRead;
     let run = pinned_copy(WARM);
     let out = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_perfreport"))
-        .args([
-            "serve",
-            run.path().to_str().unwrap(),
-            "--bind",
-            "127.0.0.1:0",
-            "--out",
-            out.path().to_str().unwrap(),
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
+    let (mut child, addr) = spawn_serve(run.path(), out.path());
     // Slow and broken clients: one sends half a request and waits, others connect and say nothing.
     let mut stalled = std::net::TcpStream::connect(&addr).unwrap();
     std::io::Write::write_all(&mut stalled, b"GET /data.json HTTP/1.1\r\nHost: localhost\r\nX-Slow:").unwrap();
@@ -116,4 +93,28 @@ fn serve_follows_a_growing_run_and_serves_only_its_outputs() {
 fn unsafe_sigint(pid: u32) {
     let ok = Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap();
     assert!(ok.success());
+}
+
+/// `perfreport serve RUN --out OUT` on a free loopback port, and the
+/// address it printed (stderr kept for the caller).
+pub fn spawn_serve(run: &std::path::Path, out: &std::path::Path) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_perfreport"))
+        .args(["serve", run.to_str().unwrap(), "--bind", "127.0.0.1:0"])
+        .args(["--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    (child, addr)
 }

@@ -185,29 +185,12 @@ fn publish_reads_no_link_out_of_a_run_and_walks_no_folder_that_leaves_the_root()
 
 #[test]
 fn serve_answers_nothing_of_an_input_linked_out_of_the_run() {
-    use std::io::BufRead;
     let elsewhere = tempfile::tempdir().unwrap();
     let secret = secret_file(elsewhere.path());
     let run = run_with(&[]);
     link_every_input(run.path(), &secret);
     let out = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_perfreport"))
-        .args(["serve", run.path().to_str().unwrap(), "--bind", "127.0.0.1:0"])
-        .args(["--out", out.path().to_str().unwrap()])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .unwrap()
-        .to_string();
+    let (mut child, addr) = crate::serve::spawn_serve(run.path(), out.path());
     for path in ["/", "/data.json", "/report.md", "/charts/timeline.svg"] {
         let (code, body) = crate::serve::get(&addr, path);
         assert_eq!(code, 200, "{path}");
