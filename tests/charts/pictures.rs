@@ -135,14 +135,7 @@ pub fn builder_colours() -> Vec<Rgb> {
 }
 
 fn charts_of(stamp: &str) -> (tempfile::TempDir, Vec<(&'static str, String)>) {
-    let out = tempfile::tempdir().unwrap();
-    let o = report(&sample(stamp), out.path(), &[]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let charts = perfreport::render::charts::ALL
-        .iter()
-        .map(|(name, _)| (*name, std::fs::read_to_string(out.path().join(name)).unwrap()))
-        .collect();
-    (out, charts)
+    charts_at(&sample(stamp))
 }
 
 #[derive(Debug, Clone, Copy)]
