@@ -14,6 +14,7 @@ use crate::input::run_rules;
 use crate::input::samples;
 use crate::input::sccache::{LogFormat, SccacheLog, SccacheSink};
 use crate::input::trace::{self, Encoding, Span};
+use crate::input::window::RecordWindow;
 use crate::input::zot::{NodeHosts, ZotLog};
 use crate::input::{InputReport, ParseStats};
 use std::collections::BTreeSet;
@@ -308,9 +309,10 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Resu
     let (format, report) = read_log_format(&inside);
     inputs.push(report);
     let logs = read_logs(&inside, &run, &format, &trace_files, cache);
+    let window = logs.window;
     logs.into_run(&mut run, &format, &mut inputs);
     bound(&mut run, &mut inputs, traces_left_out);
-    keep_to_window(&mut run, &mut inputs);
+    keep_to_window(&mut run, &mut inputs, window);
     if let Some(note) = run
         .info
         .as_ref()
@@ -337,38 +339,41 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Resu
 /// The window run.json and the traces make (`analysis::window::core`), and
 /// whether its end is still open (a run in flight grows to its newest
 /// record); `None` when run.json gives no `started_at`.
-fn anchored_window(run: &Run) -> Option<((crate::timefmt::Micros, crate::timefmt::Micros), bool)> {
-    use crate::analysis::{targets, window};
+fn anchored_window(
+    run: &Run,
+    figures: &[crate::analysis::targets::TargetFigures],
+) -> Option<((crate::timefmt::Micros, crate::timefmt::Micros), bool)> {
+    use crate::analysis::window;
     let info = run.info.as_ref();
-    let figures: Vec<_> = run
-        .traces
-        .iter()
-        .filter(|t| !t.spans.is_empty())
-        .map(|t| targets::analyse(&t.spans))
-        .collect();
     let (started, finished) = (info.and_then(|i| i.started_at), info.and_then(|i| i.finished_at));
     // The window is run.json's: without its start, no record is judged outside.
     started?;
-    let core = window::core(started, finished, &window::anchors(&figures))?;
+    let core = window::core(started, finished, &window::anchors(figures))?;
     Some((core, run.in_flight() && finished.is_none()))
 }
 
 /// Records far outside the run's window (`analysis::window::FAR`, the
-/// clock-skew allowance) are not the run's: a log whose every timed record
-/// lies outside is not measured at all (its figures are `null` with the
-/// reason, and it broke its contract); the samples' held polls outside are
-/// dropped and counted as skipped. Each says the records' time range.
-fn keep_to_window(run: &mut Run, inputs: &mut [InputReport]) {
+/// clock-skew allowance) are not the run's. The logs left theirs out as
+/// they were read; the samples' held polls outside are dropped here. Each
+/// is counted as skipped with the records' time range, and an input with
+/// nothing inside is not measured at all (its figures are `null` with the
+/// reason, and it broke its contract).
+fn keep_to_window(
+    run: &mut Run,
+    inputs: &mut [InputReport],
+    window: Option<((crate::timefmt::Micros, crate::timefmt::Micros), bool)>,
+) {
     use crate::analysis::window;
-    let Some((w, open)) = anchored_window(run) else {
+    use crate::input::window::Outside;
+    let Some((w, open)) = window else {
         return;
     };
     let allowance = crate::timefmt::human_duration((window::FAR / 1_000_000) as f64);
-    let range = |first: crate::timefmt::Micros, last: crate::timefmt::Micros| {
+    let range = |o: &Outside| {
         format!(
             "from {} to {}",
-            crate::timefmt::format_rfc3339(first),
-            crate::timefmt::format_rfc3339(last)
+            crate::timefmt::format_rfc3339(o.first),
+            crate::timefmt::format_rfc3339(o.last)
         )
     };
     let end = if open {
@@ -380,47 +385,44 @@ fn keep_to_window(run: &mut Run, inputs: &mut [InputReport]) {
         "the run's window ({} to {end}, give or take {allowance} of clock skew)",
         crate::timefmt::format_rfc3339(w.0)
     );
-    // Wholly on one side; an open end is never passed.
-    let all_out = |first: crate::timefmt::Micros, last: crate::timefmt::Micros| {
-        if open {
-            last < w.0 && window::is_far(last, w, true)
-        } else {
-            window::span_is_far(first, last, w)
+    // Nothing of the input inside: not measured. Some: those outside skipped.
+    let judge = |r: &mut InputReport, (one, what): (&str, &str), o: &Outside, inside: bool| {
+        if inside {
+            let verb = if o.records == 1 { "lies" } else { "lie" };
+            r.warnings.push(format!(
+                "{}: {} {} {verb} outside {run_window}: not this run's, skipped (no figure or chart uses them)",
+                r.name,
+                crate::fmt::counted(o.records, one, what),
+                range(o)
+            ));
+            return;
         }
-    };
-    let breach = |r: &mut InputReport, what: &str, first, last| {
         let b = format!(
             "all {} of its {what} lie outside {run_window} ({}): none is this run's, so nothing of it is measured",
-            r.records,
-            range(first, last)
+            o.records,
+            range(o)
         );
         r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
         r.breaches.push(b);
         r.contract_broken = true;
-        r.skipped = r.skipped.saturating_add(r.records);
-        r.records = 0;
     };
     let report = |inputs: &mut [InputReport], name: &str| inputs.iter().position(|r| r.name == name);
-    // The registry: judged on its timed records, the writes.
-    if let Some(z) = &run.zot {
-        let times = z.all_writes().flat_map(|s| [s.first, s.last]);
-        if let (Some(first), Some(last)) = (times.clone().min(), times.max()) {
-            if all_out(first, last) {
-                if let Some(i) = report(inputs, ZOT) {
-                    breach(&mut inputs[i], "records", first, last);
-                }
-                run.zot = None;
-            }
+    if let Some(o) = run.zot.as_ref().and_then(|z| z.outside) {
+        let inside = inputs.iter().any(|r| r.name == ZOT && r.records > 0);
+        if let Some(i) = report(inputs, ZOT) {
+            judge(&mut inputs[i], ("record", "records"), &o, inside);
+        }
+        if !inside {
+            run.zot = None;
         }
     }
-    if let Some(s) = &run.sccache {
-        if let (Some(first), Some(last)) = (s.log.first, s.log.last) {
-            if all_out(first, last) {
-                if let Some(i) = report(inputs, SCCACHE) {
-                    breach(&mut inputs[i], "records", first, last);
-                }
-                run.sccache = None;
-            }
+    if let Some(o) = run.sccache.as_ref().and_then(|s| s.log.outside) {
+        let inside = inputs.iter().any(|r| r.name == SCCACHE && r.records > 0);
+        if let Some(i) = report(inputs, SCCACHE) {
+            judge(&mut inputs[i], ("request", "requests"), &o, inside);
+        }
+        if !inside {
+            run.sccache = None;
         }
     }
     let polls = run.samples.by_node.values();
@@ -428,41 +430,51 @@ fn keep_to_window(run: &mut Run, inputs: &mut [InputReport]) {
         polls.clone().filter_map(|n| n.first_ts()).min(),
         polls.filter_map(|n| n.last_ts()).max(),
     );
-    if let (Some(first), Some(last)) = (first, last) {
-        if all_out(first, last) {
-            if let Some(i) = report(inputs, SAMPLES) {
-                breach(&mut inputs[i], "samples", first, last);
-            }
-            run.samples = Samples::default();
-            return;
+    let (Some(first), Some(last)) = (first, last) else {
+        return;
+    };
+    // Wholly on one side; an open end is never passed.
+    let all_out = if open {
+        last < w.0 && window::is_far(last, w, true)
+    } else {
+        window::span_is_far(first, last, w)
+    };
+    if all_out {
+        if let Some(i) = report(inputs, SAMPLES) {
+            let r = &mut inputs[i];
+            let o = Outside {
+                records: r.records,
+                first,
+                last,
+            };
+            judge(r, ("sample", "samples"), &o, false);
+            r.skipped = r.skipped.saturating_add(r.records);
+            r.records = 0;
         }
-        // Some outside: the held polls outside are dropped and counted.
-        let mut dropped = 0u64;
-        let (mut lo, mut hi) = (crate::timefmt::Micros::MAX, crate::timefmt::Micros::MIN);
-        for n in run.samples.by_node.values_mut() {
-            if !n.polls.iter().any(|s| window::is_far(s.ts, w, open)) {
-                continue;
-            }
-            let polls = std::sync::Arc::make_mut(&mut n.polls);
-            polls.retain(|s| {
-                let far = window::is_far(s.ts, w, open);
-                if far {
-                    dropped += 1;
-                    (lo, hi) = (lo.min(s.ts), hi.max(s.ts));
-                }
-                !far
-            });
+        run.samples = Samples::default();
+        return;
+    }
+    // Some outside: the held polls outside are dropped and counted.
+    let mut dropped = None;
+    for n in run.samples.by_node.values_mut() {
+        if !n.polls.iter().any(|s| window::is_far(s.ts, w, open)) {
+            continue;
         }
-        if dropped > 0 {
-            if let Some(i) = report(inputs, SAMPLES) {
-                let r = &mut inputs[i];
-                r.records = r.records.saturating_sub(dropped);
-                r.skipped = r.skipped.saturating_add(dropped);
-                r.warnings.push(format!(
-                    "{SAMPLES}: {dropped} samples {} lie outside {run_window}: not this run's, skipped (no figure or chart uses them)",
-                    range(lo, hi)
-                ));
+        let polls = std::sync::Arc::make_mut(&mut n.polls);
+        polls.retain(|s| {
+            let far = window::is_far(s.ts, w, open);
+            if far {
+                Outside::add(&mut dropped, s.ts, s.ts, 1);
             }
+            !far
+        });
+    }
+    if let Some(o) = dropped {
+        if let Some(i) = report(inputs, SAMPLES) {
+            let r = &mut inputs[i];
+            r.records = r.records.saturating_sub(o.records);
+            r.skipped = r.skipped.saturating_add(o.records);
+            judge(r, ("sample", "samples"), &o, true);
         }
     }
 }
@@ -575,6 +587,9 @@ struct Logs {
     sccache: Option<(Option<SccacheLog>, InputReport)>,
     zot: Option<(Option<ZotLog>, InputReport)>,
     traces: Vec<(Option<TargetTrace>, InputReport)>,
+    /// The window run.json and the traces make, and whether its end is
+    /// open (see `anchored_window`).
+    window: Option<((crate::timefmt::Micros, crate::timefmt::Micros), bool)>,
 }
 
 /// Reads every input but run.json and the log format at once: the big logs
@@ -586,6 +601,57 @@ fn read_logs(
     trace_files: &[(String, String)],
     cache: Option<&mut LogCache>,
 ) -> Logs {
+    // The traces first (they are small): with run.json they make the run's
+    // window, which the logs' records must lie in, and tell how finely the
+    // registry's writes need keeping.
+    let traces: Vec<(Option<TargetTrace>, InputReport)> = {
+        use rayon::prelude::*;
+        trace_files
+            .par_iter()
+            .map(|(target, file)| read_trace(dir, target, file))
+            .collect()
+    };
+    let figures: Vec<_> = traces
+        .iter()
+        .filter_map(|(t, _)| t.as_ref())
+        .filter(|t| !t.spans.is_empty())
+        .map(|t| crate::analysis::targets::analyse(&t.spans))
+        .collect();
+    let window = anchored_window(run, &figures);
+    let info = run.info.as_ref();
+    // A live view keeps every write, as its traces grow.
+    let write_cuts = match cache {
+        Some(_) => None,
+        None => crate::analysis::write_cuts::write_cuts(
+            info.and_then(|i| i.started_at),
+            info.and_then(|i| i.finished_at),
+            &figures,
+        )
+        .map(std::sync::Arc::new),
+    };
+    let mut logs = Logs {
+        traces,
+        window,
+        ..Default::default()
+    };
+    let records = window.map(|(core, open)| crate::analysis::window::record_window(core, open));
+    read_big_logs(dir, run, format, (records, write_cuts), cache, &mut logs);
+    logs
+}
+
+/// The placement, artifacts and the three big logs, side by side; each
+/// log's records outside `records` are left out as they are read.
+fn read_big_logs(
+    dir: &RunDir,
+    run: &Run,
+    format: &LogFormat,
+    (records, write_cuts): (
+        Option<RecordWindow>,
+        Option<std::sync::Arc<crate::input::writes::WriteCuts>>,
+    ),
+    cache: Option<&mut LogCache>,
+    logs: &mut Logs,
+) {
     let tail = if run.info.as_ref().is_some_and(|i| !i.in_flight) {
         Tail::Complete
     } else {
@@ -602,40 +668,9 @@ fn read_logs(
         .flat_map(|i| &i.nodes)
         .filter_map(|n| n.addr.clone())
         .collect();
-    // The traces first (they are small): they tell how finely the registry's
-    // writes need keeping. A live view keeps every write, as its traces grow.
-    let traces: Vec<(Option<TargetTrace>, InputReport)> = {
-        use rayon::prelude::*;
-        trace_files
-            .par_iter()
-            .map(|(target, file)| read_trace(dir, target, file))
-            .collect()
-    };
-    let write_cuts = match cache {
-        Some(_) => None,
-        None => {
-            let figures: Vec<_> = traces
-                .iter()
-                .filter_map(|(t, _)| t.as_ref())
-                .filter(|t| !t.spans.is_empty())
-                .map(|t| crate::analysis::targets::analyse(&t.spans))
-                .collect();
-            let info = run.info.as_ref();
-            crate::analysis::write_cuts::write_cuts(
-                info.and_then(|i| i.started_at),
-                info.and_then(|i| i.finished_at),
-                &figures,
-            )
-            .map(std::sync::Arc::new)
-        }
-    };
     let (cache_samples, cache_sccache, cache_zot) = match cache {
         Some(c) => (Some(&mut c.samples), Some(&mut c.sccache), Some(&mut c.zot)),
         None => (None, None, None),
-    };
-    let mut logs = Logs {
-        traces,
-        ..Default::default()
     };
     let Logs {
         placement,
@@ -643,8 +678,10 @@ fn read_logs(
         samples,
         sccache,
         zot,
-        traces: _,
-    } = &mut logs;
+        ..
+    } = logs;
+    // A parse made with another window is not reused.
+    let window_tag = RecordWindow::tag(records.as_ref());
     let sccache_hosts = NodeHosts::new(node_hosts.clone());
     rayon::scope(|s| {
         s.spawn(|_| {
@@ -683,8 +720,12 @@ fn read_logs(
             // A changed log format or prefix invalidates what was parsed before.
             // Each node's requests count on a lane of their own too.
             let hosts = sccache_hosts;
-            let tag = format!("{describe} prefix={prefix:?} nodes={}", hosts.tag());
-            let make = || SccacheSink::new(format.clone(), prefix.clone()).for_nodes(hosts.clone());
+            let tag = format!("{describe} prefix={prefix:?} nodes={}{window_tag}", hosts.tag());
+            let make = || {
+                SccacheSink::new(format.clone(), prefix.clone())
+                    .for_nodes(hosts.clone())
+                    .within(records)
+            };
             let (sink, report) = incremental::read_log(dir, SCCACHE, tail, Some(describe), &tag, cache_sccache, make);
             *sccache = Some((sink.map(|s| s.log), report));
         });
@@ -692,19 +733,11 @@ fn read_logs(
             let format = Some("zot.jsonl: JSON lines".into());
             // The nodes' writes are kept apart to be tied to their targets.
             let hosts = NodeHosts::new(node_hosts);
-            let make = || ZotLog::for_nodes(hosts.clone(), write_cuts.clone());
-            *zot = Some(incremental::read_log(
-                dir,
-                ZOT,
-                tail,
-                format,
-                &hosts.tag(),
-                cache_zot,
-                make,
-            ));
+            let make = || ZotLog::for_nodes(hosts.clone(), write_cuts.clone()).within(records);
+            let tag = format!("{}{window_tag}", hosts.tag());
+            *zot = Some(incremental::read_log(dir, ZOT, tail, format, &tag, cache_zot, make));
         });
     });
-    logs
 }
 
 impl Logs {

@@ -63,10 +63,19 @@ pub fn run_window(
     fleet::window(started, finished, &all)
 }
 
+/// Where a log's record must lie to be this run's: within `FAR` of the
+/// window the anchors make (`core`), with no end while `open_end`.
+pub fn record_window(core: (Micros, Micros), open_end: bool) -> crate::input::window::RecordWindow {
+    crate::input::window::RecordWindow {
+        from: core.0.saturating_sub(FAR),
+        to: (!open_end).then(|| core.1.saturating_add(FAR)),
+    }
+}
+
 /// Whether `t` lies more than `FAR` outside `window` (never after it when
 /// the run's end is still open).
 pub fn is_far(t: Micros, window: (Micros, Micros), open_end: bool) -> bool {
-    t < window.0.saturating_sub(FAR) || (!open_end && t > window.1.saturating_add(FAR))
+    !record_window(window, open_end).holds(t)
 }
 
 /// Whether every record of a stretch from `first` to `last` lies far
@@ -75,13 +84,7 @@ pub fn span_is_far(first: Micros, last: Micros, window: (Micros, Micros)) -> boo
     (last < window.0 && is_far(last, window, false)) || (first > window.1 && is_far(first, window, false))
 }
 
-/// Records of one input that lie far outside the window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Outside {
-    pub records: u64,
-    pub first: Micros,
-    pub last: Micros,
-}
+pub use crate::input::window::Outside;
 
 /// Counts the records (`(time, how many)`) far outside `window`.
 pub fn outside(records: impl IntoIterator<Item = (Micros, u64)>, window: (Micros, Micros)) -> Option<Outside> {
@@ -99,14 +102,7 @@ pub fn outside_spans(
         if n == 0 || !is_far(first, window, false) {
             continue;
         }
-        let o = out.get_or_insert(Outside {
-            records: 0,
-            first,
-            last,
-        });
-        o.records = o.records.saturating_add(n);
-        o.first = o.first.min(first);
-        o.last = o.last.max(last);
+        Outside::add(&mut out, first, last, n);
     }
     out
 }

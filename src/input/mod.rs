@@ -13,6 +13,7 @@ pub mod run_rules;
 pub mod samples;
 pub mod sccache;
 pub mod trace;
+pub mod window;
 pub mod writes;
 pub mod zot;
 

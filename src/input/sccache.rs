@@ -8,6 +8,7 @@ use super::InputReport;
 
 /// The cache server's access log, in a run directory.
 pub const FILE: &str = "sccache.log";
+use super::window::{Outside, RecordWindow};
 use crate::timefmt::{self, Micros};
 use perfreport_scan::find::{each_of_two, find_byte, find_str, rfind_byte, Marks};
 use std::borrow::Cow;
@@ -698,6 +699,9 @@ pub struct SccacheLog {
     /// Requests whose time could not be read (absent, or a date that does not
     /// exist): counted in the totals, but on no lane bucket.
     pub untimed: u64,
+    /// Requests left out of every count here for their time (see
+    /// `SccacheSink::within`).
+    pub outside: Option<Outside>,
     /// The fleet's node hosts (run.json `addr`), whose requests also count
     /// on a lane of their own: `node_series[i]` is `hosts[i]`'s.
     hosts: super::zot::NodeHosts,
@@ -722,6 +726,7 @@ pub struct SccacheSink {
     /// This run's prefix without its slashes, as `classify` compares it.
     segments: Option<std::sync::Arc<str>>,
     times: TimeCache,
+    window: Option<RecordWindow>,
 }
 
 impl SccacheSink {
@@ -731,7 +736,14 @@ impl SccacheSink {
             segments: prefix.as_deref().map(|p| p.trim_matches('/').into()),
             log: SccacheLog::default(),
             times: TimeCache::default(),
+            window: None,
         }
+    }
+
+    /// Leaves out the requests whose time lies outside `window`, counting them.
+    pub fn within(mut self, window: Option<RecordWindow>) -> SccacheSink {
+        self.window = window;
+        self
     }
 
     /// Counts each of these hosts' requests on a lane of its own too.
@@ -750,6 +762,11 @@ impl SccacheSink {
             Err(e) => return Outcome::Malformed(format!("{e}; the line: {}", super::lines::excerpt(line)).into()),
         };
         let log = &mut self.log;
+        // A request without a readable time cannot be judged: it counts.
+        if let Some(t) = req.time.filter(|&t| self.window.is_some_and(|w| !w.holds(t))) {
+            Outside::add(&mut log.outside, t, t, 1);
+            return Outcome::Skipped;
+        }
         let access = classify_under(&req.method, &req.path, req.status, self.segments.as_deref());
         let bucket = req.time.map(|t| {
             log.first = Some(log.first.map_or(t, |f| f.min(t)));
@@ -856,6 +873,7 @@ impl LineSink for SccacheSink {
             (Some(x), Some(y)) => Some(x.max(y)),
             (x, y) => x.or(y),
         };
+        Outside::merge(&mut a.outside, b.outside);
     }
 }
 
@@ -1008,6 +1026,50 @@ mod tests {
         let bucket = sink.log.series.values().next().unwrap();
         assert_eq!((bucket.writes, bucket.write_bytes, bucket.writes_unsized), (1, 0, 1));
         assert_eq!(sink.log.writes_unsized, 1);
+    }
+
+    /// A cache server that ran the day before leaves that day's requests in
+    /// its log: with the run's window they count nowhere but as left out.
+    #[test]
+    fn requests_outside_the_run_s_window_are_left_out_of_every_count_and_counted() {
+        let format = std::sync::Arc::new(LogFormat::combined());
+        let line = |when: &str, method: &str, status: u16| {
+            format!(r#"10.0.3.12 - - [{when} +0000] "{method} /p/a/b/c/abcdef HTTP/1.1" {status} 0 "-" "opendal""#)
+        };
+        let text = [
+            line("19/Oct/2026:02:00:05", "GET", 200),
+            line("19/Oct/2026:02:00:06", "PUT", 201),
+            line("20/Oct/2026:02:00:05", "GET", 404),
+            line("20/Oct/2026:02:10:05", "GET", 200),
+        ]
+        .join("\n");
+        let t = |s: &str| timefmt::parse_rfc3339(s).unwrap();
+        let window = RecordWindow {
+            from: t("2026-10-20T01:00:00Z"),
+            to: None,
+        };
+        let (sink, stats) =
+            crate::input::lines::parse_bytes(text.as_bytes(), crate::input::lines::Tail::Complete, || {
+                SccacheSink::new(format.clone(), None).within(Some(window))
+            });
+        let log = &sink.log;
+        assert_eq!((log.hits, log.misses, log.writes), (1, 1, 0));
+        assert_eq!(
+            log.first,
+            Some(t("2026-10-20T02:00:05Z")),
+            "the window starts at the run's own"
+        );
+        let bucketed: u64 = log.series.values().map(|b| b.hits + b.misses + b.writes).sum();
+        assert_eq!(bucketed, 2);
+        assert_eq!(
+            log.outside,
+            Some(Outside {
+                records: 2,
+                first: t("2026-10-19T02:00:05Z"),
+                last: t("2026-10-19T02:00:06Z"),
+            })
+        );
+        assert_eq!((stats.records, stats.skipped), (2, 2));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::InputReport;
 
 /// The registry's log, in a run directory.
 pub const FILE: &str = "zot.jsonl";
+use super::window::{Outside, RecordWindow};
 use crate::timefmt::{self, Micros};
 use perfreport_scan::find::each_of_two;
 use perfreport_scan::json_scan::{once, Bail, Cursor, Scan, Via};
@@ -36,6 +37,8 @@ struct Line<'a> {
     status_code: Option<serde_json::Number>,
     #[serde(rename = "bodySize")]
     body_size: Option<serde_json::Number>,
+    #[serde(borrow)]
+    time: Option<Cow<'a, str>>,
 }
 
 /// The fields of a write line.
@@ -45,8 +48,6 @@ struct WriteLine<'a> {
     headers: Option<Headers<'a>>,
     #[serde(rename = "clientIP", borrow)]
     client_ip: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    time: Option<Cow<'a, str>>,
     #[serde(borrow)]
     latency: Option<Cow<'a, str>>,
 }
@@ -311,6 +312,24 @@ pub struct ZotLog {
     /// Those inside the window run.json and the traces make (`WriteCuts`)
     /// are spread as they are read.
     pub spread_writes: Vec<SpreadWrite>,
+    /// Where a line's time must lie for it to be the run's (`None`: every
+    /// line is); the lines outside are left out of every count here.
+    window: Option<RecordWindow>,
+    /// The lines left out for their time.
+    pub outside: Option<Outside>,
+    /// The minute of the last time judged (see `timefmt::parse_rfc3339_after`).
+    last_minute: MinuteMemo,
+}
+
+/// A memo of how a time was read, not part of what was counted: two
+/// aggregates of the same lines are equal however they were read.
+#[derive(Debug, Clone, Copy, Default)]
+struct MinuteMemo(timefmt::LastMinute);
+
+impl PartialEq for MinuteMemo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// The hosts (run.json `addr`) of the fleet's nodes, whose writes are kept
@@ -463,6 +482,8 @@ struct Req<'a> {
     /// `None` when absent or not a non-negative integer.
     status: Option<u64>,
     body_size: Option<u64>,
+    /// Every line's, as every line is judged against the run's window.
+    time: Option<Cow<'a, str>>,
 }
 
 /// The fields only a write needs.
@@ -470,7 +491,6 @@ struct Req<'a> {
 struct Write<'a> {
     content_length: Option<Cow<'a, str>>,
     client_ip: Option<Cow<'a, str>>,
-    time: Option<Cow<'a, str>>,
     latency: Option<Cow<'a, str>>,
 }
 
@@ -532,7 +552,7 @@ fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value], r: &mut Req<'a>, w: &mut
             METHOD => r.method = Some(text()?),
             PATH => r.path = Some(text()?),
             CLIENT_IP => w.client_ip = Some(text()?),
-            TIME => w.time = Some(text()?),
+            TIME => r.time = Some(text()?),
             LATENCY => w.latency = Some(text()?),
             CONTENT_LENGTH => w.content_length = Some(text()?),
             STATUS | BODY_SIZE => {
@@ -565,7 +585,7 @@ fn scan<'a>(mut c: Cursor<'a>, r: &mut Req<'a>, w: &mut Write<'a>) -> Scan<()> {
         "statusCode" => once(&mut status, c.u64()?),
         "bodySize" => once(&mut body_size, c.u64()?),
         "clientIP" => once(&mut w.client_ip, borrowed(c)?),
-        "time" => once(&mut w.time, borrowed(c)?),
+        "time" => once(&mut r.time, borrowed(c)?),
         "latency" => once(&mut w.latency, borrowed(c)?),
         "headers" => {
             if std::mem::replace(&mut seen_headers, true) {
@@ -606,6 +626,7 @@ fn parse_req(line: &[u8]) -> Result<Req<'_>, String> {
         path: l.path,
         status: l.status_code.and_then(|n| n.as_u64()),
         body_size: l.body_size.and_then(|n| n.as_u64()),
+        time: l.time,
     })
 }
 
@@ -614,7 +635,6 @@ fn parse_write(line: &[u8]) -> Result<Write<'_>, String> {
     Ok(Write {
         content_length: w.headers.and_then(|h| h.content_length).and_then(|c| c.0),
         client_ip: w.client_ip,
-        time: w.time,
         latency: w.latency,
     })
 }
@@ -629,6 +649,12 @@ impl ZotLog {
             cuts,
             ..Default::default()
         }
+    }
+
+    /// Leaves out the lines whose time lies outside `window`, counting them.
+    pub fn within(mut self, window: Option<RecordWindow>) -> Self {
+        self.window = window;
+        self
     }
 
     /// The 2xx writes from one node's host, or `None` when it made none (or
@@ -712,6 +738,16 @@ impl ZotLog {
 
     /// Counts one parsed line; `write` is asked for only when it is a write.
     fn apply<'a>(&mut self, l: Req<'a>, write: impl FnOnce() -> Result<Write<'a>, String>) -> Outcome {
+        let time = l.time.as_deref();
+        let mut judged = None;
+        if let Some(window) = self.window {
+            judged = time.and_then(|t| timefmt::parse_rfc3339_after(t, &mut self.last_minute.0));
+            // A line without a readable time cannot be judged: it counts.
+            if let Some(t) = judged.filter(|&t| !window.holds(t)) {
+                Outside::add(&mut self.outside, t, t, 1);
+                return Outcome::Skipped;
+            }
+        }
         let Some(message) = l.message else {
             *self.by_message.entry("(no message)".into()).or_default() += 1;
             return Outcome::Skipped;
@@ -781,7 +817,7 @@ impl ZotLog {
                 }
                 // Time is parsed only for writes: the other lines never need it.
                 let w = w.as_ref();
-                if let Some(t) = w.and_then(|w| w.time.as_deref()).and_then(timefmt::parse_rfc3339) {
+                if let Some(t) = judged.or_else(|| time.and_then(timefmt::parse_rfc3339)) {
                     if let Some(n) = size {
                         // The request line is logged when the write completes; its
                         // bytes flowed during the request's latency, so spread them
@@ -869,6 +905,7 @@ impl LineSink for ZotLog {
         }
         self.series.merge(b.series);
         self.spread_writes.extend(b.spread_writes);
+        Outside::merge(&mut self.outside, b.outside);
     }
 }
 
@@ -1188,6 +1225,58 @@ mod tests {
 
     fn agg(text: &str) -> (ZotLog, crate::input::ParseStats) {
         crate::input::lines::parse_bytes(text.as_bytes(), crate::input::lines::Tail::Complete, fleet)
+    }
+
+    /// A registry that ran the day before leaves that day's lines in the
+    /// file: with the run's window they count nowhere but as left out.
+    #[test]
+    fn lines_outside_the_run_s_window_are_left_out_of_every_count_and_counted() {
+        let line = |time: &str, message: &str| {
+            format!(
+                r#"{{"time":"{time}","message":"{message}","method":"PUT","path":"/v2/r/blobs/uploads/1?digest=x","statusCode":201,"headers":{{"Content-Length":["10"]}},"clientIP":"10.0.0.1:4000"}}"#
+            ) + "\n"
+        };
+        let text = line("2026-10-19T02:00:00Z", "HTTP API")
+            + &line("2026-10-19T03:00:00.5Z", "syncing image")
+            + &line("2026-10-20T02:00:00Z", "HTTP API")
+            + &line("2026-10-20T02:30:00Z", "HTTP API")
+            + r#"{"message":"HTTP API","method":"GET","path":"/v2/","statusCode":200}"#
+            + "\n";
+        let t = |s: &str| timefmt::parse_rfc3339(s).unwrap();
+        let window = RecordWindow {
+            from: t("2026-10-20T01:00:00Z"),
+            to: Some(t("2026-10-20T04:00:00Z")),
+        };
+        let (z, stats) = crate::input::lines::parse_bytes(text.as_bytes(), crate::input::lines::Tail::Complete, || {
+            fleet().within(Some(window))
+        });
+        // Two writes inside, and the untimed request (it cannot be judged).
+        assert_eq!((z.requests, z.blob_writes, z.image_write_bytes), (3, 2, 20));
+        assert!(z.by_message.is_empty(), "{:?}", z.by_message);
+        assert_eq!(
+            z.outside,
+            Some(Outside {
+                records: 2,
+                first: t("2026-10-19T02:00:00Z"),
+                last: t("2026-10-19T03:00:00.5Z"),
+            })
+        );
+        assert_eq!((stats.records, stats.skipped), (3, 2));
+        // The reference path judges the same line the same way.
+        for via in [Via::Fast, Via::SerdeOnly] {
+            let mut one = fleet().within(Some(window));
+            let old = line("2026-10-19T02:00:00Z", "HTTP API");
+            assert_eq!(
+                one.line_via(old.trim_end().as_bytes(), via),
+                Outcome::Skipped,
+                "{via:?}"
+            );
+            assert_eq!(one.outside.map(|o| o.records), Some(1), "{via:?}");
+            assert_eq!(one.requests, 0, "{via:?}");
+        }
+        // Without a window every line counts.
+        let (all, _) = agg(&text);
+        assert_eq!((all.requests, all.outside), (4, None));
     }
 
     /// The merge cost per distinct client address: a registry shared with other

@@ -83,8 +83,11 @@ fn day(t: Micros) -> String {
 
 /// Every timed input's records far outside the window (more than
 /// `window::FAR`): they cannot be this run's, so they are not drawn, not in
-/// the lanes and not tied to any target. The input's totals are the whole
-/// file's and still count them, which the warning says.
+/// the lanes and not tied to any target. With run.json's start the logs
+/// left such records out as they were read and the held polls were dropped
+/// (`model::keep_to_window`), so what is found here are the samples'
+/// summarised spans, or a run whose window only its traces make: the
+/// input's totals still count those, which the warning says.
 pub(super) fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static str, FarRecords> {
     let mut out = BTreeMap::new();
     let span = format!("{} – {}", to_minute(w.0), to_minute(w.1));

@@ -148,3 +148,52 @@ fn a_stamp_a_day_away_from_started_at_is_noted() {
     let d = data(out.path());
     assert!(!d["warnings"].to_string().contains("the stamp names"));
 }
+
+/// Lines of the day before at the head of a finished run's registry and
+/// cache logs: each log's totals are the run's own, the lines are counted as
+/// skipped, and the warning gives how many and their time range.
+#[test]
+fn registry_and_cache_records_outside_the_window_leave_the_totals_and_are_counted() {
+    let run = tempfile::tempdir().unwrap();
+    copy_run(&sample(COLD), run.path());
+    let clean = tempfile::tempdir().unwrap();
+    assert!(report(run.path(), clean.path(), &[]).status.success());
+    for (file, today, before) in [
+        ("zot.jsonl", "2026-10-20T", "2026-10-19T"),
+        ("sccache.log", "20/Oct/2026", "19/Oct/2026"),
+    ] {
+        let text = std::fs::read_to_string(run.path().join(file)).unwrap();
+        let old: Vec<String> = text
+            .lines()
+            .filter(|l| l.contains(today))
+            .take(5)
+            .map(|l| l.replace(today, before))
+            .collect();
+        assert_eq!(old.len(), 5, "{file}");
+        std::fs::write(run.path().join(file), old.join("\n") + "\n" + &text).unwrap();
+    }
+    let out = tempfile::tempdir().unwrap();
+    assert!(report(run.path(), out.path(), &[]).status.success());
+    let (a, b) = (data(clean.path()), data(out.path()));
+    assert_eq!(a["zot"], b["zot"], "the registry's figures are the run's own");
+    assert_eq!(
+        a["sccache"], b["sccache"],
+        "the compiler cache's figures are the run's own"
+    );
+    assert_eq!(a["summary"], b["summary"]);
+    for (file, noun) in [("zot.jsonl", "records"), ("sccache.log", "requests")] {
+        let (was, is) = (&a["inputs"][file], &b["inputs"][file]);
+        assert_eq!(is["records"], was["records"], "{file}");
+        assert_eq!(is["skipped"].as_u64(), was["skipped"].as_u64().map(|s| s + 5), "{file}");
+        assert_eq!(is["contract_broken"], false, "{file}");
+        let said = is["warnings"].to_string();
+        assert!(
+            said.contains(&format!("{file}: 5 {noun} from 2026-10-19T"))
+                && said.contains("lie outside the run's window (2026-10-20T02:00:00Z to"),
+            "{said}"
+        );
+    }
+    // check still calls them ok: each log has records of its own run.
+    let o = perfreport(&["check", run.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+}
