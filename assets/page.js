@@ -247,6 +247,9 @@
     return out;
   }
 
+  // The least room, in pixels, a bar's name is written in: two letters and an ellipsis.
+  var LABEL_ROOM = 20;
+
   function drawTimeline() {
     var svg = document.getElementById("chart-timeline"), x = xScale();
     var all = rows().filter(function (r) { return !state.hiddenNodes.has(r.node.name); });
@@ -275,8 +278,8 @@
       var bars = el("g", { "clip-path": "url(#" + clip + ")" }, g);
       r.lanes.forEach(function (lane, i) {
         var ly = y + i * LANE + 3, lh = LANE - 6;
-        lane.targets.forEach(function (t) {
-          if (state.hiddenTargets.has(t.name)) return;
+        var shown = lane.targets.filter(function (t) { return !state.hiddenTargets.has(t.name); });
+        shown.forEach(function (t, j) {
           var c = targetColour(r.node.colour, t.shade);
           mids[t.name] = ly + lh / 2;
           (t.waiting || []).forEach(function (w) {
@@ -291,10 +294,15 @@
           });
           // The name starts on the target's own steps; its halo is the bar's
           // colour, so the letters keep their contrast where they run past it.
+          // It ends before the next target's bar in the lane, cut with an
+          // ellipsis (the whole name in its title; zooming in gives it room),
+          // and is left out where not even a few letters fit.
           var own = t.phases.filter(function (p) { return p.phase === "build"; })[0];
           var lx = Math.max(x(own ? own.start_s : t.start_s), MARGIN.left) + 3;
-          if (lx < MARGIN.left + x.width - 20) {
-            text(bars, lx, ly + lh / 2 + 1, t.name, { "class": "bar-label", "data-target": t.name, fill: targetLabel(r.node.colour, t.shade), stroke: c });
+          var next = shown[j + 1], limit = MARGIN.left + x.width;
+          if (next && next.start_s !== null) limit = Math.min(limit, x(next.start_s));
+          if (limit - lx - 4 >= LABEL_ROOM) {
+            fitText(text(bars, lx, ly + lh / 2 + 1, t.name, { "class": "bar-label", "data-target": t.name, fill: targetLabel(r.node.colour, t.shade), stroke: c }), limit - lx - 4);
           }
         });
       });

@@ -913,7 +913,7 @@ fn axe_finds_no_violation_on_every_published_page_in_light_and_dark_mode() {
 
 /// The run page at fleet width (8 nodes, 24 targets): CPU and memory a panel
 /// per node, each lane every client together then a panel per node, and no
-/// label of those charts (a node's name, a tick, a lane's legend) drawn over
+/// label of those charts (a target on its bar, a node's name, a tick, a lane's legend) drawn over
 /// another. Hiding a builder removes its panels.
 #[test]
 fn page_at_fleet_width_draws_a_panel_per_node_and_no_label_over_another() {
@@ -926,7 +926,7 @@ fn page_at_fleet_width_draws_a_panel_per_node_and_no_label_over_another() {
     assert_eq!(count(&tab, "#chart-cpu g.panel"), 8, "a CPU panel per node");
     assert_eq!(count(&tab, "#chart-sccache g.panel"), 9, "all clients, then each node");
     assert_eq!(count(&tab, "#chart-zot g.panel"), 9, "all clients, then each node");
-    let overlaps = r#"JSON.stringify(['chart-cpu', 'chart-sccache', 'chart-zot'].flatMap(id => {
+    let overlaps = r#"JSON.stringify(['chart-timeline', 'chart-cpu', 'chart-sccache', 'chart-zot'].flatMap(id => {
         const texts = [...document.getElementById(id).querySelectorAll('text')]
             .filter(t => t.textContent.trim() && t.getAttribute('visibility') !== 'hidden')
             .map(t => ({ s: t.textContent, b: t.getBoundingClientRect() }));

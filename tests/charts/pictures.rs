@@ -506,3 +506,45 @@ fn an_eight_node_run_draws_a_panel_per_node_for_cpu_memory_and_each_lane() {
         .sum();
     assert_eq!(by_node, total, "every layer-cache byte of this run came from a node");
 }
+
+/// At fleet width some bars are too short for any readable part of their
+/// name ("r…"): each target on the timeline is named in full, cut to a
+/// readable prefix, or numbered on its bar with the number keyed in the
+/// legend ("1 = rccl-tests"), never left nameless.
+#[test]
+fn every_target_on_a_fleet_timeline_is_named_or_numbered_and_keyed() {
+    let wide = wide_run(8, 24);
+    let (out, charts) = charts_at(wide.path());
+    let d = data(out.path());
+    let timeline = &charts.iter().find(|(n, _)| *n == "charts/timeline.svg").unwrap().1;
+    let texts: Vec<String> = elements(timeline)
+        .into_iter()
+        .filter(|e| e.tag == "text")
+        .map(|e| e.text)
+        .collect();
+    let keys: Vec<(String, String)> = texts
+        .iter()
+        .filter_map(|t| t.split_once(" = "))
+        .map(|(n, name)| (n.to_string(), name.to_string()))
+        .collect();
+    assert!(
+        !keys.is_empty(),
+        "the generated fleet has bars too short to name: {texts:?}"
+    );
+    for t in d["targets"].as_array().unwrap() {
+        let name = t["name"].as_str().unwrap();
+        let whole = texts.iter().any(|s| s == name);
+        let cut = texts.iter().any(|s| {
+            s.strip_suffix('…')
+                .is_some_and(|p| p.chars().count() >= 5 && name.starts_with(p))
+        });
+        let numbered = keys
+            .iter()
+            .any(|(n, keyed)| keyed == name && texts.iter().filter(|s| *s == n).count() == 1);
+        assert!(
+            whole || cut || numbered,
+            "{name} is neither written nor numbered and keyed: {texts:?}"
+        );
+        assert!(!(numbered && whole), "{name} is both written and keyed");
+    }
+}

@@ -96,40 +96,39 @@ fn end_of(t: &TargetView) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// A target whose name fits nowhere on or beside its bar readably is
+/// numbered there instead, and the number keyed under the legend: first
+/// drawn without a key to find them (only the plot's height depends on the
+/// key, not where a bar's pixels are), then again with it.
 pub fn draw(view: &View) -> Result<String> {
+    let (svg, keyed) = draw_keyed(view, &[])?;
+    if keyed.is_empty() {
+        return Ok(svg);
+    }
+    draw_keyed(view, &keyed).map(|(svg, _)| svg)
+}
+
+/// A name cut shorter than this many letters (and its ellipsis) says too
+/// little: the target gets a number and a line in the key instead.
+const READABLE_CHARS: usize = 5;
+
+/// A target numbered on its bar: its name and colour, for the key.
+type Keyed = (String, RGBColor);
+
+/// The chart with the numbered targets `keyed`, and the targets whose name
+/// did not fit readably (with no key, every one of them; with one, none).
+fn draw_keyed(view: &View, keyed: &[Keyed]) -> Result<(String, Vec<Keyed>)> {
     let axis = TimeAxis::for_span(x_max(view));
     let span = axis.x(x_max(view));
     let (rows, left_out) = bounded(rows(view));
     let lanes: u32 = rows.iter().map(|r| r.lanes.len() as u32).sum::<u32>().max(1);
     let any = view.targets.iter().any(|t| t.start_s.is_some());
-    // A legend by example: the colour is the builder's, so the first one's.
-    let mut entries = if any {
-        vec![
-            LegendEntry::new("own steps", Swatch::Fill(rgb(0), 1.0)),
-            LegendEntry::new("setup / export", Swatch::Fill(rgb(0), LIGHT_ALPHA)),
-            LegendEntry::new("upload", Swatch::Hatch),
-        ]
-    } else {
-        vec![]
-    };
-    if view.targets.iter().any(|t| !t.waiting.is_empty()) {
-        entries.push(LegendEntry::new(
-            "waiting for a dependency",
-            Swatch::Fill(waiting_rgb(), WAITING_ALPHA),
-        ));
-    }
-    if view.targets.iter().any(|t| t.after.is_some()) {
-        entries.push(LegendEntry::new("after= (critical path: thick)", Swatch::Line(BLACK)));
-    }
-    let mut entries = if any { entries } else { vec![] };
-    if left_out > 0 {
-        entries.push(LegendEntry::new(
-            format!("{left_out} idle nodes not drawn (data.json has them all)"),
-            Swatch::Line(WHITE),
-        ));
-    }
-    let legend = Legend::new(entries, WIDTH - PLOT_LEFT as u32 - 12);
+    let legend = Legend::new(
+        legend_entries(view, any, left_out, keyed),
+        WIDTH - PLOT_LEFT as u32 - 12,
+    );
     let height = 120 + lanes * LANE_PX + legend.height;
+    let mut unreadable = vec![];
     let svg = svg("timeline", (WIDTH, height), |root| {
         root.fill(&WHITE)?;
         let below = root.margin(8, 0, 0, 0).titled(
@@ -178,58 +177,23 @@ pub fn draw(view: &View) -> Result<String> {
             };
             root.draw(&Text::new(label, (px - 8, py), name_style.clone()))?;
             for (i, lane) in row.lanes.iter().enumerate() {
-                let y1 = lane_top - i as f64 - 0.15;
-                let y0 = lane_top - i as f64 - 0.85;
+                let (y0, y1) = (lane_top - i as f64 - 0.85, lane_top - i as f64 - 0.15);
                 for (j, t) in lane.iter().enumerate() {
-                    let c = target_rgb(row.colour, t.shade);
                     mid.insert(t.name.as_str(), (y0 + y1) / 2.0);
-                    for w in &t.waiting {
-                        chart.draw_series(std::iter::once(Rectangle::new(
-                            [
-                                (clamp(axis.x(w[0]), span), y0 + 0.1),
-                                (clamp(axis.x(w[1]), span), y1 - 0.1),
-                            ],
-                            waiting_rgb().mix(WAITING_ALPHA).filled(),
-                        )))?;
-                        chart.draw_series(std::iter::once(Rectangle::new(
-                            [
-                                (clamp(axis.x(w[0]), span), y0 + 0.1),
-                                (clamp(axis.x(w[1]), span), y1 - 0.1),
-                            ],
-                            waiting_rgb().stroke_width(1),
-                        )))?;
-                    }
-                    for p in &t.phases {
-                        let style = match p.phase {
-                            "build" => c.filled(),
-                            _ => c.mix(LIGHT_ALPHA).filled(),
-                        };
-                        chart.draw_series(std::iter::once(Rectangle::new(
-                            [(clamp(axis.x(p.start_s), span), y0), (clamp(axis.x(p.end_s), span), y1)],
-                            style,
-                        )))?;
-                    }
-                    if t.phases.is_empty() {
-                        // A record without steps: one light bar for the whole record.
-                        if let (Some(s), Some(e)) = (t.start_s, t.end_s) {
-                            chart.draw_series(std::iter::once(Rectangle::new(
-                                [(clamp(axis.x(s), span), y0), (clamp(axis.x(e), span), y1)],
-                                c.mix(LIGHT_ALPHA).filled(),
-                            )))?;
-                        }
-                    }
-                    for u in &t.uploads {
-                        let (ua, ub) = (y0, y0 + (y1 - y0) * 0.4);
-                        chart.draw_series(std::iter::once(Rectangle::new(
-                            [(clamp(axis.x(u[0]), span), ua), (clamp(axis.x(u[1]), span), ub)],
-                            HATCH_MARK.filled(),
-                        )))?;
-                    }
-                    let px = |s: f64| chart.backend_coord(&(clamp(axis.x(s), span), 0.0)).0;
+                    let c = target_colour(row.colour, t.shade);
+                    draw_bands(&mut chart, &axis, span, t, c, (y0, y1))?;
                     // The white after the record, up to the lane's next target.
                     let next = lane.get(j + 1).and_then(|n| n.start_s).unwrap_or(f64::INFINITY);
+                    let px = |s: f64| chart.backend_coord(&(clamp(axis.x(s), span), 0.0)).0;
                     let after = (px(end_of(t)), px(next.min(x_max(view))));
-                    if let Some((x, name, ground)) = label_place(t, target_colour(row.colour, t.shade), after, px) {
+                    let number = keyed.iter().position(|(name, _)| *name == t.name);
+                    let text = number.map_or_else(|| t.name.clone(), |n| (n + 1).to_string());
+                    let placed = label_place(&text, t, c, after, px);
+                    if number.is_none() && !placed.as_ref().is_some_and(|(_, l, _)| readable(l, &t.name)) {
+                        let (r, g, b) = c;
+                        unreadable.push((t.name.clone(), RGBColor(r, g, b)));
+                    }
+                    if let Some((x, name, ground)) = placed {
                         let (_, by) = chart.backend_coord(&(0.0, (y0 + y1) / 2.0 + 0.12));
                         let (r, g, b) = crate::render::label_colour(ground);
                         let ink = RGBColor(r, g, b);
@@ -251,7 +215,96 @@ pub fn draw(view: &View) -> Result<String> {
         root.present()?;
         Ok(())
     })?;
-    Ok(hatched(svg))
+    Ok((hatched(svg), unreadable))
+}
+
+/// Whether a name as written on the chart says which target it is.
+fn readable(label: &str, name: &str) -> bool {
+    label == name || label.chars().count() > READABLE_CHARS
+}
+
+/// The legend: what the bands mean, then the numbered targets' key.
+fn legend_entries(view: &View, any: bool, left_out: usize, keyed: &[Keyed]) -> Vec<LegendEntry> {
+    let mut entries = vec![];
+    if any {
+        // A legend by example: the colour is the builder's, so the first one's.
+        entries.extend([
+            LegendEntry::new("own steps", Swatch::Fill(rgb(0), 1.0)),
+            LegendEntry::new("setup / export", Swatch::Fill(rgb(0), LIGHT_ALPHA)),
+            LegendEntry::new("upload", Swatch::Hatch),
+        ]);
+        if view.targets.iter().any(|t| !t.waiting.is_empty()) {
+            entries.push(LegendEntry::new(
+                "waiting for a dependency",
+                Swatch::Fill(waiting_rgb(), WAITING_ALPHA),
+            ));
+        }
+        if view.targets.iter().any(|t| t.after.is_some()) {
+            entries.push(LegendEntry::new("after= (critical path: thick)", Swatch::Line(BLACK)));
+        }
+    }
+    if left_out > 0 {
+        entries.push(LegendEntry::new(
+            format!("{left_out} idle nodes not drawn (data.json has them all)"),
+            Swatch::Line(WHITE),
+        ));
+    }
+    for (i, (name, colour)) in keyed.iter().enumerate() {
+        entries.push(LegendEntry::new(
+            format!("{} = {name}", i + 1),
+            Swatch::Fill(*colour, 1.0),
+        ));
+    }
+    entries
+}
+
+/// One target's bands in its lane (`y0..y1`): the waits, the phases (or the
+/// whole record when it has no steps) and the uploads hatched over them.
+fn draw_bands(
+    chart: &mut Chart<'_>,
+    axis: &TimeAxis,
+    span: f64,
+    t: &TargetView,
+    colour: (u8, u8, u8),
+    (y0, y1): (f64, f64),
+) -> DrawResult {
+    let c = RGBColor(colour.0, colour.1, colour.2);
+    let x = |s: f64| clamp(axis.x(s), span);
+    for w in &t.waiting {
+        let corners = [(x(w[0]), y0 + 0.1), (x(w[1]), y1 - 0.1)];
+        chart.draw_series(std::iter::once(Rectangle::new(
+            corners,
+            waiting_rgb().mix(WAITING_ALPHA).filled(),
+        )))?;
+        chart.draw_series(std::iter::once(Rectangle::new(corners, waiting_rgb().stroke_width(1))))?;
+    }
+    for p in &t.phases {
+        let style = match p.phase {
+            "build" => c.filled(),
+            _ => c.mix(LIGHT_ALPHA).filled(),
+        };
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(x(p.start_s), y0), (x(p.end_s), y1)],
+            style,
+        )))?;
+    }
+    if t.phases.is_empty() {
+        // A record without steps: one light bar for the whole record.
+        if let (Some(s), Some(e)) = (t.start_s, t.end_s) {
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x(s), y0), (x(e), y1)],
+                c.mix(LIGHT_ALPHA).filled(),
+            )))?;
+        }
+    }
+    for u in &t.uploads {
+        let (ua, ub) = (y0, y0 + (y1 - y0) * 0.4);
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(x(u[0]), ua), (x(u[1]), ub)],
+            HATCH_MARK.filled(),
+        )))?;
+    }
+    Ok(())
 }
 
 /// How strongly the waiting band's grey shows over the white.
@@ -259,11 +312,6 @@ const WAITING_ALPHA: f64 = 0.18;
 
 fn waiting_rgb() -> RGBColor {
     let (r, g, b) = crate::render::WAITING;
-    RGBColor(r, g, b)
-}
-
-fn target_rgb(node: usize, shade: usize) -> RGBColor {
-    let (r, g, b) = target_colour(node, shade);
     RGBColor(r, g, b)
 }
 
@@ -324,12 +372,13 @@ fn draw_edges<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Where a target's name is written (its left edge in pixels), the name cut
+/// Where a target's name (or number) is written (its left edge in pixels), the name cut
 /// to fit there, and the colour under it. The name stays inside one band of
 /// its record, so its colour is chosen against one known fill: its own steps
 /// (the solid bar) when it fits there whole, else another band of the record,
 /// else the white `after` it, else the place it fits best in.
 fn label_place(
+    text: &str,
     t: &TargetView,
     c: (u8, u8, u8),
     after: (i32, i32),
@@ -349,10 +398,10 @@ fn label_place(
     bands.push((after.0 + 2, after.1 - 4, (255, 255, 255)));
     let mut best: Option<(i32, String, (u8, u8, u8))> = None;
     for (s, e, fill) in bands {
-        let Some(name) = fitted(&t.name, e - s - 6, LABEL_FONT) else {
+        let Some(name) = fitted(text, e - s - 6, LABEL_FONT) else {
             continue;
         };
-        if name == t.name {
+        if name == text {
             return Some((s, name, fill));
         }
         if best.as_ref().is_none_or(|b| b.1.chars().count() < name.chars().count()) {
