@@ -339,10 +339,7 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Resu
 /// The window run.json and the traces make (`analysis::window::core`), and
 /// whether its end is still open (a run in flight grows to its newest
 /// record); `None` when run.json gives no `started_at`.
-fn anchored_window(
-    run: &Run,
-    figures: &[crate::analysis::targets::TargetFigures],
-) -> Option<((crate::timefmt::Micros, crate::timefmt::Micros), bool)> {
+fn anchored_window(run: &Run, figures: &[crate::analysis::targets::TargetFigures]) -> Option<AnchoredWindow> {
     use crate::analysis::window;
     let info = run.info.as_ref();
     let (started, finished) = (info.and_then(|i| i.started_at), info.and_then(|i| i.finished_at));
@@ -352,65 +349,25 @@ fn anchored_window(
     Some((core, run.in_flight() && finished.is_none()))
 }
 
+/// The run's window as `anchored_window` gives it.
+type AnchoredWindow = ((crate::timefmt::Micros, crate::timefmt::Micros), bool);
+
 /// Records far outside the run's window (`analysis::window::FAR`, the
 /// clock-skew allowance) are not the run's. The logs left theirs out as
 /// they were read; the samples' held polls outside are dropped here. Each
 /// is counted as skipped with the records' time range, and an input with
 /// nothing inside is not measured at all (its figures are `null` with the
 /// reason, and it broke its contract).
-fn keep_to_window(
-    run: &mut Run,
-    inputs: &mut [InputReport],
-    window: Option<((crate::timefmt::Micros, crate::timefmt::Micros), bool)>,
-) {
-    use crate::analysis::window;
-    use crate::input::window::Outside;
-    let Some((w, open)) = window else {
+fn keep_to_window(run: &mut Run, inputs: &mut [InputReport], window: Option<AnchoredWindow>) {
+    let Some(window) = window else {
         return;
     };
-    let allowance = crate::timefmt::human_duration((window::FAR / 1_000_000) as f64);
-    let range = |o: &Outside| {
-        format!(
-            "from {} to {}",
-            crate::timefmt::format_rfc3339(o.first),
-            crate::timefmt::format_rfc3339(o.last)
-        )
-    };
-    let end = if open {
-        "its newest record (in flight)".to_string()
-    } else {
-        crate::timefmt::format_rfc3339(w.1)
-    };
-    let run_window = format!(
-        "the run's window ({} to {end}, give or take {allowance} of clock skew)",
-        crate::timefmt::format_rfc3339(w.0)
-    );
-    // Nothing of the input inside: not measured. Some: those outside skipped.
-    let judge = |r: &mut InputReport, (one, what): (&str, &str), o: &Outside, inside: bool| {
-        if inside {
-            let verb = if o.records == 1 { "lies" } else { "lie" };
-            r.warnings.push(format!(
-                "{}: {} {} {verb} outside {run_window}: not this run's, skipped (no figure or chart uses them)",
-                r.name,
-                crate::fmt::counted(o.records, one, what),
-                range(o)
-            ));
-            return;
-        }
-        let b = format!(
-            "all {} of its {what} lie outside {run_window} ({}): none is this run's, so nothing of it is measured",
-            o.records,
-            range(o)
-        );
-        r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
-        r.breaches.push(b);
-        r.contract_broken = true;
-    };
+    let say = OutsideSaid::new(window);
     let report = |inputs: &mut [InputReport], name: &str| inputs.iter().position(|r| r.name == name);
     if let Some(o) = run.zot.as_ref().and_then(|z| z.outside) {
         let inside = inputs.iter().any(|r| r.name == ZOT && r.records > 0);
         if let Some(i) = report(inputs, ZOT) {
-            judge(&mut inputs[i], ("record", "records"), &o, inside);
+            say.judge(&mut inputs[i], ("record", "records"), &o, inside);
         }
         if !inside {
             run.zot = None;
@@ -419,12 +376,22 @@ fn keep_to_window(
     if let Some(o) = run.sccache.as_ref().and_then(|s| s.log.outside) {
         let inside = inputs.iter().any(|r| r.name == SCCACHE && r.records > 0);
         if let Some(i) = report(inputs, SCCACHE) {
-            judge(&mut inputs[i], ("request", "requests"), &o, inside);
+            say.judge(&mut inputs[i], ("request", "requests"), &o, inside);
         }
         if !inside {
             run.sccache = None;
         }
     }
+    if let Some(i) = report(inputs, SAMPLES) {
+        keep_samples_to_window(run, &mut inputs[i], window, &say);
+    }
+}
+
+/// The samples' held polls far outside the window are dropped and counted;
+/// all of them outside, and the samples are not measured.
+fn keep_samples_to_window(run: &mut Run, r: &mut InputReport, (w, open): AnchoredWindow, say: &OutsideSaid) {
+    use crate::analysis::window;
+    use crate::input::window::Outside;
     let polls = run.samples.by_node.values();
     let (first, last) = (
         polls.clone().filter_map(|n| n.first_ts()).min(),
@@ -440,21 +407,17 @@ fn keep_to_window(
         window::span_is_far(first, last, w)
     };
     if all_out {
-        if let Some(i) = report(inputs, SAMPLES) {
-            let r = &mut inputs[i];
-            let o = Outside {
-                records: r.records,
-                first,
-                last,
-            };
-            judge(r, ("sample", "samples"), &o, false);
-            r.skipped = r.skipped.saturating_add(r.records);
-            r.records = 0;
-        }
+        let o = Outside {
+            records: r.records,
+            first,
+            last,
+        };
+        say.judge(r, ("sample", "samples"), &o, false);
+        r.skipped = r.skipped.saturating_add(r.records);
+        r.records = 0;
         run.samples = Samples::default();
         return;
     }
-    // Some outside: the held polls outside are dropped and counted.
     let mut dropped = None;
     for n in run.samples.by_node.values_mut() {
         if !n.polls.iter().any(|s| window::is_far(s.ts, w, open)) {
@@ -470,12 +433,56 @@ fn keep_to_window(
         });
     }
     if let Some(o) = dropped {
-        if let Some(i) = report(inputs, SAMPLES) {
-            let r = &mut inputs[i];
-            r.records = r.records.saturating_sub(o.records);
-            r.skipped = r.skipped.saturating_add(o.records);
-            judge(r, ("sample", "samples"), &o, true);
+        r.records = r.records.saturating_sub(o.records);
+        r.skipped = r.skipped.saturating_add(o.records);
+        say.judge(r, ("sample", "samples"), &o, true);
+    }
+}
+
+/// What an input's report says of its records outside the run's window.
+struct OutsideSaid {
+    run_window: String,
+}
+
+impl OutsideSaid {
+    fn new(((from, to), open): AnchoredWindow) -> Self {
+        use crate::timefmt::{format_rfc3339, human_duration};
+        let allowance = human_duration((crate::analysis::window::FAR / 1_000_000) as f64);
+        let end = if open {
+            "its newest record (in flight)".to_string()
+        } else {
+            format_rfc3339(to)
+        };
+        OutsideSaid {
+            run_window: format!(
+                "the run's window ({} to {end}, give or take {allowance} of clock skew)",
+                format_rfc3339(from)
+            ),
         }
+    }
+
+    /// Some records inside (`inside`): those outside were skipped, which a
+    /// warning says. None inside: the input broke its contract, not measured.
+    fn judge(&self, r: &mut InputReport, (one, many): (&str, &str), o: &crate::input::window::Outside, inside: bool) {
+        use crate::timefmt::format_rfc3339;
+        let run_window = &self.run_window;
+        let range = format!("from {} to {}", format_rfc3339(o.first), format_rfc3339(o.last));
+        if inside {
+            let verb = if o.records == 1 { "lies" } else { "lie" };
+            r.warnings.push(format!(
+                "{}: {} {range} {verb} outside {run_window}: not this run's, skipped (no figure or chart uses them)",
+                r.name,
+                crate::fmt::counted(o.records, one, many),
+            ));
+            return;
+        }
+        let b = format!(
+            "all {} of its {many} lie outside {run_window} ({range}): none is this run's, so nothing of it is measured",
+            o.records
+        );
+        r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
+        r.breaches.push(b);
+        r.contract_broken = true;
     }
 }
 
@@ -589,7 +596,7 @@ struct Logs {
     traces: Vec<(Option<TargetTrace>, InputReport)>,
     /// The window run.json and the traces make, and whether its end is
     /// open (see `anchored_window`).
-    window: Option<((crate::timefmt::Micros, crate::timefmt::Micros), bool)>,
+    window: Option<AnchoredWindow>,
 }
 
 /// Reads every input but run.json and the log format at once: the big logs

@@ -159,23 +159,11 @@ fn draw_keyed(view: &View, keyed: &[Keyed]) -> Result<(String, Vec<Keyed>)> {
         let critical = view.fleet.critical.as_ref().map(|c| c.node.as_str());
         // Where each target's bar sits: its lane's middle, for the arrows.
         let mut mid: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
-        let name_style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
         // Lanes are numbered from the top; y grows upwards in the chart.
         let mut lane_top = lanes as f64;
         for row in &rows {
             let h = row.lanes.len() as f64;
-            // Row separator and the node's name left of the plot.
-            chart.draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, lane_top - h), (span, lane_top - h)],
-                RGBColor(200, 200, 200).stroke_width(1),
-            )))?;
-            let (px, py) = chart.backend_coord(&(0.0, lane_top - h / 2.0));
-            let label = if Some(row.node.as_str()) == critical {
-                format!("★ {} (critical)", row.node)
-            } else {
-                row.node.clone()
-            };
-            root.draw(&Text::new(label, (px - 8, py), name_style.clone()))?;
+            draw_row_name(&mut chart, &root, row, critical, (lane_top - h, lane_top), span)?;
             for (i, lane) in row.lanes.iter().enumerate() {
                 let (y0, y1) = (lane_top - i as f64 - 0.85, lane_top - i as f64 - 0.15);
                 for (j, t) in lane.iter().enumerate() {
@@ -216,6 +204,31 @@ fn draw_keyed(view: &View, keyed: &[Keyed]) -> Result<(String, Vec<Keyed>)> {
         Ok(())
     })?;
     Ok((hatched(svg), unreadable))
+}
+
+/// A row's separator below it (`y0`) and its node's name left of the plot,
+/// starred on the critical node.
+fn draw_row_name(
+    chart: &mut Chart<'_>,
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    row: &Row<'_>,
+    critical: Option<&str>,
+    (y0, y1): (f64, f64),
+    span: f64,
+) -> DrawResult {
+    chart.draw_series(std::iter::once(PathElement::new(
+        vec![(0.0, y0), (span, y0)],
+        RGBColor(200, 200, 200).stroke_width(1),
+    )))?;
+    let (px, py) = chart.backend_coord(&(0.0, (y0 + y1) / 2.0));
+    let label = if Some(row.node.as_str()) == critical {
+        format!("★ {} (critical)", row.node)
+    } else {
+        row.node.clone()
+    };
+    let style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    root.draw(&Text::new(label, (px - 8, py), style))?;
+    Ok(())
 }
 
 /// Whether a name as written on the chart says which target it is.
