@@ -951,6 +951,57 @@ fn page_at_fleet_width_draws_a_panel_per_node_and_no_label_over_another() {
     no_errors(&seen);
 }
 
+/// Targets took their builder's colour, so two targets on one node shared
+/// a legend chip and the target filter could not be read by colour: at
+/// fleet width every two targets of a builder have chips of visibly
+/// different colours (ΔE76 ≥ 10), in light and dark mode.
+#[test]
+fn page_targets_of_one_builder_have_distinct_legend_colours() {
+    use crate::pictures::{delta_e, parse_colour};
+    let Some(path) = chromium() else { return };
+    let run = super::wide_run(8, 24);
+    let out = tempfile::tempdir().unwrap();
+    report(run.path(), out.path(), &[]);
+    let d: Value = serde_json::from_str(&std::fs::read_to_string(out.path().join("data.json")).unwrap()).unwrap();
+    let browser = launch(path);
+    let (tab, seen) = open(&browser, &file_url(&out.path().join("index.html")));
+    for scheme in ["light", "dark"] {
+        colour_scheme(&tab, scheme);
+        let js = r#"JSON.stringify([...document.querySelectorAll('[data-legend-target]')].map(b =>
+            [b.getAttribute('data-legend-target'), getComputedStyle(b.querySelector('.swatch')).backgroundColor]))"#;
+        let chips: Vec<(String, String)> = serde_json::from_str(eval(&tab, js).as_str().unwrap()).unwrap();
+        assert_eq!(chips.len(), 24, "{scheme}: a chip per target");
+        let node_of = |name: &str| {
+            d["targets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["name"] == name)
+                .and_then(|t| t["node"].as_str())
+                .map(str::to_string)
+        };
+        let mut compared = 0;
+        for (i, (a, ca)) in chips.iter().enumerate() {
+            for (b, cb) in &chips[i + 1..] {
+                if node_of(a) != node_of(b) {
+                    continue;
+                }
+                let e = delta_e(parse_colour(ca).unwrap(), parse_colour(cb).unwrap());
+                assert!(
+                    e >= 10.0,
+                    "{scheme}: {a} and {b} on one builder: ΔE {e:.1} ({ca} vs {cb})"
+                );
+                compared += 1;
+            }
+        }
+        assert!(
+            compared >= 8,
+            "{scheme}: builders with several targets were compared ({compared})"
+        );
+    }
+    no_errors(&seen);
+}
+
 /// report.md said triton-wheel's upload share was 70% where the page said
 /// 71% (70.5 rounded to even by one, half up by the other). Every target's
 /// durations and shares read the same on the page as in report.md.
