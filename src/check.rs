@@ -2,7 +2,6 @@
 //! The failures this catches are the predecessor's: a log format changed,
 //! the parser silently matched nothing, and the report said 0.
 
-use crate::analysis::targets;
 use crate::input::run_rules;
 use crate::input::sccache::LogFormat;
 use crate::model::{self, Run};
@@ -87,7 +86,7 @@ pub fn check(run: &Run) -> CheckReport {
     }
     let window = sample_window(run);
     for tr in &run.traces {
-        let f = targets::analyse(&tr.spans);
+        let f = &tr.figures;
         let name = format!("trace-{}.json", tr.target);
         let mut problems = vec![];
         if f.why_null.get("total_s").is_some_and(|w| w.contains("root")) && !run.in_flight() {

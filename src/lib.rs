@@ -3,7 +3,9 @@
 //! Data flows one way: `input` (one parser per file kind, each with its
 //! statistics) -> `model::Run` -> `analysis` (pure functions) -> `view::View`
 //! (what `data.json` serialises) -> `render` (markdown, SVG, HTML), which
-//! only reads the view.
+//! only reads the view. One step of analysis runs while the run is loaded:
+//! each trace's figures, once, as the window they make decides which log
+//! records are the run's (see `model`).
 
 pub mod analysis;
 pub mod check;

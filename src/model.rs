@@ -1,5 +1,10 @@
 //! The run model: every input of one run directory, parsed (in parallel),
-//! with the statistics of each parse. Analysis reads only this.
+//! with the statistics of each parse. The rest of analysis reads only this.
+//!
+//! Loading runs one analysis itself: each trace's figures
+//! (`analysis::targets`), computed once here and kept on its `TargetTrace`,
+//! because the window they give with run.json decides which of the logs'
+//! records are the run's before the logs are read (`read_logs`).
 
 use crate::error::{Error, Result};
 use crate::input::artifacts::{Artifact, Artifacts};
@@ -36,12 +41,15 @@ pub const ARTIFACTS: &str = "artifacts.txt";
 /// The fixed inputs, in the order the report lists them.
 pub const FIXED_INPUTS: [&str; 7] = [RUN_JSON, PLACEMENT, SAMPLES, SCCACHE, NGINX_FORMAT, ZOT, ARTIFACTS];
 
-/// One target's trace as read.
+/// One target's trace as read, and its figures: analysed once, when the
+/// run is loaded, as the window they give decides which of the logs'
+/// records are the run's (see `read_logs`).
 #[derive(Debug, Clone)]
 pub struct TargetTrace {
     pub target: String,
     pub encoding: Encoding,
     pub spans: Vec<Span>,
+    pub figures: crate::analysis::targets::TargetFigures,
 }
 
 #[derive(Debug, Clone)]
@@ -339,13 +347,13 @@ pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Resu
 /// The window run.json and the traces make (`analysis::window::core`), and
 /// whether its end is still open (a run in flight grows to its newest
 /// record); `None` when run.json gives no `started_at`.
-fn anchored_window(run: &Run, figures: &[crate::analysis::targets::TargetFigures]) -> Option<AnchoredWindow> {
+fn anchored_window(run: &Run, figures: &[&crate::analysis::targets::TargetFigures]) -> Option<AnchoredWindow> {
     use crate::analysis::window;
     let info = run.info.as_ref();
     let (started, finished) = (info.and_then(|i| i.started_at), info.and_then(|i| i.finished_at));
     // The window is run.json's: without its start, no record is judged outside.
     started?;
-    let core = window::core(started, finished, &window::anchors(figures))?;
+    let core = window::core(started, finished, &window::anchors(figures.iter().copied()))?;
     Some((core, run.in_flight() && finished.is_none()))
 }
 
@@ -618,11 +626,11 @@ fn read_logs(
             .map(|(target, file)| read_trace(dir, target, file))
             .collect()
     };
-    let figures: Vec<_> = traces
+    let figures: Vec<&crate::analysis::targets::TargetFigures> = traces
         .iter()
         .filter_map(|(t, _)| t.as_ref())
         .filter(|t| !t.spans.is_empty())
-        .map(|t| crate::analysis::targets::analyse(&t.spans))
+        .map(|t| &t.figures)
         .collect();
     let window = anchored_window(run, &figures);
     let info = run.info.as_ref();
@@ -632,7 +640,7 @@ fn read_logs(
         None => crate::analysis::write_cuts::write_cuts(
             info.and_then(|i| i.started_at),
             info.and_then(|i| i.finished_at),
-            &figures,
+            figures.iter().copied(),
         )
         .map(std::sync::Arc::new),
     };
@@ -804,6 +812,7 @@ fn read_trace(dir: &RunDir, target: &str, file: &str) -> (Option<TargetTrace>, I
             let tt = TargetTrace {
                 target: target.to_string(),
                 encoding: t.encoding,
+                figures: crate::analysis::targets::analyse(&t.spans),
                 spans: t.spans,
             };
             (Some(tt), report)

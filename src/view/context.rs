@@ -104,7 +104,7 @@ fn join_targets(run: &Run) -> TargetJoin<'_> {
         .traces
         .iter()
         .filter(|t| !t.spans.is_empty())
-        .map(|t| (t.target.as_str(), targets::analyse(&t.spans)))
+        .map(|t| (t.target.as_str(), t.figures.clone()))
         .collect();
     let announced = run.info.as_ref().map(|i| i.targets.as_slice()).unwrap_or_default();
     TargetJoin::new(
