@@ -46,11 +46,8 @@ mod family;
 #[path = "../perf/samples_fold.rs"]
 mod samples_fold;
 
-#[path = "../design/module_graph.rs"]
+#[path = "../design/mod.rs"]
 mod design;
-
-#[path = "../design/one_source.rs"]
-mod one_source;
 
 mod buildlog;
 mod check;
