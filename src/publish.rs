@@ -571,7 +571,7 @@ mod tests {
         assert_eq!(name(&[b"20261020T020000Z"]), "20261020T020000Z");
         assert_eq!(name(&[b"20261019T020000Z-broken"]), "20261019T020000Z-broken");
         assert_eq!(name(&[b"nightly", b"20261020T020000Z"]), "nightly--20261020T020000Z");
-        // Pairs the old join (`--`, lossy UTF-8) gave one folder.
+        // Pairs a plain join (`--`, lossy UTF-8) would give one folder.
         let pairs: &[(RelPath, RelPath)] = &[
             (&[b"a", b"b"], &[b"a--b"]),
             (&[b"a-", b"b"], &[b"a", b"-b"]),

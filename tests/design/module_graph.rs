@@ -1,5 +1,5 @@
-//! The library's top-level modules depend on each other one way only
-//! (issue 18): `input` -> `model` -> `analysis` -> `view` -> `render`, and the
+//! The library's top-level modules depend on each other one way only:
+//! `input` -> `model` -> `analysis` -> `view` -> `render`, and the
 //! commands above them. A reference back (`view` calling `render`) would make
 //! the layers one tangle again, so this reads `src/` and fails naming the cycle.
 

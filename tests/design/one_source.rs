@@ -1,4 +1,4 @@
-//! One source for each rule (issue 18): a chart's "why empty" is decided in
+//! One source for each rule: a chart's "why empty" is decided in
 //! the view and only read by the SVG and the page; the page's colours come
 //! from Rust, not from page.js.
 
