@@ -3,12 +3,12 @@
 
     python3 benches/bench.py
 
-Part one, the performance issue's targets 1-7: it generates the big runs
+Part one, the speed targets of BENCHMARKS.md: it generates the big runs
 reproducibly with the project's seeded generator, runs perfreport, the
-Python reference and the I/O floor (cat) alternately in one session, and
+Python reference and the I/O floor (cat) alternately in one sitting, and
 prints medians with their spread and the ratios.
 
-Part two, issue 17's family of generated logs (benches/family, a generator
+Part two, the family of generated logs (benches/family, a generator
 of its own): every member of every kind (zot.jsonl, samples.jsonl,
 sccache.log) at 300 MB, checked once against the library baseline of the
 same aggregation (benches/baseline: sonic-rs + rayon, regex for nginx;
@@ -34,9 +34,9 @@ BENCHMARKS.md.
 Time on this project's 2-core machine: part one about 6 minutes. Part two
 generates about 27 GB (every member at 30 MB, 300 MB and 1 GB) at about
 100 MB/s: on a quiet machine about 15 minutes at 7 rounds, estimated from
-its parts; its first run, at 3 rounds while three other builds shared the
-machine (load 6-12), took 18 minutes for the 13 zot members alone. The
-300 MB members are kept for the next run; BENCH_KIND runs fewer kinds.
+its parts; at 3 rounds on a machine shared with three other builds (load
+6-12), the 13 zot members alone take some 18 minutes. The 300 MB members
+are kept for the next run; BENCH_KIND runs fewer kinds.
 """
 import json
 import os

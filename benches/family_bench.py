@@ -1,4 +1,4 @@
-"""Part two of benches/bench.py (issue 17): perfreport on the family of
+"""Part two of benches/bench.py: perfreport on the family of
 generated logs (benches/family) against the library baselines of the same
 aggregations (benches/baseline) and cat, alternately in the same rounds, with
 peak memory; see bench.py's docstring. `family(bench)` takes the bench module

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""History at scale (issue 19, point 6), one command:
+"""History at scale, one command:
 
     python3 benches/history_scale.py      # HISTORY_RUNS=1000, BENCH_DIR=target/bench
 

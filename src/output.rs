@@ -232,8 +232,8 @@ mod tests {
         let elsewhere = tempfile::tempdir().unwrap();
         let victim = elsewhere.path().join("victim");
         std::fs::write(&victim, "victim").unwrap();
-        // Every name the old scheme (`.<name>.tmp-<pid>-<counter>`) could pick
-        // in this process: a symlink out, or a file someone else owns.
+        // Every name a predictable scheme (`.<name>.tmp-<pid>-<counter>`) would
+        // pick in this process: a symlink out, or a file someone else owns.
         let pid = std::process::id();
         let planted: Vec<PathBuf> = (0..2048)
             .map(|n| dir.path().join(format!(".data.json.tmp-{pid}-{n}")))

@@ -436,6 +436,26 @@ fn write_site_pages(
     Ok(())
 }
 
+/// The manifest the last publish left (empty when there is none or it
+/// cannot be read). Its keys name folders publish may remove: only names
+/// perfreport derives count, any other is ignored with a warning.
+fn previous_manifest(path: &Path, warnings: &mut Vec<String>) -> Manifest {
+    let mut old: Manifest = std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    old.runs.retain(|key, _| {
+        let derived = is_folder_name(key);
+        if !derived {
+            warnings.push(format!(
+                "{MANIFEST}: entry {key:?} is not a run folder name perfreport derives: ignored"
+            ));
+        }
+        derived
+    });
+    old
+}
+
 pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     let mut out = PublishOutcome::default();
     if !opts.root.is_dir() {
@@ -456,20 +476,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         .collect();
     let found = discover_walked(walked, &mut out.warnings);
     let manifest_path = opts.site.join(MANIFEST);
-    let mut old: Manifest = std::fs::read(&manifest_path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
-    // Its keys name folders publish may remove: only names perfreport derives count.
-    old.runs.retain(|key, _| {
-        let derived = is_folder_name(key);
-        if !derived {
-            out.warnings.push(format!(
-                "{MANIFEST}: entry {key:?} is not a run folder name perfreport derives: ignored"
-            ));
-        }
-        derived
-    });
+    let old = previous_manifest(&manifest_path, &mut out.warnings);
     let tool_changed = old.tool != tool_id();
 
     let plans: Vec<Plan> = found
@@ -571,7 +578,7 @@ mod tests {
         assert_eq!(name(&[b"20261020T020000Z"]), "20261020T020000Z");
         assert_eq!(name(&[b"20261019T020000Z-broken"]), "20261019T020000Z-broken");
         assert_eq!(name(&[b"nightly", b"20261020T020000Z"]), "nightly--20261020T020000Z");
-        // Pairs the old join (`--`, lossy UTF-8) gave one folder.
+        // Pairs a plain join (`--`, lossy UTF-8) would give one folder.
         let pairs: &[(RelPath, RelPath)] = &[
             (&[b"a", b"b"], &[b"a--b"]),
             (&[b"a-", b"b"], &[b"a", b"-b"]),

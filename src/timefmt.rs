@@ -89,7 +89,7 @@ pub struct LastMinute {
 
 /// `parse_rfc3339`, the minute of the time read before reused when the
 /// text repeats it: a poller writes some thirty lines a minute a node, and
-/// the date's digits and calendar were most of a sample line's time.
+/// the date's digits and calendar are most of a sample line's time.
 pub fn parse_rfc3339_after(s: &str, last: &mut LastMinute) -> Option<Micros> {
     let b = s.as_bytes();
     let Some(head) = b.first_chunk::<16>() else {

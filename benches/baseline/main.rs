@@ -1,4 +1,4 @@
-//! The benchmark's library baselines (issue 17): the aggregation perfreport
+//! The benchmark's library baselines: the aggregation perfreport
 //! computes from each input, written plainly as a user of the libraries
 //! would — map the file, cut it at newlines into pieces rayon's `fold` and
 //! `reduce` take in parallel, serde structs with borrowed fields on
@@ -11,11 +11,11 @@
 //! baseline of the same kind took 0.73 s without and 0.51 s with, on the
 //! worst registry log).
 //!
-//! Until the tenth session this program read the whole file with
-//! `std::fs::read` (0.3 – 0.5 s of page faults on a 300 MB log), split it
-//! with `par_split` (a closure call a byte) and was built without those
-//! flags: it took about twice as long as it needed to, so it flattered
-//! perfreport.
+//! It maps the file rather than reading it whole with `std::fs::read`
+//! (0.3 – 0.5 s of page faults on a 300 MB log), cuts it at newlines rather
+//! than with `par_split` (a closure call a byte), and is built with those
+//! flags: without them it takes about twice as long as it needs to, which
+//! would flatter perfreport.
 //!
 //! ```text
 //! baseline zot|samples|sccache|zot-parse|samples-parse RUN_DIR

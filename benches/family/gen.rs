@@ -1,4 +1,4 @@
-//! The benchmark's family of generated logs (issue 17): registry logs
+//! The benchmark's family of generated logs: registry logs
 //! (zot.jsonl), node samples (samples.jsonl) and compiler-cache access logs
 //! (sccache.log) that vary the way real ones do, one thing at a time and
 //! then all together, so that a parser is measured on logs it was not tuned

@@ -1,4 +1,4 @@
-//! The benchmark's family of generated logs (issue 17), one member at a time:
+//! The benchmark's family of generated logs, one member at a time:
 //!
 //! ```text
 //! family list

@@ -272,7 +272,7 @@ mod tests {
         }
     }
 
-    /// The run: pytorch on strix (0-1000 s), triton-wheel on wifi
+    /// A small fleet's run: pytorch on strix (0-1000 s), triton-wheel on wifi
     /// after it (1001-3333 s), a queue on strix behind pytorch, and a short
     /// target on a third node.
     fn run() -> Vec<Job<'static>> {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 /// The default night: runs that started at most this long before the newest.
 pub const DEFAULT_WINDOW_S: f64 = 24.0 * 3600.0;
 
-/// Exit statuses of `gate`, stated in `--help` and the README.
+/// Exit statuses of `gate`, stated in `--help` and in docs/commands/gate.md.
 pub const EXIT_PASSED: u8 = 0;
 pub const EXIT_REGRESSED: u8 = 1;
 pub const EXIT_UNUSABLE: u8 = 2;

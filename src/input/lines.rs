@@ -5,8 +5,8 @@
 //! happens in file order, so line numbers in warnings stay exact.
 //!
 //! The reader does not wait for a block's last chunk before handing out
-//! the next block's: a fork and join per block left one of two cores idle
-//! at every block's end, about a tenth of a big log's parse. Instead a few
+//! the next block's: a fork and join per block would leave one of two
+//! cores idle at every block's end. Instead a few
 //! blocks are in flight at once and their parsed chunks are taken into the
 //! total in file order as they arrive.
 

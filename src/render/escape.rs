@@ -4,7 +4,7 @@
 //! code span, JSON inside `<script>`.
 //!
 //! The markdown rules are checked against pulldown-cmark and cmark-gfm with
-//! its autolink, table and tagfilter extensions (`tests/hostile/strings.rs`).
+//! its autolink, table and tagfilter extensions (`tests/hostile/strings/`).
 
 use std::borrow::Cow;
 

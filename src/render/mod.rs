@@ -80,8 +80,8 @@ pub const LIGHT_ALPHA: f64 = 0.35;
 
 /// Uploads are hatched: dark ink stripes on paper, outlined in ink. A hatch is
 /// told from a bar by its texture whatever the builder's colour, and black is
-/// at least ΔE76 49 from every colour of the palette (the orange used before
-/// was 18 from one builder and 23 from another).
+/// at least ΔE76 49 from every colour of the palette (an orange such as
+/// #E6550D is 18 from one builder and 23 from another).
 pub const UPLOAD_INK: (u8, u8, u8) = (0, 0, 0);
 pub const UPLOAD_PAPER: (u8, u8, u8) = (255, 255, 255);
 /// The hatch's period and stripe width in pixels, stripes at 45°.

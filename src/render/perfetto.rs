@@ -63,6 +63,36 @@ fn lanes(slices: &[(i64, i64)]) -> Vec<usize> {
         .collect()
 }
 
+/// The metadata events naming processes (pid, name, sort index) and tracks
+/// (pid, tid, name), for those only where an event of `events` landed.
+fn declarations(
+    processes: Vec<(usize, String, Option<usize>)>,
+    tracks: Vec<(usize, usize, String)>,
+    events: &[Value],
+) -> Vec<Value> {
+    let used_pids: BTreeSet<u64> = events.iter().filter_map(|e| e["pid"].as_u64()).collect();
+    let used_tids: BTreeSet<(u64, u64)> = events
+        .iter()
+        .filter_map(|e| Some((e["pid"].as_u64()?, e["tid"].as_u64()?)))
+        .collect();
+    let mut meta: Vec<Value> = vec![];
+    for (pid, name, sort) in processes {
+        if !used_pids.contains(&(pid as u64)) {
+            continue;
+        }
+        meta.push(json!({"ph": "M", "pid": pid, "name": "process_name", "args": {"name": name}}));
+        if let Some(i) = sort {
+            meta.push(json!({"ph": "M", "pid": pid, "name": "process_sort_index", "args": {"sort_index": i}}));
+        }
+    }
+    for (pid, tid, name) in tracks {
+        if used_tids.contains(&(pid as u64, tid as u64)) {
+            meta.push(json!({"ph": "M", "pid": pid, "tid": tid, "name": "thread_name", "args": {"name": name}}));
+        }
+    }
+    meta
+}
+
 pub fn render(v: &View) -> String {
     let mut events: Vec<Value> = vec![];
     // Names of processes (pid, name, sort index) and tracks (pid, tid, name),
@@ -145,26 +175,7 @@ pub fn render(v: &View) -> String {
             "args": {"cache_bytes": p.cache_bytes, "image_bytes": p.image_bytes}}),
         );
     }
-    let used_pids: BTreeSet<u64> = events.iter().filter_map(|e| e["pid"].as_u64()).collect();
-    let used_tids: BTreeSet<(u64, u64)> = events
-        .iter()
-        .filter_map(|e| Some((e["pid"].as_u64()?, e["tid"].as_u64()?)))
-        .collect();
-    let mut meta: Vec<Value> = vec![];
-    for (pid, name, sort) in processes {
-        if !used_pids.contains(&(pid as u64)) {
-            continue;
-        }
-        meta.push(json!({"ph": "M", "pid": pid, "name": "process_name", "args": {"name": name}}));
-        if let Some(i) = sort {
-            meta.push(json!({"ph": "M", "pid": pid, "name": "process_sort_index", "args": {"sort_index": i}}));
-        }
-    }
-    for (pid, tid, name) in tracks {
-        if used_tids.contains(&(pid as u64, tid as u64)) {
-            meta.push(json!({"ph": "M", "pid": pid, "tid": tid, "name": "thread_name", "args": {"name": name}}));
-        }
-    }
+    let mut meta = declarations(processes, tracks, &events);
     meta.append(&mut events);
     let doc = json!({
         "traceEvents": meta,

@@ -665,6 +665,33 @@ fn replay_view(
     r
 }
 
+/// What the verdict says of the balancer's prices: none to judge, all
+/// held, or which targets took well beyond their estimate.
+fn prices_said(v: &Verdict, targets: &[TargetCost]) -> String {
+    match (v.prices_off.len(), v.prices_n) {
+        (_, 0) => "no estimate could be set against a record".to_string(),
+        (0, n) => {
+            format!("its prices held: every one of the {n} estimates was within half again of what the target took")
+        }
+        (k, n) => {
+            let worst: Vec<String> = v
+                .prices_off
+                .iter()
+                .filter_map(|name| targets.iter().find(|t| &t.name == name))
+                .filter_map(|t| {
+                    Some(format!(
+                        "{} took {} for {} estimated",
+                        t.name,
+                        dur(t.took_s?),
+                        dur(t.est_s?)
+                    ))
+                })
+                .collect();
+            format!("its prices were off for {k} of {n} targets ({})", worst.join("; "))
+        }
+    }
+}
+
 /// Whether the balancer's prices or its packing were off, each on its own
 /// terms: its estimates against the records, and its rule replayed on its
 /// own prices (placement.txt's `build_s`, `cache_bytes`, `link_mbps`).
@@ -714,28 +741,7 @@ fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -
     } else {
         replay::replay(&jobs, &machines).map_err(|r| refused(&r))
     };
-    let prices = match (v.prices_off.len(), v.prices_n) {
-        (_, 0) => "no estimate could be set against a record".to_string(),
-        (0, n) => {
-            format!("its prices held: every one of the {n} estimates was within half again of what the target took")
-        }
-        (k, n) => {
-            let worst: Vec<String> = v
-                .prices_off
-                .iter()
-                .filter_map(|name| targets.iter().find(|t| &t.name == name))
-                .filter_map(|t| {
-                    Some(format!(
-                        "{} took {} for {} estimated",
-                        t.name,
-                        dur(t.took_s?),
-                        dur(t.est_s?)
-                    ))
-                })
-                .collect();
-            format!("its prices were off for {k} of {n} targets ({})", worst.join("; "))
-        }
-    };
+    let prices = prices_said(&v, targets);
     let packing = match packing {
         Ok(out) => {
             let (placed, packed) = (out.placed.makespan(), out.packed.makespan());

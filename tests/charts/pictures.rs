@@ -1,4 +1,4 @@
-//! Pictures that hide nothing (issue 16, points 8 and 9), read from the SVG
+//! Pictures that hide nothing, read from the SVG
 //! charts as written: where the legend lies, what the upload looks like
 //! beside the builders' colours, and whether the bar labels can be read.
 //! Colour science here is written from the formulas (sRGB → CIELAB, ΔE76,
@@ -111,16 +111,16 @@ fn lab((r, g, b): Rgb) -> (f64, f64, f64) {
     (116.0 * f(y) - 16.0, 500.0 * (f(x) - f(y)), 200.0 * (f(y) - f(z)))
 }
 
-/// CIE76 colour difference (the measure the issue quotes: the old upload
-/// orange was 17.9 from forge's orange and 23.3 from strix's red).
+/// CIE76 colour difference (an upload orange such as #E6550D is 17.9 from
+/// forge's orange and 23.3 from strix's red: too close to tell apart).
 pub fn delta_e(a: Rgb, b: Rgb) -> f64 {
     let (a, b) = (lab(a), lab(b));
     ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2) + (a.2 - b.2).powi(2)).sqrt()
 }
 
 /// How far the upload's ink must be from every builder colour. The palette's
-/// own closest pair (purple and pink) is 27.7 apart and the old upload
-/// orange, 18 and 23 from two builders, was hard to see: 40 puts the upload
+/// own closest pair (purple and pink) is 27.7 apart and an upload orange
+/// 18 and 23 from two builders is hard to see: 40 puts the upload
 /// further from every builder than any two builders are from each other.
 pub const MIN_UPLOAD_DELTA_E: f64 = 40.0;
 
@@ -185,7 +185,7 @@ fn plot_areas(els: &[El]) -> Vec<Box2> {
     areas
 }
 
-/// Issue 16, point 8: the CPU/memory legend sat over the newest minutes (65
+/// A bug this pins: the CPU/memory legend sat over the newest minutes (65
 /// points of the in-flight sample, 12 of the cold one), and every chart's
 /// legend was drawn inside its plot. Each legend box must lie outside every
 /// plot area, and no data point may fall inside it.
@@ -252,9 +252,9 @@ pub fn hatch_of(svg: &str) -> Option<(String, Rgb, Rgb)> {
     Some((id, parse_colour(paper.attr("fill")?)?, parse_colour(ink.attr("fill")?)?))
 }
 
-/// Issue 16, point 9: the upload orange (#E6550D) was ΔE 18 from forge's
-/// and 23 from strix's colour. Uploads are now hatched, every upload interval
-/// is drawn with the hatch, and its ink is far from every builder colour.
+/// A bug this pins: an upload orange (#E6550D) ΔE 18 from forge's and 23
+/// from strix's colour. Uploads are hatched, every upload interval is drawn
+/// with the hatch, and its ink is far from every builder colour.
 #[test]
 fn timeline_uploads_are_hatched_far_from_every_builder_colour() {
     for stamp in [COLD, WARM] {
@@ -312,7 +312,7 @@ fn ground(els: &[El], before: usize, p: (f64, f64)) -> Result<Rgb, String> {
     Ok((c.0.round() as u8, c.1.round() as u8, c.2.round() as u8))
 }
 
-/// Issue 16, point 9: black names on #1F77B4 (4.4:1) and #D62728 (4.2:1)
+/// A bug this pins: black names on #1F77B4 (4.4:1) and #D62728 (4.2:1)
 /// bars. Every bar's name, sampled across the room it takes, lies on one
 /// fill and reads on it at WCAG AA's 4.5:1 or better.
 #[test]

@@ -1,7 +1,7 @@
 //! End-to-end tests: the real binary on real fixtures, the bundled sample
 //! runs and hand-made runs. Each test is named after the feature or bug it pins.
 
-#[path = "../browser/page.rs"]
+#[path = "../browser/mod.rs"]
 mod page;
 
 #[path = "../hostile/inputs.rs"]
@@ -22,7 +22,7 @@ mod links;
 #[path = "../hostile/named_outputs.rs"]
 mod named_outputs;
 
-#[path = "../hostile/strings.rs"]
+#[path = "../hostile/strings/mod.rs"]
 mod strings;
 
 #[path = "../serve/limits.rs"]
@@ -46,11 +46,8 @@ mod family;
 #[path = "../perf/samples_fold.rs"]
 mod samples_fold;
 
-#[path = "../design/module_graph.rs"]
+#[path = "../design/mod.rs"]
 mod design;
-
-#[path = "../design/one_source.rs"]
-mod one_source;
 
 mod buildlog;
 mod check;

@@ -1,54 +1,13 @@
-//! The library's top-level modules depend on each other one way only
-//! (issue 18): `input` -> `model` -> `analysis` -> `view` -> `render`, and the
+//! The library's top-level modules depend on each other one way only:
+//! `input` -> `model` -> `analysis` -> `view` -> `render`, and the
 //! commands above them. A reference back (`view` calling `render`) would make
 //! the layers one tangle again, so this reads `src/` and fails naming the cycle.
 
+use super::source::{code_only, rust_files};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
-
-/// The code without comments (a doc comment may name a module it does not use).
-fn without_comments(text: &str) -> String {
-    let mut out = String::new();
-    let mut in_block = 0usize;
-    for line in text.lines() {
-        let mut rest = line;
-        let mut kept = String::new();
-        loop {
-            if in_block > 0 {
-                match rest.find("*/") {
-                    Some(i) => {
-                        in_block -= 1;
-                        rest = &rest[i + 2..];
-                    }
-                    None => break,
-                }
-                continue;
-            }
-            let line_comment = rest.find("//");
-            let block = rest.find("/*");
-            match (line_comment, block) {
-                (Some(l), b) if b.is_none_or(|b| l < b) => {
-                    kept.push_str(&rest[..l]);
-                    break;
-                }
-                (_, Some(b)) => {
-                    kept.push_str(&rest[..b]);
-                    in_block += 1;
-                    rest = &rest[b + 2..];
-                }
-                _ => {
-                    kept.push_str(rest);
-                    break;
-                }
-            }
-        }
-        out.push_str(&kept);
-        out.push('\n');
-    }
-    out
-}
 
 fn leading_ident(s: &str) -> &str {
     let s = s.trim_start();
@@ -111,22 +70,9 @@ fn top_module(src: &Path, file: &Path) -> Option<String> {
     Some(first.trim_end_matches(".rs").to_string())
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// Which top-level module refers to which, from the sources under `src`.
 fn module_graph(src: &Path) -> Graph {
-    let mut files = vec![];
-    rust_files(src, &mut files);
+    let files = rust_files(src);
     let modules: BTreeSet<String> = files.iter().filter_map(|f| top_module(src, f)).collect();
     let mut graph = Graph::new();
     for file in &files {
@@ -135,7 +81,7 @@ fn module_graph(src: &Path) -> Graph {
         if from == "lib" || from == "main" {
             continue;
         }
-        let code = without_comments(&std::fs::read_to_string(file).unwrap());
+        let code = code_only(&std::fs::read_to_string(file).unwrap());
         let edges = graph.entry(from.clone()).or_default();
         for to in crate_refs(&code) {
             if to != from && modules.contains(&to) {
@@ -196,7 +142,7 @@ fn top_level_modules_have_no_import_cycle() {
 
 #[test]
 fn the_module_graph_check_reads_groups_and_skips_comments() {
-    let code = without_comments(
+    let code = code_only(
         "use crate::{model::{self, Run}, view};\n// crate::render in a comment\n/* crate::live */ let x = crate::timefmt::f();\n$crate::nope",
     );
     let refs: Vec<String> = crate_refs(&code).into_iter().collect();

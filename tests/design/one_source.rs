@@ -1,8 +1,8 @@
-//! One source for each rule (issue 18): a chart's "why empty" is decided in
+//! One source for each rule: a chart's "why empty" is decided in
 //! the view and only read by the SVG and the page; the page's colours come
 //! from Rust, not from page.js.
 
-use super::{data, report, root};
+use crate::{data, report, root};
 
 #[test]
 fn why_a_chart_is_empty_is_decided_once_in_data_json_and_drawn_in_the_svg() {
@@ -26,7 +26,7 @@ fn why_a_chart_is_empty_is_decided_once_in_data_json_and_drawn_in_the_svg() {
     );
     // A drawn chart has nothing to explain: the key is absent, data.json unchanged.
     let cold = tempfile::tempdir().unwrap();
-    report(&super::sample(super::COLD), cold.path(), &[]);
+    report(&crate::sample(crate::COLD), cold.path(), &[]);
     assert!(data(cold.path()).get("why_empty").is_none());
 }
 

@@ -1,4 +1,4 @@
-//! History across runs (issue 19): generated roots of nightly runs where
+//! History across runs: generated roots of nightly runs where
 //! pytorch's build steps up by 15% from one night on, a metric spread 30%,
 //! a loaded node, and runs that must be left out with their reason.
 

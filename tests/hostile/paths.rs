@@ -1,6 +1,6 @@
 //! Hostile paths and bytes: what publish removes and writes, where the run
 //! folders go, the temporaries every output passes through, and what reaches
-//! a terminal (issue 15, points 11, 12, 13 and 16).
+//! a terminal.
 
 use super::{data, fixture, perfreport, publish, report};
 use serde_json::Value;

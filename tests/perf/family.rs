@@ -1,4 +1,4 @@
-//! The benchmark's family of generated logs (issue 17, `benches/family`):
+//! The benchmark's family of generated logs (`benches/family`):
 //! every member is the same bytes from the same seed, and perfreport reads
 //! every member of every kind as the generator wrote it (its own tally),
 //! with no malformed line but those a member cuts off on purpose.
@@ -36,8 +36,8 @@ fn every_family_member_is_the_same_bytes_from_the_same_seed() {
     }
 }
 
-/// Found by a profile of `accept-1to6` that looked like `keysets-1`: the
-/// member's one header set was BuildKit's, which sends no `Accept`.
+/// A member must vary what its name says: `accept-1to6` with only
+/// BuildKit's header set (which sends no `Accept`) would read as `keysets-1`.
 #[test]
 fn the_accept_member_writes_one_to_six_accept_values() {
     let m = gen::find(gen::Kind::Zot, "accept-1to6").expect("the member exists");
@@ -50,10 +50,11 @@ fn the_accept_member_writes_one_to_six_accept_values() {
     assert_eq!(counts, (1..=6).collect(), "values per Accept header");
 }
 
-/// Memory was measured growing from 30 MB to 1 GB of registry log when the
-/// log's window grew with it (53 minutes to 24 hours): the lanes follow the
-/// window. Every size of a zot or sccache member now spans the same twelve
-/// hours, so what grows between sizes is the log alone.
+/// The lanes follow the log's window, so a member whose window grew with
+/// its size (53 minutes to 24 hours) would show memory growing from 30 MB to
+/// 1 GB of registry log for the window's sake. Every size of a zot or
+/// sccache member spans the same twelve hours, so what grows between sizes
+/// is the log alone.
 #[test]
 fn every_size_of_a_registry_or_cache_member_spans_the_same_window() {
     for kind in [gen::Kind::Zot, gen::Kind::Sccache] {
@@ -289,7 +290,7 @@ fn a_samples_file_naming_3000_nodes_draws_64_and_says_how_many_it_left_out() {
     assert!(svg.len() <= 500_000, "cpu-mem.svg is {} bytes", svg.len());
 }
 
-/// Found attacking issue 17's bound: the cold sample run beside a
+/// A bug this pins, found at the bounds: the cold sample run beside a
 /// samples.jsonl naming 3000 more nodes gave the timeline 3000 empty rows,
 /// a 90,000-pixel-tall, 800 kB timeline.svg (26 MB for 100,000 nodes). The
 /// timeline keeps every node that ran a target and says how many idle nodes
@@ -329,7 +330,7 @@ fn a_samples_file_naming_3000_nodes_leaves_the_idle_ones_off_the_timeline() {
     }
 }
 
-/// Found attacking issue 17's bound: eight nodes (full detail) whose memory
+/// A bug this pins, found at the bounds: eight nodes (full detail) whose memory
 /// swings from empty to full at every poll drew a dash per 10 px of a
 /// zig-zag line, a 13 MB cpu-mem.svg and index.html. Full detail keeps
 /// every point but shares the fleet's dashes.

@@ -1,4 +1,4 @@
-//! samples.jsonl past the polls a node may hold (issue 17, target 4): the
+//! samples.jsonl past the polls a node may hold: the
 //! oldest polls are summarised as they are read, so memory does not grow
 //! with the file, and the figures are still every poll's.
 

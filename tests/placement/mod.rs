@@ -1,4 +1,4 @@
-//! Issue 20: the balancer's costs, measured. `perfreport placement` on runs
+//! The balancer's costs, measured. `perfreport placement` on runs
 //! made by hand, where every figure is worked out below; the costs file read
 //! back by a parser of the balancer's format written from its description;
 //! every figure with its source and n; bad input named.
@@ -330,7 +330,7 @@ fn every_placement_figure_carries_its_source_and_n() {
         .contains("triton-wheel, rocm-base"));
 }
 
-/// A run whose placement.txt and run.json are wrong in the ways the issue
+/// A run whose placement.txt and run.json are wrong in the ways the report
 /// names: a line without costs (a), a node without a declared link (y), a
 /// target without a trace (ghost), and b's `after=` as given.
 fn bad_input_run(after_a: &str, after_b: &str) -> tempfile::TempDir {

@@ -1,4 +1,4 @@
-//! `perfreport serve` against careless and hostile clients (issue 15): what
+//! `perfreport serve` against careless and hostile clients: what
 //! it serves, to whom, and what memory and descriptors clients can hold.
 //! Every wait is a bounded loop on a condition; nothing asserts a duration.
 

@@ -1,4 +1,4 @@
-//! Issue 16's trust points: a present input that yields nothing is `null`
+//! Figures a reader can trust: a present input that yields nothing is `null`
 //! with the reason, never 0; every `null` of data.json says why; one
 //! contract rule (no record, more than 1% malformed, a format that does not
 //! fit) behind the warnings, `check`, `--strict`, the summary and the

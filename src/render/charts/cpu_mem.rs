@@ -23,16 +23,11 @@ fn panel_px(nodes: usize) -> u32 {
     }
 }
 
-pub fn draw(view: &View) -> Result<String> {
-    let axis = TimeAxis::for_span(x_max(view));
-    let span = axis.x(x_max(view));
-    let drawn = |n: &&crate::view::NodeView| !n.cpu.t.is_empty() || !n.mem.t.is_empty();
-    // A fleet past `MAX_DRAWN_NODES` (or a samples.jsonl naming thousands
-    // of nodes) draws the first of them by name and says how many it left out.
-    let shown: Vec<&crate::view::NodeView> = view.nodes.iter().filter(drawn).take(MAX_DRAWN_NODES).collect();
-    let left_out = view.nodes.iter().filter(drawn).count() - shown.len();
+/// The legend: what the two line styles mean (when any node is drawn),
+/// and how many nodes past `MAX_DRAWN_NODES` were left out.
+fn legend_entries(shown: usize, left_out: usize) -> Vec<LegendEntry> {
     let mut entries = vec![];
-    if !shown.is_empty() {
+    if shown > 0 {
         let grey = RGBColor(110, 110, 110);
         entries.push(LegendEntry::new("CPU busy", Swatch::Line(grey)));
         entries.push(LegendEntry::new("memory used", Swatch::Dashed(grey)));
@@ -46,7 +41,18 @@ pub fn draw(view: &View) -> Result<String> {
             Swatch::Line(WHITE),
         ));
     }
-    let legend = Legend::new(entries, WIDTH - PLOT_LEFT as u32 - MARGIN);
+    entries
+}
+
+pub fn draw(view: &View) -> Result<String> {
+    let axis = TimeAxis::for_span(x_max(view));
+    let span = axis.x(x_max(view));
+    let drawn = |n: &&crate::view::NodeView| !n.cpu.t.is_empty() || !n.mem.t.is_empty();
+    // A fleet past `MAX_DRAWN_NODES` (or a samples.jsonl naming thousands
+    // of nodes) draws the first of them by name and says how many it left out.
+    let shown: Vec<&crate::view::NodeView> = view.nodes.iter().filter(drawn).take(MAX_DRAWN_NODES).collect();
+    let left_out = view.nodes.iter().filter(drawn).count() - shown.len();
+    let legend = Legend::new(legend_entries(shown.len(), left_out), WIDTH - PLOT_LEFT as u32 - MARGIN);
     // Without a node to draw, one empty panel carries the reason.
     let empty = view.why_empty.get(crate::view::CPU_MEM);
     let panels = if empty.is_some() { 1 } else { shown.len().max(1) };

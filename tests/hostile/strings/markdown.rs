@@ -1,0 +1,204 @@
+//! The corpus in markdown: report.md and history.md read by pulldown-cmark
+//! (raw HTML on, stricter than the product) and by cmark-gfm keep the
+//! structure of their benign twins, and a figure the template cannot format
+//! is a dash, not a lost report.
+
+use super::*;
+
+/// Counts every kind of markdown structure pulldown-cmark makes of `md`,
+/// raw HTML passed through (stricter than the product, which shows it as
+/// text). Code spans are left out: a backtick pair in a message is one.
+fn pulldown_structure(md: &str) -> (BTreeMap<String, usize>, Vec<String>) {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    let mut counts = BTreeMap::new();
+    let mut images = vec![];
+    for event in Parser::new_ext(md, Options::ENABLE_TABLES) {
+        let kind = match &event {
+            Event::Start(Tag::Image { dest_url, .. }) => {
+                images.push(dest_url.to_string());
+                "Image".to_string()
+            }
+            Event::Start(tag) => {
+                let name = format!("{tag:?}");
+                name.split(['(', ' ']).next().unwrap_or_default().to_string()
+            }
+            Event::Html(_) | Event::InlineHtml(_) => "Html".to_string(),
+            Event::SoftBreak | Event::HardBreak | Event::Rule => format!("{event:?}"),
+            _ => continue,
+        };
+        *counts.entry(kind).or_insert(0) += 1;
+    }
+    (counts, images)
+}
+
+/// The installed cmark-gfm, or `None` on a developer machine without one.
+/// In CI a missing cmark-gfm fails the test: `.ci/run` installs it.
+pub(super) fn cmark_gfm() -> Option<PathBuf> {
+    crate::outside_tool(PathBuf::from("/usr/bin/cmark-gfm"), "cmark-gfm")
+}
+
+/// cmark-gfm's HTML for `md`, with the extensions GitHub uses.
+fn cmark_gfm_html(bin: &Path, md: &str) -> String {
+    let mut child = Command::new(bin)
+        .args([
+            "--extension",
+            "autolink",
+            "--extension",
+            "table",
+            "--extension",
+            "tagfilter",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(md.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// What cmark-gfm made: its tags counted, and raw HTML it refused to pass.
+fn cmark_structure(html: &str) -> BTreeMap<&'static str, usize> {
+    const TAGS: &[&str] = &[
+        "<a ",
+        "<img ",
+        "<h1",
+        "<h2",
+        "<h3",
+        "<h4",
+        "<h5",
+        "<h6",
+        "<table",
+        "<tr",
+        "<td",
+        "<th>",
+        "<li",
+        "<ul",
+        "<ol",
+        "<blockquote",
+        "<pre",
+        "<hr",
+        "<p>",
+        "<em>",
+        "<strong>",
+        "<del>",
+        "<br",
+        "raw HTML omitted",
+    ];
+    TAGS.iter().map(|t| (*t, html.matches(t).count())).collect()
+}
+
+/// Checks one markdown document of a case against its benign twin's.
+pub(super) fn check_markdown(who: &str, md: &str, twin: &str, images: usize, cmark: Option<&Path>) {
+    assert!(
+        !md.chars().any(|c| c.is_control() && c != '\n'),
+        "{who}: a control character reached the markdown"
+    );
+    let (counts, dests) = pulldown_structure(md);
+    assert_eq!(counts.get("Html"), None, "{who}: raw HTML\n{md}");
+    assert_eq!(counts.get("Link"), None, "{who}: a link\n{md}");
+    assert_eq!(dests.len(), images, "{who}: images {dests:?}");
+    assert!(
+        dests.iter().all(|d| d.starts_with("charts/")),
+        "{who}: images {dests:?}"
+    );
+    assert_eq!(
+        counts,
+        pulldown_structure(twin).0,
+        "{who}: structure differs from the benign run\n{md}"
+    );
+    if let Some(bin) = cmark {
+        let html = cmark_gfm_html(bin, md);
+        let made = cmark_structure(&html);
+        assert_eq!(made["<a "], 0, "{who} in cmark-gfm: a link\n{html}");
+        assert_eq!(made["raw HTML omitted"], 0, "{who} in cmark-gfm: raw HTML\n{html}");
+        assert_eq!(made["<img "], images, "{who} in cmark-gfm: images\n{html}");
+        assert_eq!(
+            made,
+            cmark_structure(&cmark_gfm_html(bin, twin)),
+            "{who} in cmark-gfm: structure differs from the benign run\n{html}"
+        );
+    }
+}
+
+#[test]
+fn hostile_strings_make_no_block_link_image_or_html_in_report_md() {
+    let corpus = corpus();
+    let cases = &corpus.cases;
+    let cmark = cmark_gfm();
+    let twins: BTreeMap<String, String> = cases
+        .iter()
+        .filter(|(c, _)| c.benign())
+        .map(|(c, dir)| (format!("{:?}", c.field), read(&dir.join("report.md"))))
+        .collect();
+    for (case, dir) in cases {
+        let md = read(&dir.join("report.md"));
+        let twin = &twins[&format!("{:?}", case.field)];
+        check_markdown(
+            &format!("report.md of {}", describe(case)),
+            &md,
+            twin,
+            3,
+            cmark.as_deref(),
+        );
+    }
+}
+
+/// history.md of the corpus's root: every string escaped as markdown text.
+#[test]
+fn hostile_strings_make_no_link_or_html_in_history_md() {
+    let corpus = corpus();
+    let out = tempfile::tempdir().unwrap();
+    let root = corpus._tmp.path().join("root");
+    let o = perfreport(&["history", root.to_str().unwrap(), "--out", out.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = read(&out.path().join("history.md"));
+    assert!(
+        !md.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reached history.md"
+    );
+    let h: Value = serde_json::from_slice(&std::fs::read(out.path().join("history.json")).unwrap()).unwrap();
+    let charts = h["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["chart"].is_string())
+        .count();
+    let (counts, images) = pulldown_structure(&md);
+    assert_eq!(counts.get("Html"), None, "raw HTML\n{md}");
+    assert_eq!(counts.get("Link"), None, "a link\n{md}");
+    assert_eq!(images.len(), charts, "{images:?}");
+    for image in &images {
+        assert!(
+            image.starts_with("charts/history-") && out.path().join(image).exists(),
+            "{image}"
+        );
+    }
+    if let Some(bin) = cmark_gfm() {
+        let made = cmark_structure(&cmark_gfm_html(&bin, &md));
+        assert_eq!((made["<a "], made["raw HTML omitted"], made["<img "]), (0, 0, charts));
+    }
+}
+
+#[test]
+fn a_null_figure_in_the_report_template_is_a_dash_not_a_failed_report() {
+    // An estimate of 5e-324 s makes the miss ratio infinite, serialised as
+    // null: tera's `round` failed on it and the whole report was lost.
+    let tmp = tempfile::tempdir().unwrap();
+    let case = Case {
+        id: "case-000".into(),
+        field: Field::Stamp,
+        value: BENIGN.into(),
+    };
+    let run = write_run(tmp.path(), &case);
+    std::fs::write(
+        run.join("placement.txt"),
+        "placement target=one node=a est_s=5e-324\nplacement target=two node=b est_s=300\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = perfreport(&["report", run.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("report.md").is_file());
+}
