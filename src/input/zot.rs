@@ -862,49 +862,53 @@ impl ZotLog {
                     }
                     None => self.writes_unsized += 1,
                 }
-                // Time is parsed only for writes: the other lines never need it.
-                let w = w.as_ref();
+                // Without a window, time is parsed only here: no other line needs it.
                 if let Some(t) = judged.or_else(|| time.and_then(timefmt::parse_rfc3339)) {
-                    if let Some(n) = size {
-                        // The request line is logged when the write completes; its
-                        // bytes flowed during the request's latency, so spread them
-                        // over it rather than piling a whole blob into one instant.
-                        let latency = w
-                            .and_then(|w| w.latency.as_deref())
-                            .and_then(timefmt::parse_go_duration)
-                            .unwrap_or(0.0);
-                        // Saturating: Go's largest duration is 292 years, and a
-                        // hand-written one can be larger still.
-                        let from = t.saturating_sub((latency * 1e6) as Micros).max(timefmt::MIN_MICROS);
-                        let node = self.node_of(w.and_then(|w| w.client_ip.as_deref()));
-                        if bucket_of(from) >= bucket_of(t) {
-                            self.series.add(bucket_of(t), n, cache);
-                            if let Some(lane) = node.and_then(|i| self.node_series.get_mut(i)) {
-                                lane.add(bucket_of(t), n, cache);
-                            }
-                        } else if self.cuts.as_ref().is_some_and(|c| c.within(from, t)) {
-                            // Inside the anchors' window it is never clamped: spread now.
-                            spread(&mut self.series, from, t, n, cache);
-                            if let Some(lane) = node.and_then(|i| self.node_series.get_mut(i)) {
-                                spread(lane, from, t, n, cache);
-                            }
-                        } else {
-                            self.spread_writes.push(SpreadWrite {
-                                from,
-                                to: t,
-                                bytes: n,
-                                cache,
-                                node: node.and_then(|i| u32::try_from(i).ok()),
-                            });
-                        }
-                    }
-                    let ev = WriteEvent { time: t, bytes: size };
-                    self.keep_write(w.and_then(|w| w.client_ip.as_deref()), ev);
+                    self.place_write(t, size, cache, w.as_ref());
                 }
             }
             _ => {}
         }
         Outcome::Record
+    }
+    /// A 2xx write at `t` onto the lanes (its bytes over its latency) and
+    /// into its node's writes, to be tied to the target it was made during.
+    fn place_write(&mut self, t: Micros, size: Option<u64>, cache: bool, w: Option<&Write<'_>>) {
+        if let Some(n) = size {
+            // The request line is logged when the write completes; its
+            // bytes flowed during the request's latency, so spread them
+            // over it rather than piling a whole blob into one instant.
+            let latency = w
+                .and_then(|w| w.latency.as_deref())
+                .and_then(timefmt::parse_go_duration)
+                .unwrap_or(0.0);
+            // Saturating: Go's largest duration is 292 years, and a
+            // hand-written one can be larger still.
+            let from = t.saturating_sub((latency * 1e6) as Micros).max(timefmt::MIN_MICROS);
+            let node = self.node_of(w.and_then(|w| w.client_ip.as_deref()));
+            if bucket_of(from) >= bucket_of(t) {
+                self.series.add(bucket_of(t), n, cache);
+                if let Some(lane) = node.and_then(|i| self.node_series.get_mut(i)) {
+                    lane.add(bucket_of(t), n, cache);
+                }
+            } else if self.cuts.as_ref().is_some_and(|c| c.within(from, t)) {
+                // Inside the anchors' window it is never clamped: spread now.
+                spread(&mut self.series, from, t, n, cache);
+                if let Some(lane) = node.and_then(|i| self.node_series.get_mut(i)) {
+                    spread(lane, from, t, n, cache);
+                }
+            } else {
+                self.spread_writes.push(SpreadWrite {
+                    from,
+                    to: t,
+                    bytes: n,
+                    cache,
+                    node: node.and_then(|i| u32::try_from(i).ok()),
+                });
+            }
+        }
+        let ev = WriteEvent { time: t, bytes: size };
+        self.keep_write(w.and_then(|w| w.client_ip.as_deref()), ev);
     }
 }
 
