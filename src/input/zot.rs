@@ -871,6 +871,7 @@ impl ZotLog {
         }
         Outcome::Record
     }
+
     /// A 2xx write at `t` onto the lanes (its bytes over its latency) and
     /// into its node's writes, to be tied to the target it was made during.
     fn place_write(&mut self, t: Micros, size: Option<u64>, cache: bool, w: Option<&Write<'_>>) {
