@@ -371,7 +371,31 @@ pub struct ZotLog {
 /// A memo of how a time was read, not part of what was counted: two
 /// aggregates of the same lines are equal however they were read.
 #[derive(Debug, Clone, Copy, Default)]
-struct MinuteMemo(timefmt::LastMinute);
+struct MinuteMemo {
+    last: timefmt::LastMinute,
+    /// The minute (`YYYY-MM-DDTHH:MM`) of the last UTC time read whose
+    /// every instant lies inside the window: a log writes many lines a
+    /// minute, and judging them was a tenth of a registry line's cost.
+    inside: Option<[u8; 16]>,
+}
+
+impl MinuteMemo {
+    /// Whether `text` is a UTC time (`...Z`) in the minute known inside.
+    fn known_inside(&self, text: &str) -> bool {
+        let b = text.as_bytes();
+        b.len() >= 20 && b.last() == Some(&b'Z') && b.first_chunk::<16>().is_some_and(|m| Some(*m) == self.inside)
+    }
+
+    /// Remembers the minute of `text` (read as `t`) when it lies wholly inside.
+    fn learn(&mut self, text: &str, t: Micros, window: &RecordWindow) {
+        const MINUTE: Micros = 60_000_000;
+        let b = text.as_bytes();
+        let start = t - t.rem_euclid(MINUTE);
+        if b.len() >= 20 && b.last() == Some(&b'Z') && window.holds(start) && window.holds(start + MINUTE - 1) {
+            self.inside = b.first_chunk::<16>().copied();
+        }
+    }
+}
 
 impl PartialEq for MinuteMemo {
     fn eq(&self, _: &Self) -> bool {
@@ -787,12 +811,18 @@ impl ZotLog {
     fn apply<'a>(&mut self, l: Req<'a>, write: impl FnOnce() -> Result<Write<'a>, String>) -> Outcome {
         let time = l.time.as_deref();
         let mut judged = None;
-        if let Some(window) = self.window {
-            judged = time.and_then(|t| timefmt::parse_rfc3339_after(t, &mut self.last_minute.0));
+        if let Some(window) = self
+            .window
+            .filter(|_| !time.is_some_and(|t| self.last_minute.known_inside(t)))
+        {
+            judged = time.and_then(|t| timefmt::parse_rfc3339_after(t, &mut self.last_minute.last));
             // A line without a readable time cannot be judged: it counts.
             if let Some(t) = judged.filter(|&t| !window.holds(t)) {
                 Outside::add(&mut self.outside, t, t, 1);
                 return Outcome::Skipped;
+            }
+            if let (Some(text), Some(t)) = (time, judged) {
+                self.last_minute.learn(text, t, &window);
             }
         }
         let Some(message) = l.message else {
@@ -1329,6 +1359,44 @@ mod tests {
         // Without a window every line counts.
         let (all, _) = agg(&text);
         assert_eq!((all.requests, all.outside), (4, None));
+    }
+
+    /// A minute known wholly inside the window is not judged line by line;
+    /// a minute across either edge is, to the microsecond.
+    #[test]
+    fn lines_in_a_minute_across_the_window_s_edge_are_each_judged() {
+        let line = |time: &str| {
+            format!(r#"{{"time":"{time}","message":"HTTP API","method":"GET","path":"/v2/","statusCode":200}}"#) + "\n"
+        };
+        let times = [
+            "2026-10-20T02:01:10Z",
+            "2026-10-20T02:01:50.25Z",
+            "2026-10-20T02:00:40Z",
+            "2026-10-20T02:00:10Z",
+            "2026-10-20T02:01:59.999999Z",
+            "2026-10-20T02:05:10Z",
+            "2026-10-20T02:05:50Z",
+            "2026-10-20T02:05:10+00:00",
+            "2026-10-20T02:05:10-01:00",
+        ];
+        let text: String = times.iter().map(|t| line(t)).collect();
+        let t = |s: &str| timefmt::parse_rfc3339(s).unwrap();
+        let window = RecordWindow {
+            from: t("2026-10-20T02:00:30Z"),
+            to: Some(t("2026-10-20T02:05:30Z")),
+        };
+        let mut z = fleet().within(Some(window));
+        for l in text.lines() {
+            z.line(l.as_bytes());
+        }
+        let outside = z.outside.expect("some lines lie outside");
+        // 02:00:10, 02:05:50 and 02:05:10 an hour behind UTC (03:05:10Z).
+        assert_eq!(outside.records, 3);
+        assert_eq!(
+            (outside.first, outside.last),
+            (t("2026-10-20T02:00:10Z"), t("2026-10-20T03:05:10Z"))
+        );
+        assert_eq!(z.requests, 6);
     }
 
     /// The merge cost per distinct client address: a registry shared with other
