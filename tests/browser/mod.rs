@@ -29,6 +29,12 @@ pub(crate) fn chromium() -> Option<PathBuf> {
 }
 
 pub(crate) fn launch(path: PathBuf) -> Browser {
+    launch_idle(path, Duration::from_secs(120))
+}
+
+/// `launch`, the browser kept while idle up to `idle` (a test that reports
+/// many runs before it opens a page needs longer).
+pub(crate) fn launch_idle(path: PathBuf, idle: Duration) -> Browser {
     let args: Vec<&OsStr> = [
         "--disable-gpu",
         "--no-first-run",
@@ -46,7 +52,7 @@ pub(crate) fn launch(path: PathBuf) -> Browser {
         path: Some(path),
         window_size: Some((1400, 1100)),
         args,
-        idle_browser_timeout: Duration::from_secs(120),
+        idle_browser_timeout: idle,
         ..LaunchOptions::default()
     };
     Browser::new(options).expect("chromium starts")

@@ -20,7 +20,7 @@ use crate::page::chromium;
 use crate::{jaeger, perfreport};
 use headless_chrome::browser::tab::Tab;
 use headless_chrome::protocol::cdp::types::Event;
-use headless_chrome::{Browser, LaunchOptions};
+use headless_chrome::Browser;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -332,28 +332,10 @@ fn embedded_json(page: &str) -> &str {
     &page[start..start + len]
 }
 
-/// Not the page tests' launch: the browser sits idle while the corpus is
-/// reported and published (minutes in a debug build), past their idle timeout.
+/// The page tests' launch, idle longer: the browser sits idle while the
+/// corpus is reported and published (minutes in a debug build).
 fn launch(path: PathBuf) -> Browser {
-    let args: Vec<&OsStr> = [
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-    ]
-    .iter()
-    .map(OsStr::new)
-    .collect();
-    Browser::new(LaunchOptions {
-        headless: true,
-        sandbox: false,
-        path: Some(path),
-        args,
-        idle_browser_timeout: Duration::from_secs(300),
-        ..LaunchOptions::default()
-    })
-    .expect("chromium starts")
+    crate::page::launch_idle(path, Duration::from_secs(300))
 }
 
 /// A file URL, the path percent-encoded (run folders are named by hostile strings).
