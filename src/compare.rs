@@ -335,9 +335,8 @@ fn provenance_footer(c: &CompareView) -> String {
         )
     };
     format!(
-        "\n## Provenance\n\nCompared by perfreport {} (commit {}).\n\n{}{}",
-        c.tool.version,
-        c.tool.commit,
+        "\n## Provenance\n\nCompared by {}.\n\n{}{}",
+        c.tool,
         run(&c.provenance_a),
         run(&c.provenance_b)
     )

@@ -76,10 +76,6 @@ pub struct PublishOptions<'a> {
     pub compare_previous: bool,
 }
 
-fn tool_id() -> String {
-    format!("{} {}", env!("CARGO_PKG_VERSION"), env!("PERFREPORT_COMMIT"))
-}
-
 /// The run folders under `root` (see [`crate::runs::walk`]), each with its
 /// folder name under `runs/`; what could not be read is said in `warnings`.
 pub fn discover(root: &Path, site: &Path, warnings: &mut Vec<String>) -> Vec<(String, PathBuf)> {
@@ -470,7 +466,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         }
         derived
     });
-    let tool_changed = old.tool != tool_id();
+    let tool_changed = old.tool != crate::view::Tool::cache_id();
 
     let plans: Vec<Plan> = found
         .into_iter()
@@ -500,7 +496,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         })
         .collect();
     let mut manifest = Manifest {
-        tool: tool_id(),
+        tool: crate::view::Tool::cache_id(),
         runs: BTreeMap::new(),
     };
     for (dir, _path, fp, keep) in &plans {

@@ -63,7 +63,7 @@ mod tests {
     fn prov(stamp: &str, mode: Mode, arch: &str, width: Option<u32>, version: &'static str) -> Provenance {
         Provenance {
             tool: Tool {
-                name: "perfreport",
+                name: Tool::NAME,
                 version,
                 commit: "abc",
             },

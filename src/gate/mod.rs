@@ -353,9 +353,8 @@ pub fn render_text(r: &GateReport) -> String {
         );
     }
     let mut s = format!(
-        "perfreport {} (commit {}) gate {}: {} of {} ran, {}; against {}\n",
-        r.tool.version,
-        r.tool.commit,
+        "{} gate {}: {} of {} ran, {}; against {}\n",
+        r.tool,
         quote(&r.run),
         crate::fmt::counted(r.checked as u64, "check", "checks"),
         r.checks.len(),
@@ -417,11 +416,9 @@ pub fn checks_table(checks: &[Check]) -> String {
 pub fn render_night_text(n: &night::Night, allow_empty: bool) -> String {
     use crate::term::quote;
     use crate::timefmt::human_duration;
-    let tool = crate::view::Tool::this();
     let mut s = format!(
-        "perfreport {} (commit {}) gate: the night of {} (the newest run of each key started within {} of it): {}\n",
-        tool.version,
-        tool.commit,
+        "{} gate: the night of {} (the newest run of each key started within {} of it): {}\n",
+        crate::view::Tool::this(),
         n.newest.as_deref().map_or("no run".into(), quote),
         human_duration(n.window_s),
         crate::fmt::counted(n.runs.len() as u64, "run", "runs")
