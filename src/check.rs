@@ -90,8 +90,17 @@ pub fn check(run: &Run) -> CheckReport {
         let f = targets::analyse(&tr.spans);
         let name = format!("trace-{}.json", tr.target);
         let mut problems = vec![];
-        if f.why_null.get("total_s").is_some_and(|w| w.contains("root")) && !run.in_flight() {
-            problems.push("no root span: the record's total cannot be measured".to_string());
+        // A finished run's records have all ended: each has a root span with an end.
+        if !run.in_flight() {
+            match f.root {
+                targets::Root::Missing => {
+                    problems.push("no root span: the record's total cannot be measured".to_string())
+                }
+                targets::Root::Unended => {
+                    problems.push("the root span has not ended: the record's total cannot be measured".to_string())
+                }
+                targets::Root::Ended => {}
+            }
         }
         if f.steps_total == 0 {
             problems.push("no step spans (`[stage n/m] ...`): the build time cannot be measured".to_string());
