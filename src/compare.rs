@@ -6,9 +6,9 @@
 pub mod comparable;
 
 use crate::analysis::step_diff::{self, StepChange};
+use crate::escape::md_text as md;
 use crate::history::why;
 use crate::history::RunFigures;
-use crate::render::escape::md_text as md;
 use crate::view::View;
 use comparable::{comparable, Comparability};
 use serde::Serialize;

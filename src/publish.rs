@@ -332,7 +332,7 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
             let c = crate::compare::compare(prev, v, &[]);
             sections.push_str(&format!(
                 "\n\n## Since the previous run ({})\n\n",
-                render::escape::md_text(&prev.stamp)
+                crate::escape::md_text(&prev.stamp)
             ));
             sections.push_str(&demote(&crate::compare::render_markdown(&c)));
         }
@@ -344,7 +344,7 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
             let c = crate::compare::compare(v, next, &[]);
             sections.push_str(&format!(
                 "\n\n## Until the next run ({})\n\n",
-                render::escape::md_text(&next.stamp)
+                crate::escape::md_text(&next.stamp)
             ));
             sections.push_str(&demote(&crate::compare::render_markdown(&c)));
         }

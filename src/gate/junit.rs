@@ -7,7 +7,7 @@
 
 use super::night::{GatedRun, Night};
 use super::Check;
-use crate::render::escape::xml;
+use crate::escape::xml;
 use std::fmt::Write;
 
 /// The JUnit document for `night`.

@@ -9,11 +9,11 @@ use crate::term::quote;
 /// Markdown text and code of an input's string, its control and bidi
 /// characters quoted first: a summary view must not reorder or hide a name.
 fn md_text(s: &str) -> String {
-    crate::render::escape::md_text(&quote(s))
+    crate::escape::md_text(&quote(s))
 }
 
 fn md_code(s: &str) -> String {
-    crate::render::escape::md_code(&quote(s))
+    crate::escape::md_code(&quote(s))
 }
 use crate::timefmt::human_duration;
 

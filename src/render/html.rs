@@ -9,7 +9,7 @@ use crate::output::OutFile;
 use crate::view::View;
 
 /// Embeds JSON inside `<script>` (see `escape::script_json`).
-pub use super::escape::script_json as script_safe;
+pub use crate::escape::script_json as script_safe;
 
 pub const FILE: &str = "index.html";
 const TEMPLATE: &str = include_str!("../../templates/index.html.tera");

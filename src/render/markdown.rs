@@ -15,7 +15,7 @@ pub struct Markdown;
 /// becomes a block, a link, an image or HTML.
 pub fn markdown_engine(name: &'static str, template: &str) -> Result<tera::Tera> {
     let mut t = engine(name, template)?;
-    t.set_escape_fn(super::escape::md_text);
+    t.set_escape_fn(crate::escape::md_text);
     t.autoescape_on(vec![name]);
     Ok(t)
 }

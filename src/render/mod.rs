@@ -5,7 +5,6 @@
 //! own, `metrics` (Prometheus text) and `perfetto` (trace-event JSON).
 
 pub mod charts;
-pub mod escape;
 pub mod filters;
 pub mod html;
 pub mod json;
