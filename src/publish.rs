@@ -410,13 +410,15 @@ fn write_site_pages(
     );
     write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
     let verdicts = crate::gate::index::index_verdicts(figures);
-    crate::history::site::write(
-        opts.site,
+    let history = crate::history::site::view(
         &opts.root.display().to_string(),
         figures,
         unreadable,
         &crate::gate::index::history_verdicts(&verdicts),
-    )?;
+    );
+    for f in render::history::site_files(history)? {
+        write_atomic(&opts.site.join(&f.path), &f.bytes)?;
+    }
     let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
     t.autoescape_on(vec!["site.html"]);
     let mut ctx = tera::Context::new();

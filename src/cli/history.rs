@@ -1,7 +1,8 @@
 //! `perfreport history`: how each target's cost moved across the runs under a root.
 
 use super::{shown, warn_all};
-use perfreport::history::{collect, render, view};
+use perfreport::history::{collect, view};
+use perfreport::render::history as render;
 use perfreport::term::quote_lines;
 use std::path::PathBuf;
 

@@ -6,11 +6,10 @@
 //! own cache store, so a history of a thousand runs reads no run's logs
 //! twice. Runs are pooled only at the same coordinates ([`Key`]: mode, arch,
 //! job width); the analysis is `analysis::spread`, the view `view`, the
-//! outputs `render`.
+//! outputs `render::history`.
 
 pub mod bands;
 pub mod collect;
-pub mod render;
 pub mod site;
 pub mod view;
 pub mod why;

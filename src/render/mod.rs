@@ -6,6 +6,7 @@
 
 pub mod charts;
 pub mod filters;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod markdown;

@@ -5,8 +5,8 @@
 pub mod chart;
 pub mod page;
 
-use super::view::{HistoryView, KeyView};
 use crate::error::{Error, Result};
+use crate::history::view::{HistoryView, KeyView};
 use crate::output::OutFile;
 use std::collections::HashMap;
 use tera::Value;
@@ -61,7 +61,7 @@ pub fn markdown(view: &HistoryView) -> Result<String> {
         name: MARKDOWN.into(),
         message: e.to_string(),
     })?;
-    ctx.insert("metrics", &super::METRICS);
+    ctx.insert("metrics", &crate::history::METRICS);
     ctx.insert("pooled", &view.keys.iter().map(|k| k.runs.len()).sum::<usize>());
     let text = t.render(MARKDOWN, &ctx).map_err(template_error(MARKDOWN))?;
     Ok(tidy(&text))
@@ -87,6 +87,15 @@ pub fn json(view: &HistoryView) -> Vec<u8> {
     bytes
 }
 
+/// The site's `history.html` and `history.json` (without the charts the page draws itself).
+pub fn site_files(history: HistoryView) -> Result<Vec<OutFile>> {
+    let page = page::render(&history)?;
+    Ok(vec![
+        OutFile::new(page::FILE, page),
+        OutFile::new(crate::history::view::FILE, json(&history.without_charts())),
+    ])
+}
+
 /// The `history` command's files: history.json, history.md, a chart per key.
 pub fn render_all(view: &HistoryView) -> Result<Vec<OutFile>> {
     use rayon::prelude::*;
@@ -97,7 +106,7 @@ pub fn render_all(view: &HistoryView) -> Result<Vec<OutFile>> {
         .map(|(name, k)| Ok(OutFile::new(name, chart::draw(k)?)))
         .collect::<Result<_>>()?;
     let mut files = vec![
-        OutFile::new(super::view::FILE, json(view)),
+        OutFile::new(crate::history::view::FILE, json(view)),
         OutFile::new(MARKDOWN, markdown(view)?),
     ];
     files.extend(charts);
@@ -129,7 +138,7 @@ pub fn summary(view: &HistoryView) -> String {
             crate::fmt::counted(k.runs.len() as u64, "run", "runs")
         );
         for (target, metrics) in &k.targets {
-            for m in super::METRICS {
+            for m in crate::history::METRICS {
                 let Some(v) = metrics.get(m) else { continue };
                 if let Some(step) = &v.step {
                     let _ = writeln!(
