@@ -6,7 +6,6 @@ use crate::analysis::targets;
 use crate::input::run_rules;
 use crate::input::sccache::LogFormat;
 use crate::model::{self, Run};
-use crate::term;
 use crate::timefmt::{self, Micros};
 use serde::Serialize;
 
@@ -142,41 +141,4 @@ fn sample_window(run: &Run) -> Option<(Micros, Micros)> {
     let first = run.samples.by_node.values().filter_map(|v| v.first_ts()).min()?;
     let last = run.samples.by_node.values().filter_map(|v| v.last_ts()).max()?;
     Some((first, last))
-}
-
-/// The plain-text form, for a terminal: every field quoted
-/// ([`term::quote`]), since run paths, file names, node names and quoted log
-/// lines come from the inputs.
-pub fn render_text(r: &CheckReport) -> String {
-    let bad = r.findings.iter().filter(|f| !f.ok).count();
-    let mut out = format!(
-        "perfreport check {}: {}\n",
-        term::quote(&r.run),
-        if bad == 0 {
-            "every producer and consumer agree".to_string()
-        } else {
-            match bad {
-                1 => "1 input broke its contract".to_string(),
-                n => format!("{n} inputs broke their contract"),
-            }
-        }
-    );
-    let width = r
-        .findings
-        .iter()
-        .map(|f| term::quote(&f.input).chars().count())
-        .max()
-        .unwrap_or(10);
-    for f in &r.findings {
-        out.push_str(&format!(
-            "  {}  {:width$}  {}\n",
-            if f.ok { "ok  " } else { "FAIL" },
-            term::quote(&f.input),
-            term::quote(&f.summary)
-        ));
-        for p in &f.problems {
-            out.push_str(&format!("        {}\n", term::quote(p)));
-        }
-    }
-    out
 }

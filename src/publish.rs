@@ -334,7 +334,7 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
                 "\n\n## Since the previous run ({})\n\n",
                 crate::escape::md_text(&prev.stamp)
             ));
-            sections.push_str(&demote(&crate::compare::render_markdown(&c)));
+            sections.push_str(&demote(&render::printed(&render::markdown::Markdown, &c)?));
         }
         if let Some(next) = at
             .checked_sub(1)
@@ -346,7 +346,7 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
                 "\n\n## Until the next run ({})\n\n",
                 crate::escape::md_text(&next.stamp)
             ));
-            sections.push_str(&demote(&crate::compare::render_markdown(&c)));
+            sections.push_str(&demote(&render::printed(&render::markdown::Markdown, &c)?));
         }
         let out = real_dir_inside(opts.site, &Path::new("runs").join(&r.dir))?;
         let md = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();

@@ -9,6 +9,7 @@ use perfreport::gate::night::{self, Night, EXIT_UNUSABLE};
 use perfreport::gate::Expectations;
 use perfreport::history::bands::{self, MetricBand};
 use perfreport::history::RunFigures;
+use perfreport::render::{printed, text::Text};
 use perfreport::term::{quote, quote_lines};
 use perfreport::view::View;
 use std::collections::BTreeMap;
@@ -132,7 +133,12 @@ fn gate_the_night(args: &Args, root: &Path) -> anyhow::Result<u8> {
     } else {
         print!(
             "{}",
-            quote_lines(&perfreport::gate::render_night_text(&n, args.allow_empty))
+            quote_lines(&printed(
+                &Text {
+                    allow_empty: args.allow_empty
+                },
+                &n
+            )?)
         );
     }
     Ok(n.exit_status(args.allow_empty))
@@ -205,7 +211,7 @@ fn gate_one(args: &Args, history: Option<&Path>) -> anyhow::Result<u8> {
     if args.json {
         print_json(&r)?;
     } else {
-        print!("{}", quote_lines(&perfreport::gate::render_text(&r)));
+        print!("{}", quote_lines(&printed(&Text::default(), &r)?));
     }
     Ok(if r.refused.is_some() {
         EXIT_UNUSABLE

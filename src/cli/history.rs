@@ -38,7 +38,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             perfreport::term::json(&String::from_utf8_lossy(&render::json(&view)))
         );
     } else {
-        print!("{}", quote_lines(&render::summary(&view)));
+        print!(
+            "{}",
+            quote_lines(&perfreport::render::printed(
+                &perfreport::render::text::Text::default(),
+                &view
+            )?)
+        );
         println!(
             "{} read, {} from the cache; wrote {} in {}",
             perfreport::fmt::counted(collected.parsed as u64, "run", "runs"),

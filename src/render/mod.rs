@@ -14,14 +14,22 @@ pub mod metrics;
 pub mod perfetto;
 pub mod placement;
 pub mod ratios;
+pub mod text;
 
 use crate::error::Result;
 use crate::output::OutFile;
 use crate::view::View;
 
-/// One output format.
-pub trait Export {
-    fn render(&self, view: &View) -> Result<Vec<OutFile>>;
+/// One output format of a view: the report's [`View`] by default; compare's,
+/// the gate's, check's and history's views go the same way.
+pub trait Export<V: ?Sized = View> {
+    fn render(&self, view: &V) -> Result<Vec<OutFile>>;
+}
+
+/// What `format` renders of `view`, as one text: what a command prints.
+pub fn printed<V: ?Sized>(format: &impl Export<V>, view: &V) -> Result<String> {
+    let files = format.render(view)?;
+    Ok(files.iter().map(|f| String::from_utf8_lossy(&f.bytes)).collect())
 }
 
 /// The colours of nodes, shared by every chart and the page (Tableau 10:
