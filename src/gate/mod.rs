@@ -5,13 +5,12 @@
 //! (`history::bands`); the constants below are only the stated fallback.
 //!
 //! `night` picks the runs a nightly lane gates and the exit status it
-//! trusts; `junit` and `summary` write what CI's test-report and job-summary
-//! views read.
+//! trusts. Its outputs are renderers' (`render::text` for the terminal,
+//! `render::junit` and `render::job_summary` for what CI's test-report and
+//! job-summary views read).
 
 pub mod index;
-pub mod junit;
 pub mod night;
-pub mod summary;
 
 use crate::compare::comparable::{comparable, Comparability};
 use crate::history::bands::MetricBand;

@@ -1,14 +1,19 @@
 //! Renderers: one module per output format behind one trait, `Export`. They
-//! read the view model and nothing else. The formats of a run's view: `json`
+//! read a view model and nothing else. The formats of a run's view: `json`
 //! (data.json), `markdown` (report.md), `charts` (the SVGs), `html` (the page,
 //! which embeds those three): the report's set, `render_all`; and on their
 //! own, `metrics` (Prometheus text) and `perfetto` (trace-event JSON).
+//! The views across runs take the same path: `markdown` writes compare's
+//! report too, `text` what check, gate and history print, `junit` and
+//! `job_summary` the night's verdicts for CI; `history` holds history's files.
 
 pub mod charts;
 pub mod filters;
 pub mod history;
 pub mod html;
+pub mod job_summary;
 pub mod json;
+pub mod junit;
 pub mod markdown;
 pub mod metrics;
 pub mod perfetto;

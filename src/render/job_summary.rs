@@ -3,7 +3,10 @@
 //! per gated run with its verdict, then each regression with its band and n,
 //! and with a site's address a link to each run's page on it.
 
-use super::night::{Night, Verdict};
+use super::Export;
+use crate::error::Result;
+use crate::gate::night::{Night, Verdict};
+use crate::output::OutFile;
 use crate::term::quote;
 
 /// Markdown text and code of an input's string, its control and bidi
@@ -17,9 +20,22 @@ fn md_code(s: &str) -> String {
 }
 use crate::timefmt::human_duration;
 
-/// The summary of `night`; `page_of`, where a run's page is on the
-/// published site (from its folder under the root), when there is one.
-pub fn render(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
+pub const FILE: &str = "summary.md";
+
+/// The job summary, as `gate --summary` appends it. `page_of`: where a
+/// run's page is on the published site (from its folder under the root),
+/// when there is one.
+pub struct JobSummary<'a> {
+    pub page_of: Option<&'a dyn Fn(&str) -> String>,
+}
+
+impl Export<Night> for JobSummary<'_> {
+    fn render(&self, night: &Night) -> Result<Vec<OutFile>> {
+        Ok(vec![OutFile::new(FILE, summary(night, self.page_of))])
+    }
+}
+
+fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
     let regressed = night.runs.iter().filter(|r| r.verdict == Verdict::Regressed).count();
     let headline = if night.regressions > 0 {
         format!(
@@ -82,8 +98,9 @@ pub fn render(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String
                 md_code(&run.stamp),
                 md_code(&c.target),
                 md_code(&c.metric),
-                c.measured.map_or("—".into(), |m| super::shown_value(&c.metric, m)),
-                super::shown_value(&c.metric, c.expected),
+                c.measured
+                    .map_or("—".into(), |m| crate::gate::shown_value(&c.metric, m)),
+                crate::gate::shown_value(&c.metric, c.expected),
                 c.drift_pct.map_or("—".into(), |d| format!("{d:+.1}%")),
                 md_text(&c.band_from),
             ));
