@@ -208,10 +208,8 @@ impl Check {
     /// "+13.5% beyond ±4.8%: 3× spread 1.6% over 12 runs": a regression in
     /// one line, for JUnit's failure message and the job summary.
     pub fn regression_line(&self) -> String {
-        let drift = self
-            .drift_pct
-            .map_or("an unbounded change".into(), |d| format!("{d:+.1}%"));
-        let band = self.band_pct.map_or("its band".into(), |b| format!("±{b:.1}%"));
+        let drift = self.drift_pct.map_or("an unbounded change".into(), shown_drift);
+        let band = self.band_pct.map_or("its band".into(), shown_band);
         format!("{drift} beyond {band}: {}", self.band_from)
     }
 }
@@ -330,11 +328,38 @@ pub fn update(
     e
 }
 
+/// A check's drift as every output of the gate writes it: `+13.5%`, `-3.2%`
+/// (`fmt::change`, as compare writes a change).
+pub fn shown_drift(pct: f64) -> String {
+    crate::fmt::change(pct, 1)
+}
+
+/// A check's band as every output of the gate writes it: `±4.8%` (as compare's).
+pub fn shown_band(pct: f64) -> String {
+    format!("±{}%", crate::fmt::fixed(pct, 1))
+}
+
 /// A metric's value for people: times as durations (`38m52s`), counts whole.
 pub fn shown_value(metric: &str, x: f64) -> String {
     if metric.ends_with("_s") {
         crate::timefmt::human_duration(x)
     } else {
         format!("{x:.0}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drift_and_a_band_read_as_compare_writes_a_change() {
+        assert_eq!(shown_drift(13.5), "+13.5%");
+        assert_eq!(shown_drift(-3.2), "-3.2%");
+        // A drift that rounds to nothing has no sign, as in compare.
+        assert_eq!(shown_drift(0.0), "0.0%");
+        assert_eq!(shown_drift(-0.04), "0.0%");
+        assert_eq!(shown_band(4.8), "±4.8%");
+        assert_eq!(shown_band(44.478), "±44.5%");
     }
 }

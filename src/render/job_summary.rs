@@ -101,7 +101,7 @@ fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
                 c.measured
                     .map_or("—".into(), |m| crate::gate::shown_value(&c.metric, m)),
                 crate::gate::shown_value(&c.metric, c.expected),
-                c.drift_pct.map_or("—".into(), |d| format!("{d:+.1}%")),
+                c.drift_pct.map_or("—".into(), crate::gate::shown_drift),
                 md_text(&c.band_from),
             ));
             if let Some(load) = &c.rests_on_loaded {

@@ -125,8 +125,8 @@ fn checks_table(checks: &[Check]) -> String {
             .measured
             .map(|x| crate::gate::shown_value(&c.metric, x))
             .unwrap_or_else(|| "—".into());
-        let drift = c.drift_pct.map(|d| format!("{d:+.1}%")).unwrap_or_else(|| "—".into());
-        let band = c.band_pct.map(|b| format!("±{b:.1}%")).unwrap_or_else(|| "—".into());
+        let drift = c.drift_pct.map_or("—".into(), crate::gate::shown_drift);
+        let band = c.band_pct.map_or("—".into(), crate::gate::shown_band);
         // A band beside a verdict it decided; "not gateable" and "ungateable" say why themselves.
         let from = if c.verdict.contains("gateable") {
             String::new()
