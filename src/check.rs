@@ -5,7 +5,6 @@
 use crate::input::run_rules;
 use crate::input::sccache::LogFormat;
 use crate::model::{self, Run};
-use crate::term;
 use crate::timefmt::{self, Micros};
 use serde::Serialize;
 
@@ -89,8 +88,17 @@ pub fn check(run: &Run) -> CheckReport {
         let f = &tr.figures;
         let name = format!("trace-{}.json", tr.target);
         let mut problems = vec![];
-        if f.why_null.get("total_s").is_some_and(|w| w.contains("root")) && !run.in_flight() {
-            problems.push("no root span: the record's total cannot be measured".to_string());
+        // A finished run's records have all ended: each has a root span with an end.
+        if !run.in_flight() {
+            match f.root {
+                crate::analysis::targets::Root::Missing => {
+                    problems.push("no root span: the record's total cannot be measured".to_string())
+                }
+                crate::analysis::targets::Root::Unended => {
+                    problems.push("the root span has not ended: the record's total cannot be measured".to_string())
+                }
+                crate::analysis::targets::Root::Ended => {}
+            }
         }
         if f.steps_total == 0 {
             problems.push("no step spans (`[stage n/m] ...`): the build time cannot be measured".to_string());
@@ -132,41 +140,4 @@ fn sample_window(run: &Run) -> Option<(Micros, Micros)> {
     let first = run.samples.by_node.values().filter_map(|v| v.first_ts()).min()?;
     let last = run.samples.by_node.values().filter_map(|v| v.last_ts()).max()?;
     Some((first, last))
-}
-
-/// The plain-text form, for a terminal: every field quoted
-/// ([`term::quote`]), since run paths, file names, node names and quoted log
-/// lines come from the inputs.
-pub fn render_text(r: &CheckReport) -> String {
-    let bad = r.findings.iter().filter(|f| !f.ok).count();
-    let mut out = format!(
-        "perfreport check {}: {}\n",
-        term::quote(&r.run),
-        if bad == 0 {
-            "every producer and consumer agree".to_string()
-        } else {
-            match bad {
-                1 => "1 input broke its contract".to_string(),
-                n => format!("{n} inputs broke their contract"),
-            }
-        }
-    );
-    let width = r
-        .findings
-        .iter()
-        .map(|f| term::quote(&f.input).chars().count())
-        .max()
-        .unwrap_or(10);
-    for f in &r.findings {
-        out.push_str(&format!(
-            "  {}  {:width$}  {}\n",
-            if f.ok { "ok  " } else { "FAIL" },
-            term::quote(&f.input),
-            term::quote(&f.summary)
-        ));
-        for p in &f.problems {
-            out.push_str(&format!("        {}\n", term::quote(p)));
-        }
-    }
-    out
 }

@@ -8,7 +8,6 @@ pub mod comparable;
 use crate::analysis::step_diff::{self, StepChange};
 use crate::history::why;
 use crate::history::RunFigures;
-use crate::render::escape::md_text as md;
 use crate::view::View;
 use comparable::{comparable, Comparability};
 use serde::Serialize;
@@ -264,11 +263,6 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
     out
 }
 
-/// A metric's value as the report writes it (`38m52s`, not `2332.0`).
-fn num(metric: &str, v: Option<f64>) -> String {
-    v.map(|x| crate::fmt::metric(metric, x)).unwrap_or_else(|| "—".into())
-}
-
 /// What moved beside a target's steps.
 fn beside(a: &crate::view::TargetView, b: &crate::view::TargetView) -> Vec<why::Beside> {
     let bytes = |t: &crate::view::TargetView| t.upload_bytes.map(|x| x as f64);
@@ -310,129 +304,6 @@ fn headline_change(changes: &[Change]) -> Option<&Change> {
             .find(|c| c.metric == m && matches!(c.verdict.as_str(), "slower" | "faster"))
     };
     moved("build_s").or_else(|| moved("total_s"))
-}
-
-/// Who compared what: the tool and both runs' coordinates and input hashes.
-fn provenance_footer(c: &CompareView) -> String {
-    let run = |p: &crate::view::Provenance| {
-        let hashes: Vec<String> = p
-            .inputs
-            .iter()
-            .map(|(n, i)| format!("{} {}", md(n), md(i.xxh3.as_deref().unwrap_or("—"))))
-            .collect();
-        format!(
-            "- {}: mode {}, arch {}, job width {}, made by perfreport {} ({}); inputs: {}\n",
-            md(&p.run.stamp),
-            p.run
-                .mode
-                .map(|m| format!("{m:?}").to_lowercase())
-                .unwrap_or_else(|| "—".into()),
-            md(p.run.arch.as_deref().unwrap_or("—")),
-            p.run.job_width.map(|w| w.to_string()).unwrap_or_else(|| "—".into()),
-            p.tool.version,
-            p.tool.commit,
-            hashes.join(", ")
-        )
-    };
-    format!(
-        "\n## Provenance\n\nCompared by perfreport {} (commit {}).\n\n{}{}",
-        c.tool.version,
-        c.tool.commit,
-        run(&c.provenance_a),
-        run(&c.provenance_b)
-    )
-}
-
-/// A change's band with what it rests on: "±4.2% (3 earlier runs)", or assumed.
-fn band_cell(ch: &Change) -> String {
-    let from = match ch.band_runs {
-        0 => "assumed".to_string(),
-        n => crate::fmt::counted(n as u64, "earlier run", "earlier runs"),
-    };
-    format!("±{}% ({from})", crate::fmt::fixed(ch.band_pct, 1))
-}
-
-/// The comparison as markdown; every name from the runs is escaped as
-/// markdown text (it lands in the published report page too).
-pub fn render_markdown(c: &CompareView) -> String {
-    let mut s = format!("# {} → {}\n\n", md(&c.a), md(&c.b));
-    if !c.comparable {
-        s.push_str("**Not comparable**: no ranking is given.\n\n");
-        for r in &c.reasons {
-            s.push_str(&format!("- {}\n", md(r)));
-        }
-        s.push_str(&provenance_footer(c));
-        return s;
-    }
-    for w in &c.warnings {
-        s.push_str(&format!("- ⚠ {}\n", md(w)));
-    }
-    let whys: Vec<&str> = c.targets.iter().filter_map(|t| t.why.as_deref()).collect();
-    if !whys.is_empty() {
-        s.push_str("\n## Why\n\n");
-        for w in whys {
-            s.push_str(&format!("- {w}\n"));
-        }
-    }
-    if c.revision_a.is_some() || c.revision_b.is_some() {
-        let r = |x: &Option<String>| x.as_deref().map(md).unwrap_or_else(|| "not recorded".into());
-        if c.revision_a == c.revision_b {
-            s.push_str(&format!("\nRevision: {} (both runs)\n", r(&c.revision_a)));
-        } else {
-            s.push_str(&format!("\nRevision: {} → {}\n", r(&c.revision_a), r(&c.revision_b)));
-        }
-    }
-    s.push_str(&format!(
-        "\n## Targets\n\nA change inside its band is noise. A band is {}× the metric's robust spread over the newest {} comparable runs of the history root that started before B (how many, beside it); with fewer than {} it is ±{DEFAULT_BAND_PCT}%, assumed. Nodes are banded the same way.\n\n| target | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n",
-        crate::analysis::spread::BAND_SPREADS,
-        crate::analysis::spread::WINDOW,
-        crate::analysis::spread::MIN_SPREAD_N,
-    ));
-    for t in &c.targets {
-        for (i, ch) in t.changes.iter().enumerate() {
-            let name = if i == 0 { md(&t.target) } else { String::new() };
-            let pct = ch
-                .delta_pct
-                .map(|p| crate::fmt::change(p, 1))
-                .unwrap_or_else(|| "—".into());
-            s.push_str(&format!(
-                "| {name} | {} | {} | {} | {pct} | {} | {} |\n",
-                ch.metric,
-                num(ch.metric, ch.a),
-                num(ch.metric, ch.b),
-                band_cell(ch),
-                ch.verdict
-            ));
-        }
-        if let Some(m) = &t.moved {
-            s.push_str(&format!(
-                "| | placement | {} | {} | | | {} |\n",
-                md(t.node_a.as_deref().unwrap_or("—")),
-                md(t.node_b.as_deref().unwrap_or("—")),
-                md(m)
-            ));
-        }
-    }
-    s.push_str("\n## Nodes\n\n| node | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n");
-    for n in &c.nodes {
-        for ch in &n.changes {
-            let pct = ch
-                .delta_pct
-                .map(|p| crate::fmt::change(p, 1))
-                .unwrap_or_else(|| "—".into());
-            s.push_str(&format!(
-                "| {} | {} | {} | {} | {pct} | {} | {} |\n",
-                md(&n.target),
-                ch.metric,
-                num(ch.metric, ch.a),
-                num(ch.metric, ch.b),
-                band_cell(ch),
-                ch.verdict
-            ));
-        }
-    }
-    s.push_str(&provenance_footer(c));
-    s
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod check;
 pub mod compare;
 pub mod error;
+pub mod escape;
 pub mod fmt;
 pub mod gate;
 pub mod harness;

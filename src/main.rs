@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(
-    name = "perfreport",
+    name = perfreport::view::Tool::NAME,
     version = VERSION,
     about = "Static reports for build-fleet performance runs"
 )]
@@ -50,7 +50,7 @@ enum Command {
 }
 
 /// The version with the commit it was built from, as every report records it.
-const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PERFREPORT_COMMIT"), ")");
+const VERSION: &str = perfreport::view::Tool::VERSION_LINE;
 
 fn main() -> ExitCode {
     let command = Cli::parse().command;

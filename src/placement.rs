@@ -1,35 +1,13 @@
 //! `perfreport placement`: one run's placement view, and with `--history`
-//! the medians over the runs under a root at the same coordinates (mode,
-//! arch, job width). A run whose mode or arch is unknown is a key of its
-//! own and pools with none.
+//! the medians over the runs under a root that pool with it
+//! ([`Coordinates::pools_with`]: the same mode, arch and job width). A run
+//! whose mode or arch is unknown pools with none.
 
-use crate::input::run_json::{self, Mode, RunInfo};
+use crate::analysis::pooling::Coordinates;
+use crate::input::run_json;
 use crate::model::{self, Run};
 use crate::view::placement::{self, HistoryView, PlacementView};
 use std::path::Path;
-
-/// The coordinates runs must share to be pooled.
-#[derive(Debug, Clone, PartialEq)]
-struct Key {
-    mode: Option<Mode>,
-    arch: Option<String>,
-    max_jobs: Option<u32>,
-}
-
-impl Key {
-    fn of(info: Option<&RunInfo>) -> Key {
-        Key {
-            mode: info.and_then(|i| i.mode),
-            arch: info.and_then(|i| i.arch.clone()),
-            max_jobs: info.and_then(|i| i.job_width),
-        }
-    }
-
-    /// Unknown mode or arch matches nothing, not even another unknown.
-    fn pools_with(&self, other: &Key) -> bool {
-        self.mode.is_some() && self.arch.is_some() && self == other
-    }
-}
 
 /// The placement view of the run in `run_dir`, with the history's medians
 /// when `history` names a root of runs.
@@ -43,12 +21,13 @@ pub fn placement(run_dir: &Path, history: Option<&Path>) -> crate::Result<Placem
 }
 
 fn with_history(p: &mut PlacementView, run: &Run, root: &Path) {
-    let key = Key::of(run.info.as_ref());
+    let info = run.info.as_ref();
+    let key = Coordinates::of_info(info);
     let mut header = HistoryView {
         root: root.display().to_string(),
-        mode: key.mode,
+        mode: info.and_then(|i| i.mode),
         arch: key.arch.clone(),
-        max_jobs: key.max_jobs,
+        max_jobs: key.job_width,
         runs: vec![p.stamp.clone()],
         ..Default::default()
     };
@@ -63,7 +42,7 @@ fn with_history(p: &mut PlacementView, run: &Run, root: &Path) {
         let info = model::RunDir::new(&dir, model::Links::StayInside)
             .read_at_most(model::RUN_JSON, model::RUN_JSON_MAX)
             .and_then(|data| run_json::parse(&data).0);
-        if !key.pools_with(&Key::of(info.as_ref())) {
+        if !key.pools_with(&Coordinates::of_info(info.as_ref())) {
             elsewhere += 1;
             continue;
         }
@@ -75,7 +54,7 @@ fn with_history(p: &mut PlacementView, run: &Run, root: &Path) {
         }
     }
     if elsewhere > 0 {
-        header.left_out.push(if key.mode.is_none() || key.arch.is_none() {
+        header.left_out.push(if !key.known() {
             format!(
                 "{elsewhere} {}: this run's mode or arch is unknown, so it pools with none",
                 runs(elsewhere)
@@ -114,25 +93,5 @@ fn explain_header(h: &mut HistoryView) {
     }
     if h.max_jobs.is_none() {
         h.why_null.insert("max_jobs".into(), why("max_jobs"));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn runs_pool_only_at_known_equal_coordinates() {
-        let key = |mode, arch: Option<&str>, jobs| Key {
-            mode,
-            arch: arch.map(str::to_string),
-            max_jobs: jobs,
-        };
-        let warm = key(Some(Mode::Warm), Some("gfx1201"), None);
-        assert!(warm.pools_with(&key(Some(Mode::Warm), Some("gfx1201"), None)));
-        assert!(!warm.pools_with(&key(Some(Mode::Cold), Some("gfx1201"), None)));
-        assert!(!warm.pools_with(&key(Some(Mode::Warm), Some("gfx1201"), Some(10))));
-        let unknown = key(None, Some("gfx1201"), None);
-        assert!(!unknown.pools_with(&unknown.clone()));
     }
 }

@@ -76,10 +76,6 @@ pub struct PublishOptions<'a> {
     pub compare_previous: bool,
 }
 
-fn tool_id() -> String {
-    format!("{} {}", env!("CARGO_PKG_VERSION"), env!("PERFREPORT_COMMIT"))
-}
-
 /// The run folders under `root` (see [`crate::runs::walk`]), each with its
 /// folder name under `runs/`; what could not be read is said in `warnings`.
 pub fn discover(root: &Path, site: &Path, warnings: &mut Vec<String>) -> Vec<(String, PathBuf)> {
@@ -336,9 +332,9 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
             let c = crate::compare::compare(prev, v, &[]);
             sections.push_str(&format!(
                 "\n\n## Since the previous run ({})\n\n",
-                render::escape::md_text(&prev.stamp)
+                crate::escape::md_text(&prev.stamp)
             ));
-            sections.push_str(&demote(&crate::compare::render_markdown(&c)));
+            sections.push_str(&demote(&render::printed(&render::markdown::Markdown, &c)?));
         }
         if let Some(next) = at
             .checked_sub(1)
@@ -348,9 +344,9 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
             let c = crate::compare::compare(v, next, &[]);
             sections.push_str(&format!(
                 "\n\n## Until the next run ({})\n\n",
-                render::escape::md_text(&next.stamp)
+                crate::escape::md_text(&next.stamp)
             ));
-            sections.push_str(&demote(&crate::compare::render_markdown(&c)));
+            sections.push_str(&demote(&render::printed(&render::markdown::Markdown, &c)?));
         }
         let out = real_dir_inside(opts.site, &Path::new("runs").join(&r.dir))?;
         let md = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
@@ -414,13 +410,15 @@ fn write_site_pages(
     );
     write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
     let verdicts = crate::gate::index::index_verdicts(figures);
-    crate::history::site::write(
-        opts.site,
+    let history = crate::history::site::view(
         &opts.root.display().to_string(),
         figures,
         unreadable,
         &crate::gate::index::history_verdicts(&verdicts),
-    )?;
+    );
+    for f in render::history::site_files(history)? {
+        write_atomic(&opts.site.join(&f.path), &f.bytes)?;
+    }
     let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
     t.autoescape_on(vec!["site.html"]);
     let mut ctx = tera::Context::new();
@@ -477,7 +475,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     let found = discover_walked(walked, &mut out.warnings);
     let manifest_path = opts.site.join(MANIFEST);
     let old = previous_manifest(&manifest_path, &mut out.warnings);
-    let tool_changed = old.tool != tool_id();
+    let tool_changed = old.tool != crate::view::Tool::cache_id();
 
     let plans: Vec<Plan> = found
         .into_iter()
@@ -507,7 +505,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         })
         .collect();
     let mut manifest = Manifest {
-        tool: tool_id(),
+        tool: crate::view::Tool::cache_id(),
         runs: BTreeMap::new(),
     };
     for (dir, _path, fp, keep) in &plans {

@@ -91,13 +91,35 @@ pub struct Tool {
     pub commit: &'static str,
 }
 
+/// The tool's identity, stated once: what every output, cache and
+/// `--version` records of the binary that made it.
 impl Tool {
+    pub const NAME: &'static str = "perfreport";
+    pub const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    pub const COMMIT: &'static str = env!("PERFREPORT_COMMIT");
+    /// `--version`: the version with the commit it was built from.
+    pub const VERSION_LINE: &'static str =
+        concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PERFREPORT_COMMIT"), ")");
+
     pub fn this() -> Tool {
         Tool {
-            name: "perfreport",
-            version: env!("CARGO_PKG_VERSION"),
-            commit: env!("PERFREPORT_COMMIT"),
+            name: Self::NAME,
+            version: Self::VERSION,
+            commit: Self::COMMIT,
         }
+    }
+
+    /// Version and commit, `0.1.0 7d9bb3130d26`: what a cache of figures
+    /// is keyed by, so another build reads every run again.
+    pub fn cache_id() -> String {
+        format!("{} {}", Self::VERSION, Self::COMMIT)
+    }
+}
+
+/// `perfreport 0.1.0 (commit 7d9bb3130d26)`: who made a report, in its text.
+impl std::fmt::Display for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} (commit {})", self.name, self.version, self.commit)
     }
 }
 

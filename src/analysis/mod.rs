@@ -10,6 +10,7 @@ pub mod join;
 pub mod node_time;
 pub mod nodes;
 pub mod phases;
+pub mod pooling;
 pub mod replay;
 pub mod spread;
 pub mod step_diff;

@@ -17,6 +17,18 @@ pub struct StepBand {
     pub vertex: Option<String>,
 }
 
+/// The record's root span, which BuildKit writes when the record ends: what
+/// its start, end and total rest on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Root {
+    /// No root span: the record has not ended, or its end was lost.
+    #[default]
+    Missing,
+    /// A root span without an end (a run in flight).
+    Unended,
+    Ended,
+}
+
 /// What the trace of one target says. `None` means not measured; the
 /// matching entry of `why_null` says why.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -25,6 +37,8 @@ pub struct TargetFigures {
     pub end: Option<Micros>,
     /// The record has not ended (no root span, or a root without an end).
     pub open: bool,
+    /// Its root span, as `open` and `why_null["total_s"]` say it.
+    pub root: Root,
     pub total_s: Option<f64>,
     pub first_step: Option<Micros>,
     pub last_step_end: Option<Micros>,
@@ -73,6 +87,7 @@ fn record(spans: &[Span], f: &mut TargetFigures) {
             // record began no later than its earliest span, and has not ended.
             f.start = spans.iter().map(|s| s.start).min();
             f.open = !spans.is_empty();
+            f.root = Root::Missing;
             f.why_null.insert(
                 "total_s",
                 "the trace has no root span (it is written when the record ends)".into(),
@@ -82,11 +97,13 @@ fn record(spans: &[Span], f: &mut TargetFigures) {
             f.start = Some(r.start);
             match r.end {
                 Some(e) => {
+                    f.root = Root::Ended;
                     f.end = Some(e);
                     f.total_s = Some(secs(e - r.start));
                 }
                 None => {
                     f.open = true;
+                    f.root = Root::Unended;
                     f.why_null
                         .insert("total_s", "the root span has not ended (run in flight?)".into());
                 }
@@ -311,6 +328,7 @@ mod tests {
         assert_eq!(f.gap_s, None);
         assert!(f.why_null["total_s"].contains("not ended"));
         assert!(f.open);
+        assert_eq!(f.root, Root::Unended);
         assert_eq!(f.build_s, Some(948.0), "the steps are still measured");
     }
 
@@ -321,6 +339,8 @@ mod tests {
         assert_eq!(f.start, Some(0));
         assert!(f.open);
         assert_eq!(f.total_s, None);
+        assert_eq!(f.root, Root::Missing);
+        assert_eq!(analyse(&cold_triton()).root, Root::Ended);
     }
 
     #[test]

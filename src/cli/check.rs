@@ -1,6 +1,7 @@
 //! `perfreport check`: does each input's producer still agree with its parser?
 
 use super::{print_json, RunArgs, EXIT_STRICT};
+use perfreport::render::{printed, text::Text};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -17,8 +18,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if args.json {
         print_json(&report)?;
     } else {
-        // render_text quotes every field itself, so an input's newline cannot fake a line.
-        print!("{}", perfreport::check::render_text(&report));
+        // The text quotes every field itself, so an input's newline cannot fake a line.
+        print!("{}", printed(&Text::default(), &report)?);
     }
     Ok(if report.ok { 0 } else { EXIT_STRICT })
 }

@@ -1,6 +1,7 @@
 //! `perfreport compare`: what changed from run A to run B.
 
 use super::{history_runs, print_json, view_of, EXIT_STRICT};
+use perfreport::render::{markdown::Markdown, printed};
 use perfreport::term::quote_lines;
 use std::path::PathBuf;
 
@@ -25,7 +26,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if args.json {
         print_json(&c)?;
     } else {
-        print!("{}", quote_lines(&perfreport::compare::render_markdown(&c)));
+        print!("{}", quote_lines(&printed(&Markdown, &c)?));
     }
     Ok(if c.comparable { 0 } else { EXIT_STRICT })
 }

@@ -9,6 +9,7 @@ use perfreport::gate::night::{self, Night, EXIT_UNUSABLE};
 use perfreport::gate::Expectations;
 use perfreport::history::bands::{self, MetricBand};
 use perfreport::history::RunFigures;
+use perfreport::render::{printed, text::Text};
 use perfreport::term::{quote, quote_lines};
 use perfreport::view::View;
 use std::collections::BTreeMap;
@@ -112,13 +113,16 @@ fn gate_the_night(args: &Args, root: &Path) -> anyhow::Result<u8> {
     let now_us = jiff::Timestamp::now().as_microsecond();
     let n = night::gate_night(&all, args.window, now_us);
     if let Some(f) = &args.junit {
-        let junit = perfreport::gate::junit::render(&n);
+        let junit = printed(&perfreport::render::junit::Junit, &n)?;
         super::write_output(f, &junit, false, perfreport::output::NamedLinks::Refuse)?;
     }
     if let Some(f) = &args.summary {
         let page_of = |dir: &str| run_url(args.site_url.as_deref().unwrap_or_default(), dir);
         let link: Option<&dyn Fn(&str) -> String> = args.site_url.is_some().then_some(&page_of);
-        append(f, &perfreport::gate::summary::render(&n, link))?;
+        append(
+            f,
+            &printed(&perfreport::render::job_summary::JobSummary { page_of: link }, &n)?,
+        )?;
     }
     if to_stdout == 1 && !args.json {
         // Standard output carries that report alone; the verdict goes to stderr.
@@ -132,7 +136,12 @@ fn gate_the_night(args: &Args, root: &Path) -> anyhow::Result<u8> {
     } else {
         print!(
             "{}",
-            quote_lines(&perfreport::gate::render_night_text(&n, args.allow_empty))
+            quote_lines(&printed(
+                &Text {
+                    allow_empty: args.allow_empty
+                },
+                &n
+            )?)
         );
     }
     Ok(n.exit_status(args.allow_empty))
@@ -205,7 +214,7 @@ fn gate_one(args: &Args, history: Option<&Path>) -> anyhow::Result<u8> {
     if args.json {
         print_json(&r)?;
     } else {
-        print!("{}", quote_lines(&perfreport::gate::render_text(&r)));
+        print!("{}", quote_lines(&printed(&Text::default(), &r)?));
     }
     Ok(if r.refused.is_some() {
         EXIT_UNUSABLE

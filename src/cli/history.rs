@@ -1,7 +1,8 @@
 //! `perfreport history`: how each target's cost moved across the runs under a root.
 
 use super::{shown, warn_all};
-use perfreport::history::{collect, render, view};
+use perfreport::history::{collect, view};
+use perfreport::render::history as render;
 use perfreport::term::quote_lines;
 use std::path::PathBuf;
 
@@ -37,7 +38,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             perfreport::term::json(&String::from_utf8_lossy(&render::json(&view)))
         );
     } else {
-        print!("{}", quote_lines(&render::summary(&view)));
+        print!(
+            "{}",
+            quote_lines(&perfreport::render::printed(
+                &perfreport::render::text::Text::default(),
+                &view
+            )?)
+        );
         println!(
             "{} read, {} from the cache; wrote {} in {}",
             perfreport::fmt::counted(collected.parsed as u64, "run", "runs"),

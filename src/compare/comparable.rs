@@ -1,8 +1,15 @@
-//! Whether two runs may be compared, from their provenance: runs of another
-//! arch, mode or job width measure different things, and a figure made by
-//! another version of the tool may have been computed differently.
+//! Whether two runs may be compared, from their provenance: the pooling
+//! rule ([`Coordinates::pools_with`], the one history, the gate's bands and
+//! placement's medians use), and a warning when another version of the tool
+//! made a figure, which may have been computed differently.
 
-use crate::view::Provenance;
+use crate::analysis::pooling::Coordinates;
+use crate::view::{Provenance, RunCoordinates};
+
+/// A run's coordinates as its provenance records them.
+pub fn coordinates_of(r: &RunCoordinates) -> Coordinates {
+    Coordinates::new(r.mode, r.arch.as_deref(), r.job_width)
+}
 
 /// The verdict on a pair of runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,28 +20,17 @@ pub enum Comparability {
     No { reasons: Vec<String> },
 }
 
-fn show<T: std::fmt::Debug>(v: &Option<T>) -> String {
-    match v {
-        Some(v) => format!("{v:?}").trim_matches('"').to_lowercase(),
-        None => "unknown".into(),
-    }
-}
-
+/// Whether run B may be compared with run A (or gated against expectations
+/// measured at A's coordinates): [`Coordinates::pools_with`], with what
+/// could not be checked said as a warning.
 pub fn comparable(a: &Provenance, b: &Provenance) -> Comparability {
     let (ra, rb) = (&a.run, &b.run);
-    let mut reasons = Vec::new();
-    let mut coordinate = |name: &str, x: String, y: String| {
-        if x != y {
-            reasons.push(format!("{name} differs: {} is {x}, {} is {y}", ra.stamp, rb.stamp));
-        }
-    };
-    coordinate("mode", show(&ra.mode), show(&rb.mode));
-    coordinate("arch", show(&ra.arch), show(&rb.arch));
-    // An unknown width on both sides is no evidence of a match, but no
-    // evidence of a mismatch either: it is said as a warning below.
-    if ra.job_width.is_some() && rb.job_width.is_some() {
-        coordinate("job width", show(&ra.job_width), show(&rb.job_width));
-    }
+    let (ca, cb) = (coordinates_of(ra), coordinates_of(rb));
+    let reasons: Vec<String> = ca
+        .differences(&cb)
+        .iter()
+        .map(|d| d.reason(&ra.stamp, &rb.stamp))
+        .collect();
     if !reasons.is_empty() {
         return Comparability::No { reasons };
     }
@@ -45,9 +41,9 @@ pub fn comparable(a: &Provenance, b: &Provenance) -> Comparability {
             a.tool.version, a.tool.commit, b.tool.version, b.tool.commit
         ));
     }
-    if ra.job_width.is_none() || rb.job_width.is_none() {
+    if ca.job_width.is_none() {
         warnings.push(
-            "the job width of at least one run is not recorded (run.json max_jobs): it could not be checked".into(),
+            "neither run records its job width (run.json max_jobs): that the two match could not be checked".into(),
         );
     }
     Comparability::Yes { warnings }
@@ -63,7 +59,7 @@ mod tests {
     fn prov(stamp: &str, mode: Mode, arch: &str, width: Option<u32>, version: &'static str) -> Provenance {
         Provenance {
             tool: Tool {
-                name: "perfreport",
+                name: Tool::NAME,
                 version,
                 commit: "abc",
             },
@@ -103,5 +99,21 @@ mod tests {
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("different versions"));
         assert_eq!(comparable(&a, &a), Comparability::Yes { warnings: vec![] });
+    }
+
+    #[test]
+    fn compare_refuses_a_width_recorded_on_one_side_only_and_warns_when_on_neither() {
+        let a = prov("a", Mode::Warm, "gfx950", Some(5), "0.1.0");
+        let b = prov("b", Mode::Warm, "gfx950", None, "0.1.0");
+        let Comparability::No { reasons } = comparable(&a, &b) else {
+            panic!("a width on one side only must refuse")
+        };
+        assert_eq!(reasons, ["job width differs: a is 5, b is unknown"]);
+        assert!(matches!(comparable(&b, &a), Comparability::No { .. }));
+        let Comparability::Yes { warnings } = comparable(&b, &b) else {
+            panic!("two runs without a width are comparable")
+        };
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("could not be checked"), "{warnings:?}");
     }
 }

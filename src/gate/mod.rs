@@ -5,13 +5,12 @@
 //! (`history::bands`); the constants below are only the stated fallback.
 //!
 //! `night` picks the runs a nightly lane gates and the exit status it
-//! trusts; `junit` and `summary` write what CI's test-report and job-summary
-//! views read.
+//! trusts. Its outputs are renderers' (`render::text` for the terminal,
+//! `render::junit` and `render::job_summary` for what CI's test-report and
+//! job-summary views read).
 
 pub mod index;
-pub mod junit;
 pub mod night;
-pub mod summary;
 
 use crate::compare::comparable::{comparable, Comparability};
 use crate::history::bands::MetricBand;
@@ -209,10 +208,8 @@ impl Check {
     /// "+13.5% beyond ±4.8%: 3× spread 1.6% over 12 runs": a regression in
     /// one line, for JUnit's failure message and the job summary.
     pub fn regression_line(&self) -> String {
-        let drift = self
-            .drift_pct
-            .map_or("an unbounded change".into(), |d| format!("{d:+.1}%"));
-        let band = self.band_pct.map_or("its band".into(), |b| format!("±{b:.1}%"));
+        let drift = self.drift_pct.map_or("an unbounded change".into(), shown_drift);
+        let band = self.band_pct.map_or("its band".into(), shown_band);
         format!("{drift} beyond {band}: {}", self.band_from)
     }
 }
@@ -331,6 +328,17 @@ pub fn update(
     e
 }
 
+/// A check's drift as every output of the gate writes it: `+13.5%`, `-3.2%`
+/// (`fmt::change`, as compare writes a change).
+pub fn shown_drift(pct: f64) -> String {
+    crate::fmt::change(pct, 1)
+}
+
+/// A check's band as every output of the gate writes it: `±4.8%` (as compare's).
+pub fn shown_band(pct: f64) -> String {
+    format!("±{}%", crate::fmt::fixed(pct, 1))
+}
+
 /// A metric's value for people: times as durations (`38m52s`), counts whole.
 pub fn shown_value(metric: &str, x: f64) -> String {
     if metric.ends_with("_s") {
@@ -340,123 +348,18 @@ pub fn shown_value(metric: &str, x: f64) -> String {
     }
 }
 
-/// The gate's report for a terminal. Every field from the inputs is quoted
-/// on its own (a target name's newline shown as `\n`), so a name cannot
-/// forge a row; the caller quotes the rest but keeps the layout's newlines.
-pub fn render_text(r: &GateReport) -> String {
-    use crate::term::quote;
-    if let Some(why) = &r.refused {
-        return format!(
-            "perfreport gate {}: refused, the run is not comparable with the expectations: {}\n",
-            quote(&r.run),
-            quote(why)
-        );
-    }
-    let mut s = format!(
-        "perfreport {} (commit {}) gate {}: {} of {} ran, {}; against {}\n",
-        r.tool.version,
-        r.tool.commit,
-        quote(&r.run),
-        crate::fmt::counted(r.checked as u64, "check", "checks"),
-        r.checks.len(),
-        crate::fmt::counted(r.regressions as u64, "regression", "regressions"),
-        quote(&r.against),
-    );
-    s.push_str(&checks_table(&r.checks));
-    s
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// The checks as a table for a terminal, each input field quoted.
-pub fn checks_table(checks: &[Check]) -> String {
-    use crate::term::quote;
-    if checks.is_empty() {
-        return String::new();
+    #[test]
+    fn a_drift_and_a_band_read_as_compare_writes_a_change() {
+        assert_eq!(shown_drift(13.5), "+13.5%");
+        assert_eq!(shown_drift(-3.2), "-3.2%");
+        // A drift that rounds to nothing has no sign, as in compare.
+        assert_eq!(shown_drift(0.0), "0.0%");
+        assert_eq!(shown_drift(-0.04), "0.0%");
+        assert_eq!(shown_band(4.8), "±4.8%");
+        assert_eq!(shown_band(44.478), "±44.5%");
     }
-    let mut s = format!(
-        "  {:<16} {:<13} {:>10} {:>10} {:>8} {:>7}  verdict (band from)\n",
-        "target", "metric", "measured", "expected", "drift", "band"
-    );
-    for c in checks {
-        let measured = c
-            .measured
-            .map(|x| shown_value(&c.metric, x))
-            .unwrap_or_else(|| "—".into());
-        let drift = c.drift_pct.map(|d| format!("{d:+.1}%")).unwrap_or_else(|| "—".into());
-        let band = c.band_pct.map(|b| format!("±{b:.1}%")).unwrap_or_else(|| "—".into());
-        // A band beside a verdict it decided; "not gateable" and "ungateable" say why themselves.
-        let from = if c.verdict.contains("gateable") {
-            String::new()
-        } else {
-            format!(" ({})", quote(&c.band_from))
-        };
-        s.push_str(&format!(
-            "  {:<16} {:<13} {:>10} {:>10} {:>8} {:>7}  {}{from}\n",
-            quote(&c.target),
-            quote(&c.metric),
-            measured,
-            shown_value(&c.metric, c.expected),
-            drift,
-            band,
-            quote(&c.verdict)
-        ));
-        if let Some(why) = &c.why {
-            s.push_str(&format!("    why: {}\n", quote(&why.text)));
-        }
-        if let Some(why) = &c.rests_on_loaded {
-            s.push_str(&format!(
-                "    ⚠ this regression rests on a loaded run: {}\n",
-                quote(why)
-            ));
-        }
-    }
-    s
-}
-
-/// The night's report for a terminal: a verdict line per gated run, its
-/// checks below it, and the lane's verdict last.
-pub fn render_night_text(n: &night::Night, allow_empty: bool) -> String {
-    use crate::term::quote;
-    use crate::timefmt::human_duration;
-    let tool = crate::view::Tool::this();
-    let mut s = format!(
-        "perfreport {} (commit {}) gate: the night of {} (the newest run of each key started within {} of it): {}\n",
-        tool.version,
-        tool.commit,
-        n.newest.as_deref().map_or("no run".into(), quote),
-        human_duration(n.window_s),
-        crate::fmt::counted(n.runs.len() as u64, "run", "runs")
-    );
-    for r in &n.runs {
-        s.push_str(&format!(
-            "\n{} ({}): {}\n",
-            quote(&r.stamp),
-            quote(&r.key),
-            quote(&r.verdict_line())
-        ));
-        if !r.against.is_empty() {
-            s.push_str(&format!("  against {}\n", quote(&r.against)));
-        }
-        s.push_str(&checks_table(&r.checks));
-    }
-    if !n.keys_outside.is_empty() {
-        s.push_str(&format!(
-            "\n{} whose newest run started earlier, not part of this night: {}\n",
-            crate::fmt::counted(n.keys_outside.len() as u64, "other key", "other keys"),
-            quote(&n.keys_outside.join("; "))
-        ));
-    }
-    if !n.dated_in_future.is_empty() {
-        s.push_str(&format!(
-            "\n⚠ dated after this machine's clock, left out of the night (a clock's error?): {}\n",
-            quote(&n.dated_in_future.join(", "))
-        ));
-    }
-    s.push_str(&format!(
-        "\nverdict: {} over {}, {}; {}\n",
-        crate::fmt::counted(n.checked as u64, "check", "checks"),
-        crate::fmt::counted(n.runs.len() as u64, "run", "runs"),
-        crate::fmt::counted(n.regressions as u64, "regression", "regressions"),
-        n.status_line(allow_empty)
-    ));
-    s
 }

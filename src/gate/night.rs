@@ -93,7 +93,10 @@ impl GatedRun {
                     .regressed_checks()
                     .iter()
                     .map(|c| {
-                        let drift = c.drift_pct.map(|d| format!(" {d:+.1}%")).unwrap_or_default();
+                        let drift = c
+                            .drift_pct
+                            .map(|d| format!(" {}", super::shown_drift(d)))
+                            .unwrap_or_default();
                         format!("{} {}{drift}", c.target, c.metric)
                     })
                     .collect();

@@ -35,10 +35,6 @@ pub struct Collected {
     pub warnings: Vec<String>,
 }
 
-fn tool_id() -> String {
-    format!("{} {}", env!("CARGO_PKG_VERSION"), env!("PERFREPORT_COMMIT"))
-}
-
 /// The figures of one run folder, read from its files. A run that cannot be
 /// read, or on which perfreport fails, is left out with the reason.
 pub fn read_run(dir: &str, path: &Path) -> RunFigures {
@@ -62,7 +58,7 @@ fn load_cache(file: Option<&Path>) -> Cache {
         .and_then(|f| crate::model::read_at_most(f, MAX_CACHE_BYTES).ok()?.ok())
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
-    if cache.tool == tool_id() {
+    if cache.tool == crate::view::Tool::cache_id() {
         cache
     } else {
         Cache::default()
@@ -97,7 +93,7 @@ pub fn collect(root: &Path, cache_file: Option<&Path>, leave_out: Option<&Path>)
         ..Default::default()
     };
     let mut cache = Cache {
-        tool: tool_id(),
+        tool: crate::view::Tool::cache_id(),
         runs: BTreeMap::new(),
     };
     for (key, c, _) in read {
@@ -139,7 +135,7 @@ mod cache_tests {
         let dir = tempfile::tempdir().unwrap();
         let real = dir.path().join("real.json");
         let mut cache = Cache {
-            tool: tool_id(),
+            tool: crate::view::Tool::cache_id(),
             ..Default::default()
         };
         cache.runs.insert(

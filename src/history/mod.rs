@@ -6,16 +6,16 @@
 //! own cache store, so a history of a thousand runs reads no run's logs
 //! twice. Runs are pooled only at the same coordinates ([`Key`]: mode, arch,
 //! job width); the analysis is `analysis::spread`, the view `view`, the
-//! outputs `render`.
+//! outputs `render::history`.
 
 pub mod bands;
 pub mod collect;
-pub mod render;
 pub mod site;
 pub mod view;
 pub mod why;
 
 use crate::analysis::contention::{self, Load};
+use crate::analysis::pooling::Coordinates;
 use crate::analysis::step_diff::{self, StepRecord};
 use crate::view::View;
 use serde::{Deserialize, Serialize};
@@ -113,8 +113,10 @@ impl NodeFigures {
     }
 }
 
-/// The coordinates runs must share to be pooled. A run without mode or arch
-/// is a key of its own (`lone` is its folder): it is never pooled.
+/// The coordinates runs must share to be pooled: two runs share a key
+/// exactly when they pool ([`Coordinates::pools_with`], the rule stated
+/// once). A run that pools with none, not even a run at its own coordinates
+/// (mode or arch not recorded), is a key of its own (`lone` is its folder).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Key {
     /// Unknown keys sort after the known ones.
@@ -146,7 +148,7 @@ impl RunFigures {
             stamp: v.stamp.clone(),
             dir: dir.to_string(),
             started_us: v.started_at.as_deref().and_then(crate::timefmt::parse_rfc3339),
-            mode: v.mode.map(|m| format!("{m:?}").to_lowercase()),
+            mode: v.mode.map(crate::analysis::pooling::mode_word),
             arch: v.arch.clone(),
             max_jobs: v.provenance.run.job_width,
             left_out,
@@ -172,13 +174,22 @@ impl RunFigures {
         }
     }
 
-    pub fn key(&self) -> Key {
-        let known = self.mode.is_some() && self.arch.is_some();
-        Key {
-            lone: (!known).then(|| self.dir.clone()),
+    /// The coordinates it was measured at.
+    pub fn coordinates(&self) -> Coordinates {
+        Coordinates {
             mode: self.mode.clone(),
             arch: self.arch.clone(),
-            max_jobs: self.max_jobs,
+            job_width: self.max_jobs,
+        }
+    }
+
+    pub fn key(&self) -> Key {
+        let c = self.coordinates();
+        Key {
+            lone: (!c.pools_with(&c)).then(|| self.dir.clone()),
+            mode: c.mode,
+            arch: c.arch,
+            max_jobs: c.job_width,
         }
     }
 
@@ -265,5 +276,40 @@ pub fn key_label(k: &Key) -> String {
                 .collect();
             format!("unknown: {dir} (run.json gives no {})", lacks.join(" or "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_runs_share_a_key_exactly_when_the_rule_pools_them() {
+        let run = |dir: &str, mode: Option<&str>, arch: Option<&str>, jobs: Option<u32>| RunFigures {
+            dir: dir.into(),
+            mode: mode.map(str::to_string),
+            arch: arch.map(str::to_string),
+            max_jobs: jobs,
+            ..Default::default()
+        };
+        let runs = [
+            run("a", Some("warm"), Some("gfx1201"), Some(32)),
+            run("b", Some("warm"), Some("gfx1201"), Some(32)),
+            run("c", Some("warm"), Some("gfx1201"), None),
+            run("d", Some("warm"), Some("gfx1201"), None),
+            run("e", Some("cold"), Some("gfx1201"), None),
+            run("f", None, Some("gfx1201"), None),
+            run("g", None, Some("gfx1201"), None),
+            run("h", Some("warm"), None, Some(32)),
+        ];
+        for x in &runs {
+            for y in runs.iter().filter(|y| y.dir != x.dir) {
+                let pools = x.coordinates().pools_with(&y.coordinates());
+                assert_eq!(x.key() == y.key(), pools, "{} and {}", x.dir, y.dir);
+            }
+        }
+        assert_eq!(runs[2].key(), runs[3].key(), "no width recorded on either: one key");
+        assert_ne!(runs[0].key(), runs[2].key(), "a width on one side only: two keys");
+        assert_ne!(runs[5].key(), runs[6].key(), "no mode: each run its own key");
     }
 }

@@ -3,13 +3,13 @@
 //! node, link) and the revisions built. Compare, gate and history say it the
 //! same way.
 //!
-//! The sentence is markdown: step names are code spans (`render::escape::md_code`,
+//! The sentence is markdown: step names are code spans (`escape::md_code`,
 //! its fence longer than any backtick run inside, so backticks cannot pair
 //! across two names); a terminal caller quotes it with `term::quote`.
 
 use crate::analysis::spread::TIME_RESOLUTION_S;
 use crate::analysis::step_diff::StepChange;
-use crate::render::escape::{md_code, md_text};
+use crate::escape::{md_code, md_text};
 use crate::timefmt::human_duration;
 use serde::Serialize;
 

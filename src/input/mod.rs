@@ -20,6 +20,16 @@ pub mod zot;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// Seconds per bucket of the cache lanes' time series: the compiler
+/// cache's requests (`sccache`) and the registry's writes (`zot`) are
+/// bucketed alike, so their buckets line up on the timeline.
+pub const BUCKET_SECS: i64 = 10;
+
+/// The lane bucket of an instant: unix seconds / `BUCKET_SECS`.
+pub fn bucket_of(t: crate::timefmt::Micros) -> i64 {
+    t.div_euclid(BUCKET_SECS * 1_000_000)
+}
+
 /// How many problem lines a parser keeps verbatim; the rest are only counted.
 pub const MAX_PROBLEMS: usize = 5;
 

@@ -17,9 +17,6 @@ use std::collections::BTreeMap;
 /// nginx's built-in format, used when the run has no `nginx-log-format`.
 pub const COMBINED: &str = r#"log_format combined '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"';"#;
 
-/// Seconds per bucket of the cache-lane time series.
-pub const BUCKET_SECS: i64 = 10;
-
 #[derive(Debug, Clone, PartialEq)]
 enum Part {
     Literal(String),
@@ -668,7 +665,7 @@ fn has_segments(path: &str, segments: &str) -> bool {
 
 /// Counts of one time bucket of the cache lane.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LaneBucket {
+pub struct CacheBucket {
     pub hits: u64,
     pub misses: u64,
     pub writes: u64,
@@ -693,7 +690,7 @@ pub struct SccacheLog {
     pub other_prefix: u64,
     pub other: u64,
     /// Keyed by `unix seconds / BUCKET_SECS`.
-    pub series: BTreeMap<i64, LaneBucket>,
+    pub series: BTreeMap<i64, CacheBucket>,
     pub first: Option<Micros>,
     pub last: Option<Micros>,
     /// Requests whose time could not be read (absent, or a date that does not
@@ -705,14 +702,14 @@ pub struct SccacheLog {
     /// The fleet's node hosts (run.json `addr`), whose requests also count
     /// on a lane of their own: `node_series[i]` is `hosts[i]`'s.
     hosts: super::zot::NodeHosts,
-    node_series: Vec<BTreeMap<i64, LaneBucket>>,
+    node_series: Vec<BTreeMap<i64, CacheBucket>>,
 }
 
 impl SccacheLog {
     /// One node's own lane (keyed as `series`); `None` when `host` is not
     /// one of the nodes this log was read for.
-    pub fn node_series(&self, host: &str) -> Option<&BTreeMap<i64, LaneBucket>> {
-        static EMPTY: BTreeMap<i64, LaneBucket> = BTreeMap::new();
+    pub fn node_series(&self, host: &str) -> Option<&BTreeMap<i64, CacheBucket>> {
+        static EMPTY: BTreeMap<i64, CacheBucket> = BTreeMap::new();
         let i = self.hosts.index(host)?;
         Some(self.node_series.get(i).unwrap_or(&EMPTY))
     }
@@ -771,7 +768,7 @@ impl SccacheSink {
         let bucket = req.time.map(|t| {
             log.first = Some(log.first.map_or(t, |f| f.min(t)));
             log.last = Some(log.last.map_or(t, |l| l.max(t)));
-            t.div_euclid(BUCKET_SECS * 1_000_000)
+            super::bucket_of(t)
         });
         log.untimed += u64::from(bucket.is_none());
         let node = bucket
@@ -781,7 +778,7 @@ impl SccacheSink {
                     log.node_series.resize_with(log.hosts.len(), BTreeMap::new);
                 }
             });
-        let mut lane = |f: &mut dyn FnMut(&mut LaneBucket)| {
+        let mut lane = |f: &mut dyn FnMut(&mut CacheBucket)| {
             if let Some(b) = bucket {
                 f(log.series.entry(b).or_default());
                 if let Some(series) = node.and_then(|i| log.node_series.get_mut(i)) {
@@ -847,7 +844,7 @@ impl LineSink for SccacheSink {
         a.other_prefix += b.other_prefix;
         a.other += b.other;
         a.untimed += b.untimed;
-        let add = |into: &mut BTreeMap<i64, LaneBucket>, from: BTreeMap<i64, LaneBucket>| {
+        let add = |into: &mut BTreeMap<i64, CacheBucket>, from: BTreeMap<i64, CacheBucket>| {
             for (k, v) in from {
                 let e = into.entry(k).or_default();
                 e.hits += v.hits;

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-pub const BUCKET_SECS: i64 = 10;
+use super::BUCKET_SECS;
 
 /// What every line is read for. Most lines are reads; the fields only a
 /// write needs are read in a second pass over the few write lines, because
@@ -501,10 +501,7 @@ impl ZotLog {
     }
 }
 
-/// The bucket of an instant.
-pub fn bucket_of(t: Micros) -> i64 {
-    t.div_euclid(BUCKET_SECS * 1_000_000)
-}
+use super::bucket_of;
 
 /// Adds `bytes` to the buckets covering `[from, to]` in proportion to overlap.
 pub fn spread(lane: &mut Lane, from: Micros, to: Micros, bytes: u64, cache: bool) {

@@ -82,9 +82,9 @@ pub fn fixed(v: &Value, args: &HashMap<String, Value>) -> Result<Value> {
 /// A name as a markdown code span (see `escape::md_code`).
 pub fn md_code(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(match v {
-        Value::String(s) => super::escape::md_code(s),
+        Value::String(s) => crate::escape::md_code(s),
         Value::Null => DASH.into(),
-        other => super::escape::md_code(&other.to_string()),
+        other => crate::escape::md_code(&other.to_string()),
     }))
 }
 

@@ -9,7 +9,7 @@ use crate::output::OutFile;
 use crate::view::View;
 
 /// Embeds JSON inside `<script>` (see `escape::script_json`).
-pub use super::escape::script_json as script_safe;
+pub use crate::escape::script_json as script_safe;
 
 pub const FILE: &str = "index.html";
 const TEMPLATE: &str = include_str!("../../templates/index.html.tera");
@@ -87,7 +87,7 @@ impl Export for Html<'_> {
         ctx.insert("data", &script_safe(json.trim_end()));
         // The page's colours come from the same constants as the SVG charts.
         ctx.insert("style", &script_safe(&super::page_style().to_string()));
-        ctx.insert("version", env!("CARGO_PKG_VERSION"));
+        ctx.insert("version", crate::view::Tool::VERSION);
         ctx.insert("site_root", &self.site_root);
         let page = t.render(FILE, &ctx).map_err(|e| Error::Template {
             name: FILE.into(),

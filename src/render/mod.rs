@@ -1,27 +1,40 @@
 //! Renderers: one module per output format behind one trait, `Export`. They
-//! read the view model and nothing else. The formats of a run's view: `json`
+//! read a view model and nothing else. The formats of a run's view: `json`
 //! (data.json), `markdown` (report.md), `charts` (the SVGs), `html` (the page,
 //! which embeds those three): the report's set, `render_all`; and on their
 //! own, `metrics` (Prometheus text) and `perfetto` (trace-event JSON).
+//! The views across runs take the same path: `markdown` writes compare's
+//! report too, `text` what check, gate and history print, `junit` and
+//! `job_summary` the night's verdicts for CI; `history` holds history's files.
 
 pub mod charts;
-pub mod escape;
 pub mod filters;
+pub mod history;
 pub mod html;
+pub mod job_summary;
 pub mod json;
+pub mod junit;
 pub mod markdown;
 pub mod metrics;
 pub mod perfetto;
 pub mod placement;
 pub mod ratios;
+pub mod text;
 
 use crate::error::Result;
 use crate::output::OutFile;
 use crate::view::View;
 
-/// One output format.
-pub trait Export {
-    fn render(&self, view: &View) -> Result<Vec<OutFile>>;
+/// One output format of a view: the report's [`View`] by default; compare's,
+/// the gate's, check's and history's views go the same way.
+pub trait Export<V: ?Sized = View> {
+    fn render(&self, view: &V) -> Result<Vec<OutFile>>;
+}
+
+/// What `format` renders of `view`, as one text: what a command prints.
+pub fn printed<V: ?Sized>(format: &impl Export<V>, view: &V) -> Result<String> {
+    let files = format.render(view)?;
+    Ok(files.iter().map(|f| String::from_utf8_lossy(&f.bytes)).collect())
 }
 
 /// The colours of nodes, shared by every chart and the page (Tableau 10:

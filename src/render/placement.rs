@@ -44,7 +44,7 @@ pub fn markdown(p: &PlacementView) -> Result<String> {
     })?;
     Ok(super::markdown::tidy(&format!(
         "# Run {}\n\n{text}",
-        super::escape::md_text(&p.stamp)
+        crate::escape::md_text(&p.stamp)
     )))
 }
 

@@ -137,7 +137,7 @@ pub(super) fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static s
         );
     }
     if let Some(s) = &run.sccache {
-        let bucket = crate::input::sccache::BUCKET_SECS * 1_000_000;
+        let bucket = crate::input::BUCKET_SECS * 1_000_000;
         let timed = s
             .log
             .series
@@ -226,7 +226,7 @@ fn dense_range<V>(series: &BTreeMap<i64, V>, bucket_s: i64, window: Option<(Micr
 }
 
 fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>, nodes: &[NodeView]) -> SccacheView {
-    let bucket_s = crate::input::sccache::BUCKET_SECS;
+    let bucket_s = crate::input::BUCKET_SECS;
     let no_record = why::no_record(run, model::SCCACHE);
     let (Some(s), None) = (&run.sccache, &no_record) else {
         let present = run.input(model::SCCACHE).is_some_and(|i| i.present);
@@ -294,7 +294,7 @@ fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>, nodes: 
 /// The registry's view, and the warning for writes that lasted beyond the
 /// window (drawn only inside it).
 fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>, nodes: &[NodeView]) -> (ZotView, Option<String>) {
-    let bucket_s = crate::input::zot::BUCKET_SECS;
+    let bucket_s = crate::input::BUCKET_SECS;
     let no_record = why::no_record(run, model::ZOT);
     let (Some(z), None) = (&run.zot, &no_record) else {
         let present = run.input(model::ZOT).is_some_and(|i| i.present);

@@ -87,3 +87,36 @@ fn check_passes_a_sound_run_and_names_every_contract_break() {
     let text = String::from_utf8_lossy(&perfreport(&["check", p.to_str().unwrap()]).stdout).into_owned();
     assert!(text.contains("FAIL  zot.jsonl"), "{text}");
 }
+
+#[test]
+fn check_says_a_root_span_without_an_end_in_a_finished_run_as_such_not_as_a_missing_one() {
+    let run = tempfile::tempdir().unwrap();
+    let p = run.path();
+    std::fs::write(
+        p.join("run.json"),
+        r#"{"mode": "cold", "arch": "gfx1201", "targets": ["bake"], "started_at": "2026-10-20T02:00:00Z", "finished_at": "2026-10-20T03:00:00Z"}"#,
+    )
+    .unwrap();
+    // BuildKit's span stubs: the root's EndTime is Go's zero time, so it never ended.
+    std::fs::write(
+        p.join("trace-bake.json"),
+        r#"{"Name": "build", "SpanContext": {"SpanID": "aa00000000000001"}, "Parent": {"SpanID": "0000000000000000"},
+            "StartTime": "2026-10-20T02:00:00Z", "EndTime": "0001-01-01T00:00:00Z"}
+{"Name": "[builder 1/1] RUN make", "SpanContext": {"SpanID": "aa00000000000002"}, "Parent": {"SpanID": "aa00000000000001"},
+            "StartTime": "2026-10-20T02:00:01Z", "EndTime": "2026-10-20T02:10:00Z"}
+"#,
+    )
+    .unwrap();
+    let o = perfreport(&["check", p.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stdout));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let bake = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["input"] == "trace-bake.json")
+        .unwrap();
+    let problems = bake["problems"].to_string();
+    assert!(problems.contains("the root span has not ended"), "{problems}");
+    assert!(!problems.contains("no root span"), "{problems}");
+}

@@ -150,3 +150,29 @@ fn compare_and_gate_outputs_carry_the_tool_and_both_runs_provenance() {
     assert_eq!(g["tool"]["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(g["provenance"]["run"]["mode"], "cold");
 }
+
+#[test]
+fn compare_refuses_a_job_width_recorded_for_one_run_only_and_warns_when_for_neither() {
+    // The cold sample records no max_jobs; its copy records 32.
+    let b = pinned_copy(COLD);
+    let json = std::fs::read_to_string(b.path().join("run.json")).unwrap();
+    let with_width = json.replacen('{', r#"{"max_jobs": 32, "#, 1);
+    std::fs::write(b.path().join("run.json"), with_width).unwrap();
+    let o = perfreport(&["compare", sample(COLD).to_str().unwrap(), b.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("Not comparable")
+            && text.contains("job width differs: 20261020T020000Z is unknown, 20261020T020000Z is 32"),
+        "{text}"
+    );
+    // Neither records it: compared, with the width said to be unchecked.
+    let o = perfreport(&[
+        "compare",
+        sample(COLD).to_str().unwrap(),
+        sample(COLD).to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("⚠ neither run records its job width"), "{text}");
+}

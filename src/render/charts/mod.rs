@@ -68,7 +68,7 @@ pub fn svg(
     };
     match drawn {
         // One escaper for every chart's text, whatever it came from.
-        Ok(Ok(svg)) => Ok(crate::render::escape::xml_chars(&svg).into_owned()),
+        Ok(Ok(svg)) => Ok(crate::escape::xml_chars(&svg).into_owned()),
         Ok(Err(message)) => Err(chart_error(message)),
         Err(_) => Err(chart_error("the chart library panicked on this data".into())),
     }

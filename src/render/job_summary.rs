@@ -3,23 +3,39 @@
 //! per gated run with its verdict, then each regression with its band and n,
 //! and with a site's address a link to each run's page on it.
 
-use super::night::{Night, Verdict};
+use super::Export;
+use crate::error::Result;
+use crate::gate::night::{Night, Verdict};
+use crate::output::OutFile;
 use crate::term::quote;
 
 /// Markdown text and code of an input's string, its control and bidi
 /// characters quoted first: a summary view must not reorder or hide a name.
 fn md_text(s: &str) -> String {
-    crate::render::escape::md_text(&quote(s))
+    crate::escape::md_text(&quote(s))
 }
 
 fn md_code(s: &str) -> String {
-    crate::render::escape::md_code(&quote(s))
+    crate::escape::md_code(&quote(s))
 }
 use crate::timefmt::human_duration;
 
-/// The summary of `night`; `page_of`, where a run's page is on the
-/// published site (from its folder under the root), when there is one.
-pub fn render(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
+pub const FILE: &str = "summary.md";
+
+/// The job summary, as `gate --summary` appends it. `page_of`: where a
+/// run's page is on the published site (from its folder under the root),
+/// when there is one.
+pub struct JobSummary<'a> {
+    pub page_of: Option<&'a dyn Fn(&str) -> String>,
+}
+
+impl Export<Night> for JobSummary<'_> {
+    fn render(&self, night: &Night) -> Result<Vec<OutFile>> {
+        Ok(vec![OutFile::new(FILE, summary(night, self.page_of))])
+    }
+}
+
+fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
     let regressed = night.runs.iter().filter(|r| r.verdict == Verdict::Regressed).count();
     let headline = if night.regressions > 0 {
         format!(
@@ -82,9 +98,10 @@ pub fn render(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String
                 md_code(&run.stamp),
                 md_code(&c.target),
                 md_code(&c.metric),
-                c.measured.map_or("—".into(), |m| super::shown_value(&c.metric, m)),
-                super::shown_value(&c.metric, c.expected),
-                c.drift_pct.map_or("—".into(), |d| format!("{d:+.1}%")),
+                c.measured
+                    .map_or("—".into(), |m| crate::gate::shown_value(&c.metric, m)),
+                crate::gate::shown_value(&c.metric, c.expected),
+                c.drift_pct.map_or("—".into(), crate::gate::shown_drift),
                 md_text(&c.band_from),
             ));
             if let Some(load) = &c.rests_on_loaded {

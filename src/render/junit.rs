@@ -5,13 +5,27 @@
 //! for a metric that is not gateable. A run that could not be gated is a
 //! suite with one skipped case saying why, so the view shows it too.
 
-use super::night::{GatedRun, Night};
-use super::Check;
-use crate::render::escape::xml;
+use super::Export;
+use crate::error::Result;
+use crate::escape::xml;
+use crate::gate::night::{GatedRun, Night};
+use crate::gate::Check;
+use crate::output::OutFile;
 use std::fmt::Write;
 
+pub const FILE: &str = "junit.xml";
+
+/// JUnit XML, as `gate --junit` writes it.
+pub struct Junit;
+
+impl Export<Night> for Junit {
+    fn render(&self, night: &Night) -> Result<Vec<OutFile>> {
+        Ok(vec![OutFile::new(FILE, document(night))])
+    }
+}
+
 /// The JUnit document for `night`.
-pub fn render(night: &Night) -> String {
+fn document(night: &Night) -> String {
     let tests: usize = night.runs.iter().map(|r| cases(r).len() + r.unmeasured.len()).sum();
     let failures: usize = night.runs.iter().map(failures_in).sum();
     let skipped: usize = night.runs.iter().map(skipped_in).sum();
@@ -134,8 +148,8 @@ fn detail(c: &Check) -> String {
         c.target,
         c.metric,
         c.measured
-            .map_or("not measured".into(), |m| super::shown_value(&c.metric, m)),
-        super::shown_value(&c.metric, c.expected),
+            .map_or("not measured".into(), |m| crate::gate::shown_value(&c.metric, m)),
+        crate::gate::shown_value(&c.metric, c.expected),
         c.band_from,
         c.verdict
     );

@@ -4,8 +4,8 @@
 //! run's page. Self-contained (no request), so it opens from disk too; the
 //! data is one number per run, target and metric, so the page stays small.
 
-use super::super::view::{HistoryView, KeyView};
 use crate::error::Result;
+use crate::history::view::{HistoryView, KeyView};
 use crate::render::html::{markdown_html, script_safe};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -125,7 +125,7 @@ pub fn render(view: &HistoryView) -> Result<String> {
     }
     let data = PageData {
         running: crate::analysis::spread::RUNNING,
-        metrics: super::super::METRICS,
+        metrics: crate::history::METRICS,
         keys: view.keys.iter().map(page_key).collect(),
     };
     let json = serde_json::to_string(&data).unwrap_or_else(|_| "{}".into());
@@ -136,7 +136,7 @@ pub fn render(view: &HistoryView) -> Result<String> {
     ctx.insert("body", &body);
     ctx.insert("data", &script_safe(&json));
     ctx.insert("js", JS);
-    ctx.insert("metrics", &super::super::METRICS);
+    ctx.insert("metrics", &crate::history::METRICS);
     t.render(FILE, &ctx).map_err(|e| crate::error::Error::Template {
         name: FILE.into(),
         message: format!("{e:?}"),

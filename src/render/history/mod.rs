@@ -5,8 +5,8 @@
 pub mod chart;
 pub mod page;
 
-use super::view::{HistoryView, KeyView};
 use crate::error::{Error, Result};
+use crate::history::view::{HistoryView, KeyView};
 use crate::output::OutFile;
 use std::collections::HashMap;
 use tera::Value;
@@ -61,7 +61,7 @@ pub fn markdown(view: &HistoryView) -> Result<String> {
         name: MARKDOWN.into(),
         message: e.to_string(),
     })?;
-    ctx.insert("metrics", &super::METRICS);
+    ctx.insert("metrics", &crate::history::METRICS);
     ctx.insert("pooled", &view.keys.iter().map(|k| k.runs.len()).sum::<usize>());
     let text = t.render(MARKDOWN, &ctx).map_err(template_error(MARKDOWN))?;
     Ok(tidy(&text))
@@ -87,6 +87,15 @@ pub fn json(view: &HistoryView) -> Vec<u8> {
     bytes
 }
 
+/// The site's `history.html` and `history.json` (without the charts the page draws itself).
+pub fn site_files(history: HistoryView) -> Result<Vec<OutFile>> {
+    let page = page::render(&history)?;
+    Ok(vec![
+        OutFile::new(page::FILE, page),
+        OutFile::new(crate::history::view::FILE, json(&history.without_charts())),
+    ])
+}
+
 /// The `history` command's files: history.json, history.md, a chart per key.
 pub fn render_all(view: &HistoryView) -> Result<Vec<OutFile>> {
     use rayon::prelude::*;
@@ -97,77 +106,9 @@ pub fn render_all(view: &HistoryView) -> Result<Vec<OutFile>> {
         .map(|(name, k)| Ok(OutFile::new(name, chart::draw(k)?)))
         .collect::<Result<_>>()?;
     let mut files = vec![
-        OutFile::new(super::view::FILE, json(view)),
+        OutFile::new(crate::history::view::FILE, json(view)),
         OutFile::new(MARKDOWN, markdown(view)?),
     ];
     files.extend(charts);
     Ok(files)
-}
-
-/// What a person at a terminal wants first: per key its runs, each step with
-/// the run it starts at, each metric too wide to gate; then what was left out.
-pub fn summary(view: &HistoryView) -> String {
-    use std::fmt::Write;
-    let pooled: usize = view.keys.iter().map(|k| k.runs.len()).sum();
-    let mut s = format!(
-        "perfreport history {}: {pooled} run{} in {} key{}, {} left out\n",
-        view.root,
-        if pooled == 1 { "" } else { "s" },
-        view.keys.len(),
-        if view.keys.len() == 1 { "" } else { "s" },
-        view.left_out.len()
-    );
-    for k in &view.keys {
-        let span = match (k.runs.first(), k.runs.last()) {
-            (Some(a), Some(b)) if k.runs.len() > 1 => format!("{a} to {b}"),
-            _ => k.note.clone().unwrap_or_default(),
-        };
-        let _ = writeln!(
-            s,
-            "  {}: {}, {span}",
-            k.label,
-            crate::fmt::counted(k.runs.len() as u64, "run", "runs")
-        );
-        for (target, metrics) in &k.targets {
-            for m in super::METRICS {
-                let Some(v) = metrics.get(m) else { continue };
-                if let Some(step) = &v.step {
-                    let _ = writeln!(
-                        s,
-                        "    {target} {m}: step {} from {} ({} → {})",
-                        crate::fmt::change(step.change_pct, 1),
-                        step.stamp,
-                        crate::fmt::metric(m, step.before),
-                        crate::fmt::metric(m, step.after)
-                    );
-                }
-                if let Some(cp) = &v.change_point {
-                    let _ = writeln!(s, "      {}", cp.why);
-                }
-                if let Some(sp) = v
-                    .spread_pct
-                    .filter(|sp| *sp > crate::analysis::spread::MAX_GATE_SPREAD_PCT)
-                {
-                    let _ = writeln!(
-                        s,
-                        "    {target} {m}: not gateable: spread {}% over {}",
-                        crate::fmt::fixed(sp, 1),
-                        crate::fmt::counted(v.n as u64, "run", "runs")
-                    );
-                }
-            }
-        }
-        if !k.loaded.is_empty() {
-            let _ = writeln!(
-                s,
-                "    loaded: {} ({})",
-                crate::fmt::counted(k.loaded.len() as u64, "run", "runs"),
-                k.loaded.keys().cloned().collect::<Vec<_>>().join(", ")
-            );
-        }
-    }
-    for l in &view.left_out {
-        let _ = writeln!(s, "  left out: {}: {}", l.run, l.reason);
-    }
-    s
 }
