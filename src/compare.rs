@@ -234,21 +234,28 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
             why,
         });
     }
+    out.nodes = node_changes(a, b, node_band);
+    out
+}
+
+/// Each node's busy, idle and mean CPU from A to B, banded by `band`.
+fn node_changes(a: &View, b: &View, band: impl Fn(&str, &str) -> (f64, String, usize)) -> Vec<TargetChange> {
+    let mut rows = vec![];
     for na in &a.nodes {
         let Some(nb) = b.nodes.iter().find(|n| n.name == na.name) else {
             continue;
         };
         let changes = vec![
-            change("busy_s", na.busy_s, nb.busy_s, node_band(&na.name, "busy_s")),
-            change("idle_s", na.idle_s, nb.idle_s, node_band(&na.name, "idle_s")),
+            change("busy_s", na.busy_s, nb.busy_s, band(&na.name, "busy_s")),
+            change("idle_s", na.idle_s, nb.idle_s, band(&na.name, "idle_s")),
             change(
                 "cpu_pct_mean",
                 na.cpu_pct_mean,
                 nb.cpu_pct_mean,
-                node_band(&na.name, "cpu_pct_mean"),
+                band(&na.name, "cpu_pct_mean"),
             ),
         ];
-        out.nodes.push(TargetChange {
+        rows.push(TargetChange {
             target: na.name.clone(),
             node_a: None,
             node_b: None,
@@ -260,7 +267,7 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
             why: None,
         });
     }
-    out
+    rows
 }
 
 /// What moved beside a target's steps.
