@@ -237,3 +237,46 @@ fn page_targets_of_one_builder_have_distinct_legend_colours() {
     }
     no_errors(&seen);
 }
+
+/// A builder's darkest target shade sat at 1.1:1 on the dark page and its
+/// lightest near that on white: some bars could not be seen. Every bar of
+/// the timeline is outlined at 3:1 or more against the page, light and dark.
+#[test]
+fn page_every_timeline_bar_is_outlined_visibly_in_both_schemes() {
+    use crate::pictures::{contrast, parse_colour};
+    let Some(path) = chromium() else { return };
+    let out = tempfile::tempdir().unwrap();
+    report(&sample(COLD), out.path(), &[]);
+    let browser = launch(path);
+    let (tab, seen) = open(&browser, &file_url(&out.path().join("index.html")));
+    for scheme in ["light", "dark"] {
+        colour_scheme(&tab, scheme);
+        let js = r#"JSON.stringify({
+            ground: getComputedStyle(document.body).backgroundColor,
+            bars: [...document.querySelectorAll('#chart-timeline rect.band')]
+                .filter(r => ['build', 'setup', 'export', 'record'].includes(r.getAttribute('data-phase')))
+                .map(r => { const s = getComputedStyle(r); return [r.getAttribute('data-target'), s.stroke, +s.strokeOpacity, parseFloat(s.strokeWidth)]; })
+        })"#;
+        let v: Value = serde_json::from_str(eval(&tab, js).as_str().unwrap()).unwrap();
+        let ground = parse_colour(v["ground"].as_str().unwrap()).unwrap();
+        let bars = v["bars"].as_array().unwrap();
+        assert!(bars.len() >= 30, "{scheme}: the cold sample's bars: {}", bars.len());
+        for b in bars {
+            let stroke = parse_colour(b[1].as_str().unwrap_or("none"))
+                .unwrap_or_else(|| panic!("{scheme}: a bar without an outline: {b}"));
+            let alpha = b[2].as_f64().unwrap();
+            let mix = |s: u8, g: u8| (s as f64 * alpha + g as f64 * (1.0 - alpha)).round() as u8;
+            let seen_as = (
+                mix(stroke.0, ground.0),
+                mix(stroke.1, ground.1),
+                mix(stroke.2, ground.2),
+            );
+            let c = contrast(seen_as, ground);
+            assert!(
+                c >= 3.0 && b[3].as_f64() > Some(0.0),
+                "{scheme}: {b} outlined at {c:.2}:1"
+            );
+        }
+    }
+    no_errors(&seen);
+}
