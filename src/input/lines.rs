@@ -11,6 +11,7 @@
 //! total in file order as they arrive.
 
 use super::ParseStats;
+use perfreport_scan::json_shape::Shapes;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -63,6 +64,14 @@ pub trait LineSink: Send + Sized {
     /// once, so a sink that needs text need not check each line again.
     fn line_text(&mut self, line: &str) -> Outcome {
         self.line(line.as_bytes())
+    }
+    /// The shapes of earlier lines this sink reads with (see
+    /// `perfreport_scan::fields`), `None` for a sink that learns none. Each
+    /// worker's shapes go from one chunk's sink to the next chunk it
+    /// parses: a log of many line shapes needs more lines to learn them all
+    /// than one chunk holds.
+    fn learnt(&mut self) -> Option<&mut Shapes> {
+        None
     }
     /// A line was passed over unread, blank or longer than `MAX_LINE` (for
     /// sinks that number their records).
@@ -194,6 +203,8 @@ struct InFlight<S> {
     done: Mutex<BTreeMap<u64, Parsed<S>>>,
     /// Buffers of blocks fully parsed, for the reader to fill again.
     free: Mutex<Vec<Vec<u8>>>,
+    /// The workers' learnt shapes between chunks.
+    learnt: Learnt,
 }
 
 /// The reader's side of the chunks in flight.
@@ -271,6 +282,26 @@ impl<S: LineSink> Ordered<S> {
     }
 }
 
+/// The shapes the workers of one parse have learnt, each lent to the sink
+/// of the chunk a worker parses next and taken back after it: a worker's
+/// own, never shared by two chunks at once.
+#[derive(Default)]
+struct Learnt(Mutex<Vec<Shapes>>);
+
+impl Learnt {
+    fn lend<S: LineSink>(&self, sink: &mut S, parse: impl FnOnce(&mut S)) {
+        if let Some(mine) = sink.learnt() {
+            if let Some(shapes) = lock(&self.0).pop() {
+                *mine = shapes;
+            }
+        }
+        parse(sink);
+        if let Some(mine) = sink.learnt() {
+            lock(&self.0).push(std::mem::take(mine));
+        }
+    }
+}
+
 /// A lock's data: what it guards stays whole even if a holder panicked
 /// (a push or a remove of a map entry), so its poison is not passed on.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -312,6 +343,7 @@ where
     let in_flight = InFlight {
         done: Mutex::new(BTreeMap::new()),
         free: Mutex::new(Vec::new()),
+        learnt: Learnt::default(),
     };
     let (in_flight, make) = (&in_flight, &make);
     rayon::scope_fifo(|scope| {
@@ -435,7 +467,9 @@ where
                     let mut sink = make();
                     let mut stats = ParseStats::default();
                     let chunk = &block.data[range];
-                    parse_chunk(chunk, is_end && i == last, tail, sz.max_line, &mut sink, &mut stats);
+                    in_flight.learnt.lend(&mut sink, |sink| {
+                        parse_chunk(chunk, is_end && i == last, tail, sz.max_line, sink, &mut stats);
+                    });
                     (sink, stats)
                 }));
                 drop(block);
@@ -514,13 +548,16 @@ where
 {
     let chunks = split_chunks(block, sz.chunk);
     let last = chunks.len().saturating_sub(1);
+    let learnt = Learnt::default();
     chunks
         .into_par_iter()
         .enumerate()
         .map(|(i, chunk)| {
             let mut sink = make();
             let mut stats = ParseStats::default();
-            parse_chunk(chunk, is_end && i == last, tail, sz.max_line, &mut sink, &mut stats);
+            learnt.lend(&mut sink, |sink| {
+                parse_chunk(chunk, is_end && i == last, tail, sz.max_line, sink, &mut stats);
+            });
             (sink, stats)
         })
         .reduce_with(|(mut sa, mut ta), (sb, tb)| {

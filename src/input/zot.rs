@@ -9,88 +9,15 @@ use super::InputReport;
 /// The registry's log, in a run directory.
 pub const FILE: &str = "zot.jsonl";
 use crate::timefmt::{self, Micros};
+use perfreport_scan::fields::{self, field, object, Field, Got, Kind, Pass, Record, Spec};
 use perfreport_scan::find::each_of_two;
-use perfreport_scan::json_scan::{once, Bail, Cursor, Scan, Via};
-use perfreport_scan::json_shape::{Field, Shapes, Step, Value};
-use serde::de::{Deserializer, SeqAccess, Visitor};
-use serde::Deserialize;
+use perfreport_scan::json_scan::{Cursor, Via};
+use perfreport_scan::json_shape::Shapes;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::Arc;
 
 pub const BUCKET_SECS: i64 = 10;
-
-/// What every line is read for. Most lines are reads; the fields only a
-/// write needs are read in a second pass over the few write lines, because
-/// borrowing a string costs its UTF-8 validation while skipping it does not.
-#[derive(Deserialize)]
-struct Line<'a> {
-    #[serde(borrow)]
-    message: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    method: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    path: Option<Cow<'a, str>>,
-    #[serde(rename = "statusCode")]
-    status_code: Option<serde_json::Number>,
-    #[serde(rename = "bodySize")]
-    body_size: Option<serde_json::Number>,
-}
-
-/// The fields of a write line.
-#[derive(Deserialize)]
-struct WriteLine<'a> {
-    #[serde(borrow)]
-    headers: Option<Headers<'a>>,
-    #[serde(rename = "clientIP", borrow)]
-    client_ip: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    time: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    latency: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct Headers<'a> {
-    #[serde(rename = "Content-Length", borrow)]
-    content_length: Option<First<'a>>,
-}
-
-/// The first string of a header's list, without collecting the list.
-struct First<'a>(Option<Cow<'a, str>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for First<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = First<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list of header values")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<First<'de>, A::Error> {
-                let first: Option<Cow<'de, str>> = seq.next_element::<Borrowed<'de>>()?.map(|b| b.0);
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(First(first))
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<First<'de>, E> {
-                Ok(First(Some(Cow::Borrowed(v))))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<First<'de>, E> {
-                Ok(First(Some(Cow::Owned(v.to_string()))))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// A `Cow<str>` that borrows when the JSON string has no escapes.
-struct Borrowed<'a>(Cow<'a, str>);
-impl<'de: 'a, 'a> Deserialize<'de> for Borrowed<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Borrowed(<Cow<'a, str> as Deserialize>::deserialize(d)?))
-    }
-}
 
 /// What a registry request was, from the table in the spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,6 +199,9 @@ impl Lane {
 /// The mergeable aggregate of a zot.jsonl (or a chunk of it).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ZotLog {
+    /// The shapes of the lines read, while a worker parses a chunk (see
+    /// `LineSink::learnt`): a cache, equal in every aggregate.
+    shapes: Shapes,
     /// `HTTP API` lines.
     pub requests: u64,
     pub blob_write_bytes: u64,
@@ -474,24 +404,14 @@ struct Write<'a> {
     latency: Option<Cow<'a, str>>,
 }
 
-fn borrowed<'a>(c: &mut Cursor<'a>) -> Scan<Cow<'a, str>> {
-    c.string().map(Cow::Borrowed)
+/// A line's fields, read into `Req` and `Write` as the table says.
+#[derive(Default)]
+struct Fields<'a> {
+    req: Req<'a>,
+    write: Write<'a>,
 }
 
-thread_local! {
-    /// The registry lines' shapes learnt on this thread (see `json_shape`):
-    /// kept from chunk to chunk, as a log of many header sets needs more
-    /// lines to learn them all than one chunk holds.
-    static SHAPES: std::cell::RefCell<Shapes> = std::cell::RefCell::new(Shapes::default());
-}
-
-/// How many registry lines this thread replayed by a learnt shape (for tests).
-#[cfg(test)]
-fn replayed_here() -> u64 {
-    SHAPES.with_borrow(Shapes::replayed)
-}
-
-// The fields `scan` reads, by name for a line shape (see `json_shape`).
+// The fields of a registry line, by name (see `FIELDS`).
 const MESSAGE: Field = 0;
 const METHOD: Field = 1;
 const PATH: Field = 2;
@@ -502,121 +422,52 @@ const TIME: Field = 6;
 const LATENCY: Field = 7;
 const CONTENT_LENGTH: Field = 8;
 
-/// Where `scan` finds each field it reads.
-fn field_of(path: &[Step<'_>]) -> Option<Field> {
-    Some(match path {
-        [Step::Key("message")] => MESSAGE,
-        [Step::Key("method")] => METHOD,
-        [Step::Key("path")] => PATH,
-        [Step::Key("statusCode")] => STATUS,
-        [Step::Key("bodySize")] => BODY_SIZE,
-        [Step::Key("clientIP")] => CLIENT_IP,
-        [Step::Key("time")] => TIME,
-        [Step::Key("latency")] => LATENCY,
-        [Step::Key("headers"), Step::Key("Content-Length"), Step::Index(0)] => CONTENT_LENGTH,
-        _ => return None,
-    })
-}
+/// The registry line's keys, each named once. Most lines are reads; the
+/// fields only a write needs are `later`: serde reads them in a second
+/// pass over the few write lines, so that a read line is never refused for
+/// a write's field (and borrowing a string costs its UTF-8 validation).
+static FIELDS: &[Spec] = &[
+    field(MESSAGE, "message", Kind::Text),
+    field(METHOD, "method", Kind::Text),
+    field(PATH, "path", Kind::Text),
+    field(STATUS, "statusCode", Kind::Count),
+    field(BODY_SIZE, "bodySize", Kind::Count),
+    field(CLIENT_IP, "clientIP", Kind::Text).later(),
+    field(TIME, "time", Kind::Text).later(),
+    field(LATENCY, "latency", Kind::Text).later(),
+    object("headers", &[field(CONTENT_LENGTH, "Content-Length", Kind::FirstOfList)]).later(),
+];
 
-/// The fields of a line that fits a learnt shape, each read as `scan`
-/// reads it; anything `scan` would refuse hands the line back to it.
-/// Fills `r` and `w`, owned by the caller: a line's fields are some 200
-/// bytes, and returning them through the shape cache's closure copied them
-/// twice a line (`memcpy` was 3.6% of a registry log's profile).
-fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value], r: &mut Req<'a>, w: &mut Write<'a>) -> Scan<()> {
-    for v in values {
-        // The replay found each string's closing quote: no second search.
-        let text = || c.string_at(v.start, v.end).map(Cow::Borrowed);
-        match v.field {
-            MESSAGE => r.message = Some(text()?),
-            METHOD => r.method = Some(text()?),
-            PATH => r.path = Some(text()?),
-            CLIENT_IP => w.client_ip = Some(text()?),
-            TIME => w.time = Some(text()?),
-            LATENCY => w.latency = Some(text()?),
-            CONTENT_LENGTH => w.content_length = Some(text()?),
-            STATUS | BODY_SIZE => {
-                c.set_offset(v.start);
-                let n = c.u64()?;
-                if c.offset() != v.end {
-                    return Err(Bail);
-                }
-                if v.field == STATUS {
-                    r.status = Some(n);
-                } else {
-                    r.body_size = Some(n);
-                }
-            }
-            _ => return Err(Bail),
+impl<'a> Record<'a> for Fields<'a> {
+    #[inline(always)]
+    fn set(&mut self, field: Field, v: Got<'a>) {
+        let (r, w) = (&mut self.req, &mut self.write);
+        match field {
+            MESSAGE => r.message = v.text(),
+            METHOD => r.method = v.text(),
+            PATH => r.path = v.text(),
+            STATUS => r.status = v.count(),
+            BODY_SIZE => r.body_size = v.count(),
+            CLIENT_IP => w.client_ip = v.text(),
+            TIME => w.time = v.text(),
+            LATENCY => w.latency = v.text(),
+            CONTENT_LENGTH => w.content_length = v.text(),
+            _ => {}
         }
     }
-    Ok(())
-}
-
-/// The fast path (see `json_scan`): every field in one walk of the line.
-/// Fills `r` and `w` (see `read_fields`).
-fn scan<'a>(mut c: Cursor<'a>, r: &mut Req<'a>, w: &mut Write<'a>) -> Scan<()> {
-    let (mut status, mut body_size) = (None, None);
-    let mut seen_headers = false;
-    c.object(|c, key| match key {
-        "message" => once(&mut r.message, borrowed(c)?),
-        "method" => once(&mut r.method, borrowed(c)?),
-        "path" => once(&mut r.path, borrowed(c)?),
-        "statusCode" => once(&mut status, c.u64()?),
-        "bodySize" => once(&mut body_size, c.u64()?),
-        "clientIP" => once(&mut w.client_ip, borrowed(c)?),
-        "time" => once(&mut w.time, borrowed(c)?),
-        "latency" => once(&mut w.latency, borrowed(c)?),
-        "headers" => {
-            if std::mem::replace(&mut seen_headers, true) {
-                return Err(Bail);
-            }
-            let mut seen_length = false;
-            c.object(|c, key| {
-                if key != "Content-Length" {
-                    return c.skip();
-                }
-                if std::mem::replace(&mut seen_length, true) {
-                    return Err(Bail);
-                }
-                c.array(|c, i| {
-                    if i == 0 {
-                        w.content_length = Some(borrowed(c)?);
-                        Ok(())
-                    } else {
-                        c.skip()
-                    }
-                })
-            })
-        }
-        _ => c.skip(),
-    })?;
-    c.end()?;
-    r.status = status;
-    r.body_size = body_size;
-    Ok(())
 }
 
 /// The reference path: serde_json, the write fields only for a write.
 fn parse_req(line: &[u8]) -> Result<Req<'_>, String> {
-    let l: Line = serde_json::from_slice(line).map_err(|e| format!("broken JSON: {e}"))?;
-    Ok(Req {
-        message: l.message,
-        method: l.method,
-        path: l.path,
-        status: l.status_code.and_then(|n| n.as_u64()),
-        body_size: l.body_size.and_then(|n| n.as_u64()),
-    })
+    let mut f = Fields::default();
+    fields::read_serde(FIELDS, line, Pass::Now, "a JSON object", &mut f).map_err(|e| format!("broken JSON: {e}"))?;
+    Ok(f.req)
 }
 
 fn parse_write(line: &[u8]) -> Result<Write<'_>, String> {
-    let w: WriteLine = serde_json::from_slice(line).map_err(|e| format!("broken JSON: {e}"))?;
-    Ok(Write {
-        content_length: w.headers.and_then(|h| h.content_length).and_then(|c| c.0),
-        client_ip: w.client_ip,
-        time: w.time,
-        latency: w.latency,
-    })
+    let mut f = Fields::default();
+    fields::read_serde(FIELDS, line, Pass::Later, "a JSON object", &mut f).map_err(|e| format!("broken JSON: {e}"))?;
+    Ok(f.write)
 }
 
 impl ZotLog {
@@ -685,22 +536,9 @@ impl ZotLog {
         if via == Via::Fast {
             // The replay checks every byte itself; the walk needs a plain line.
             if let Some(c) = text.map(Cursor::text).or_else(|| Cursor::utf8(line)) {
-                let (mut req, mut write) = (Req::default(), Write::default());
-                let read: Scan<()> = SHAPES.with_borrow_mut(|shapes| {
-                    if let Some(values) = shapes.replay(&c) {
-                        if read_fields(c.clone(), values, &mut req, &mut write).is_ok() {
-                            return Ok(());
-                        }
-                        // What a refused replay read is not the line's.
-                        (req, write) = (Req::default(), Write::default());
-                    }
-                    let c = c.into_plain().ok_or(Bail)?;
-                    scan(c.clone(), &mut req, &mut write)?;
-                    shapes.learn(&c, field_of);
-                    Ok(())
-                });
-                if read.is_ok() {
-                    return self.apply(req, || Ok(write));
+                let mut f = Fields::default();
+                if fields::read_fast(FIELDS, c, &mut self.shapes, &mut f).is_ok() {
+                    return self.apply(f.req, || Ok(f.write));
                 }
             }
         }
@@ -828,6 +666,10 @@ impl ZotLog {
 impl LineSink for ZotLog {
     fn line(&mut self, line: &[u8]) -> Outcome {
         self.line_via(line, Via::Fast)
+    }
+
+    fn learnt(&mut self) -> Option<&mut Shapes> {
+        Some(&mut self.shapes)
     }
 
     fn line_text(&mut self, line: &str) -> Outcome {
@@ -1358,9 +1200,8 @@ mod same_on_both_paths {
             for variant in &variants {
                 text.push_str(&format!("{variant}\n{shape}\n"));
             }
-            let before = replayed_here();
             let (z, _) = both(text.as_bytes());
-            assert!(replayed_here() - before > variants.len() as u64, "{shape}");
+            assert!(z.shapes.replayed() > variants.len() as u64, "{shape}");
             counts.0 += z.requests;
             counts.1 += z.blob_writes;
             counts.2 += z.manifest_writes;
@@ -1401,7 +1242,7 @@ mod fast_path_reach {
             let fast = json
                 .iter()
                 .filter(|l| {
-                    Cursor::plain(l).is_some_and(|c| scan(c, &mut Req::default(), &mut Write::default()).is_ok())
+                    Cursor::plain(l).is_some_and(|mut c| fields::walk(FIELDS, &mut c, &mut Fields::default()).is_ok())
                 })
                 .count();
             assert!(

@@ -2,6 +2,8 @@
 //! perfreport's parsers (registry, node samples, compiler cache) say which
 //! fields they want and what they are; this crate finds them.
 //!
+//! - [`fields`]: a format's fields declared once, in a table, and read out
+//!   of a line by shape replay, by the walk, or by serde_json, the judge.
 //! - [`find`]: byte and substring search tuned for the short haystacks of a
 //!   log line's fields.
 //! - [`json_scan`]: a cursor over one plain JSON line (no escape in a field,
@@ -18,6 +20,7 @@
 //! (sonic-rs with rayon, `benches/baseline`) is slower on every member of
 //! the generated family of logs; BENCHMARKS.md has the figures.
 
+pub mod fields;
 pub mod find;
 pub mod json_scan;
 pub mod json_shape;
