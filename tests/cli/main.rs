@@ -52,6 +52,9 @@ mod design;
 #[path = "../design/one_source.rs"]
 mod one_source;
 
+#[path = "../design/field_tables.rs"]
+mod field_tables;
+
 mod buildlog;
 mod check;
 mod compare;
