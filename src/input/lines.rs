@@ -4,17 +4,13 @@
 //! that rayon parses in parallel, each into a mergeable aggregate. Merging
 //! happens in file order, so line numbers in warnings stay exact.
 //!
-//! The reader does not wait for a block's last chunk before handing out
-//! the next block's: a fork and join per block left one of two cores idle
-//! at every block's end, about a tenth of a big log's parse. Instead a few
-//! blocks are in flight at once and their parsed chunks are taken into the
-//! total in file order as they arrive.
+//! The next block is read (and this one hashed) while this block's chunks
+//! are parsed: one `rayon::join` per block.
 
 use super::ParseStats;
 use perfreport_scan::json_shape::Shapes;
 use rayon::prelude::*;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::hash::Hasher as _;
 use std::io::Read;
@@ -169,119 +165,6 @@ where
     stream(reader, tail, keep_tail, skipping, hasher, before, make, SIZES)
 }
 
-/// How many blocks' buffers the reader holds at most: one being read and
-/// two being parsed, so a core that finishes its share of one block starts
-/// on the next instead of waiting for the other core's last chunk. No more
-/// than two blocks are ever between being read and being in the total, so
-/// the parsed chunks waiting for their turn stay as few.
-const BUFFERS: usize = 3;
-
-/// A block being parsed; its buffer goes back to the reader when its last
-/// chunk is done with it.
-struct Block<'p> {
-    data: Vec<u8>,
-    free: &'p Mutex<Vec<Vec<u8>>>,
-}
-
-impl Drop for Block<'_> {
-    fn drop(&mut self) {
-        lock(self.free).push(std::mem::take(&mut self.data));
-    }
-}
-
-/// A parsed chunk waiting for the chunks before it (or the panic that
-/// stopped its parse, raised again by the reader: a chunk that never
-/// arrived would leave the reader waiting for ever).
-struct Parsed<S> {
-    parse: std::thread::Result<(S, ParseStats)>,
-    ends_block: bool,
-}
-
-/// What the chunks in flight share with the reader.
-struct InFlight<S> {
-    /// Parsed chunks by their number in the file, until the total takes them in order.
-    done: Mutex<BTreeMap<u64, Parsed<S>>>,
-    /// Buffers of blocks fully parsed, for the reader to fill again.
-    free: Mutex<Vec<Vec<u8>>>,
-    /// The workers' learnt shapes between chunks.
-    learnt: Learnt,
-}
-
-/// The reader's side of the chunks in flight.
-struct Ordered<S> {
-    /// Chunks handed out, and the number of the next to take into the total.
-    spawned: u64,
-    next: u64,
-    /// Blocks handed out, and blocks taken into the total.
-    blocks: u64,
-    blocks_done: u64,
-    /// The chunks taken so far of a block not yet complete.
-    block: Option<S>,
-    /// Buffers allocated so far (at most `BUFFERS`).
-    buffers: usize,
-}
-
-impl<S: LineSink> Ordered<S> {
-    /// Takes the parsed chunks that are next in file order into the total:
-    /// chunk after chunk into their block, each complete block into the total.
-    fn take_done(&mut self, in_flight: &InFlight<S>, total: &mut LineParse<S>) {
-        loop {
-            let Some(parsed) = lock(&in_flight.done).remove(&self.next) else {
-                return;
-            };
-            self.next += 1;
-            let (sink, stats) = parsed.parse.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            let block = match self.block.take() {
-                Some(mut block) => {
-                    block.merge_following(sink);
-                    block
-                }
-                None => sink,
-            };
-            total.stats.merge_following(stats);
-            if parsed.ends_block {
-                total.sink.append_block(block);
-                self.blocks_done += 1;
-            } else {
-                self.block = Some(block);
-            }
-        }
-    }
-
-    /// Lends this thread to the chunks in flight until all are in the total.
-    fn finish(&mut self, in_flight: &InFlight<S>, total: &mut LineParse<S>) {
-        let mut waited = 0;
-        while self.next < self.spawned {
-            self.take_done(in_flight, total);
-            if self.next < self.spawned {
-                wait_a_moment(&mut waited);
-            }
-        }
-    }
-
-    /// An empty buffer to read the next block into: a free one, a new one
-    /// while fewer than `BUFFERS` exist, or one freed by the chunks in
-    /// flight while this thread helps parse them.
-    fn buffer(&mut self, in_flight: &InFlight<S>, total: &mut LineParse<S>, size: usize) -> Vec<u8> {
-        let mut waited = 0;
-        loop {
-            // The block about to be read is the third: the first must be in the total.
-            self.take_done(in_flight, total);
-            if self.blocks - self.blocks_done < BUFFERS as u64 - 1 {
-                if let Some(mut buf) = lock(&in_flight.free).pop() {
-                    buf.clear();
-                    return buf;
-                }
-                if self.buffers < BUFFERS {
-                    self.buffers += 1;
-                    return Vec::with_capacity(size);
-                }
-            }
-            wait_a_moment(&mut waited);
-        }
-    }
-}
-
 /// The shapes the workers of one parse have learnt, each lent to the sink
 /// of the chunk a worker parses next and taken back after it: a worker's
 /// own, never shared by two chunks at once.
@@ -308,28 +191,13 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Runs a chunk waiting in rayon's queues, if there is one (the oldest
-/// first: the chunks are spawned FIFO), else lets another thread run, and
-/// after a while of that sleeps a little between looks, so that a wait for
-/// another core's last chunk does not keep a core busy.
-fn wait_a_moment(waited: &mut u32) {
-    if rayon::yield_now() == Some(rayon::Yield::Executed) {
-        *waited = 0;
-    } else if *waited < 64 {
-        *waited += 1;
-        std::thread::yield_now();
-    } else {
-        std::thread::sleep(std::time::Duration::from_micros(20));
-    }
-}
-
 // parse_stream's arguments and the sizes the tests shrink.
 #[allow(clippy::too_many_arguments)]
 fn stream<S, F, R>(
     reader: &mut R,
     tail: Tail,
     keep_tail: bool,
-    skipping: bool,
+    mut skipping: bool,
     hasher: &mut twox_hash::XxHash3_64,
     before: S,
     make: F,
@@ -340,65 +208,18 @@ where
     F: Fn() -> S + Sync,
     R: Read + Send,
 {
-    let in_flight = InFlight {
-        done: Mutex::new(BTreeMap::new()),
-        free: Mutex::new(Vec::new()),
-        learnt: Learnt::default(),
+    let mut total = LineParse {
+        sink: before,
+        stats: ParseStats::default(),
+        bytes: 0,
+        xxh3: 0,
+        tail: Vec::new(),
+        skipping: false,
     };
-    let (in_flight, make) = (&in_flight, &make);
-    rayon::scope_fifo(|scope| {
-        let mut total = LineParse {
-            sink: before,
-            stats: ParseStats::default(),
-            bytes: 0,
-            xxh3: 0,
-            tail: Vec::new(),
-            skipping: false,
-        };
-        let mut order = Ordered {
-            spawned: 0,
-            next: 0,
-            blocks: 0,
-            blocks_done: 0,
-            block: None,
-            buffers: 0,
-        };
-        let read = read_blocks(
-            scope, in_flight, &mut order, &mut total, reader, tail, keep_tail, skipping, hasher, make, sz,
-        );
-        // After a read error too: the scope waits for the chunks handed out
-        // anyway, and a chunk's panic is raised here rather than lost.
-        order.finish(in_flight, &mut total);
-        read.map(|skipping| {
-            total.skipping = skipping;
-            total
-        })
-    })
-}
-
-/// The reader: blocks read, cut at their last newline, hashed and handed
-/// out as chunks, while earlier chunks are parsed and taken into the total
-/// in file order. Whether the bytes consumed end inside an over-long line.
-#[allow(clippy::too_many_arguments)]
-fn read_blocks<'s, S, F, R>(
-    scope: &rayon::ScopeFifo<'s>,
-    in_flight: &'s InFlight<S>,
-    order: &mut Ordered<S>,
-    total: &mut LineParse<S>,
-    reader: &mut R,
-    tail: Tail,
-    keep_tail: bool,
-    mut skipping: bool,
-    hasher: &mut twox_hash::XxHash3_64,
-    make: &'s F,
-    sz: Sizes,
-) -> std::io::Result<bool>
-where
-    S: LineSink,
-    F: Fn() -> S + Sync,
-    R: Read + Send,
-{
-    let mut buf = order.buffer(in_flight, total, sz.block);
+    let learnt = Learnt::default();
+    let mut buf = Vec::with_capacity(sz.block);
+    // The next block's buffer, read while this one's chunks are parsed.
+    let mut next = Vec::with_capacity(sz.block);
     let mut eof = fill(reader, &mut buf, sz.block)?;
     // Bytes at the start of `buf` known to hold no newline: a line longer
     // than a block is searched once, not again on every read.
@@ -415,7 +236,8 @@ where
         }
         if buf.is_empty() {
             if eof {
-                return Ok(skipping);
+                total.skipping = skipping;
+                return Ok(total);
             }
             eof = fill(reader, &mut buf, sz.block)?;
             continue;
@@ -428,8 +250,6 @@ where
             (false, _, Some(nl)) => nl,
             // One line past the bound: counted now, the rest passed over unread.
             (false, _, None) if buf.len() > sz.max_line => {
-                // The total numbers lines: everything before this one first.
-                order.finish(in_flight, total);
                 total.overlong(&buf, hasher);
                 buf.clear();
                 skipping = true;
@@ -443,50 +263,31 @@ where
                 continue;
             }
         };
-        let mut next = order.buffer(in_flight, total, sz.block);
+        next.clear();
         next.extend_from_slice(&buf[cut..]);
         let carried = next.len();
-        buf.truncate(cut);
+        let block = &buf[..cut];
         let is_end = eof && !keep_tail;
-        let block = std::sync::Arc::new(Block {
-            data: buf,
-            free: &in_flight.free,
-        });
-        let mut chunks = chunk_ranges(&block.data, sz.chunk);
-        if chunks.is_empty() {
-            // An empty block still reaches the total, as a block.
-            chunks.push(0..0);
-        }
-        let last = chunks.len() - 1;
-        order.blocks += 1;
-        for (i, range) in chunks.into_iter().enumerate() {
-            let (block, seq) = (block.clone(), order.spawned);
-            order.spawned += 1;
-            scope.spawn_fifo(move |_| {
-                let parse = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let mut sink = make();
-                    let mut stats = ParseStats::default();
-                    let chunk = &block.data[range];
-                    in_flight.learnt.lend(&mut sink, |sink| {
-                        parse_chunk(chunk, is_end && i == last, tail, sz.max_line, sink, &mut stats);
-                    });
-                    (sink, stats)
-                }));
-                drop(block);
-                let parsed = Parsed {
-                    parse,
-                    ends_block: i == last,
-                };
-                lock(&in_flight.done).insert(seq, parsed);
-            });
-        }
-        // Hashed once its chunks are out, so the other cores start on them at once.
-        hasher.write(&block.data);
-        drop(block);
+        // The block's chunks are parsed while this thread hashes it and
+        // reads the next block (a read error is the caller's once the
+        // chunks are in; a chunk's panic is raised here).
+        let want = sz.block.max(carried + sz.chunk);
+        let ((sink, stats), read) = rayon::join(
+            || parse_block(block, is_end, tail, &make, &learnt, sz),
+            || {
+                hasher.write(block);
+                if eof {
+                    Ok(true)
+                } else {
+                    fill(reader, &mut next, want)
+                }
+            },
+        );
         total.bytes += cut as u64;
-        order.take_done(in_flight, total);
+        total.sink.append_block(sink);
+        total.stats.merge_following(stats);
+        let read_to_end = read?;
         if eof {
-            order.finish(in_flight, total);
             if next.len() > sz.max_line {
                 // An unfinished last line already past the bound: the next
                 // parse passes over the rest of it.
@@ -495,11 +296,11 @@ where
             } else {
                 total.tail = next;
             }
-            return Ok(skipping);
+            total.skipping = skipping;
+            return Ok(total);
         }
-        let want = sz.block.max(carried + sz.chunk);
-        eof = fill(reader, &mut next, want)?;
-        buf = next;
+        eof = read_to_end;
+        std::mem::swap(&mut buf, &mut next);
         searched = carried;
     }
 }
@@ -538,17 +339,17 @@ where
     S: LineSink,
     F: Fn() -> S + Sync,
 {
-    parse_block(data, true, tail, &make, SIZES)
+    parse_block(data, true, tail, &make, &Learnt::default(), SIZES)
 }
 
-fn parse_block<S, F>(block: &[u8], is_end: bool, tail: Tail, make: &F, sz: Sizes) -> (S, ParseStats)
+/// A block's chunks parsed in parallel, into one aggregate in file order.
+fn parse_block<S, F>(block: &[u8], is_end: bool, tail: Tail, make: &F, learnt: &Learnt, sz: Sizes) -> (S, ParseStats)
 where
     S: LineSink,
     F: Fn() -> S + Sync,
 {
     let chunks = split_chunks(block, sz.chunk);
     let last = chunks.len().saturating_sub(1);
-    let learnt = Learnt::default();
     chunks
         .into_par_iter()
         .enumerate()
@@ -1087,7 +888,8 @@ mod tests {
                     let (mut sink, mut stats) = (a.sink, a.stats);
                     sink.merge_following(b.sink);
                     stats.merge_following(b.stats);
-                    let (tail_sink, tail_stats) = parse_block(&b.tail, true, Tail::Complete, &Lengths::default, sz);
+                    let (tail_sink, tail_stats) =
+                        parse_block(&b.tail, true, Tail::Complete, &Lengths::default, &Learnt::default(), sz);
                     sink.merge_following(tail_sink);
                     stats.merge_following(tail_stats);
                     hasher.write(&b.tail);
