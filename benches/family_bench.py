@@ -158,11 +158,11 @@ def measure(b, kind, name):
     warm(log)
     mark = b.steal_mark()
     report, base, floor, cat = [], [], [], []
-    also = {name: [] for name, _ in b.ALSO}
+    also = {other: [] for other, _ in b.ALSO}
     for _ in range(b.ROUNDS):
         report.append(b.timed([b.BIN, "report", d, "--out", out, "-q"]))
-        for name, binary in b.ALSO:
-            also[name].append(b.timed([binary, "report", d, "--out", out, "-q"]))
+        for other, binary in b.ALSO:
+            also[other].append(b.timed([binary, "report", d, "--out", out, "-q"]))
         base.append(b.timed([b.BASELINE, kind, d]))
         if kind in ("zot", "samples"):
             # The library's floor: the same parse with nothing aggregated.
