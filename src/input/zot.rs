@@ -1,7 +1,7 @@
 //! `zot.jsonl`: the registry's structured log. One JSON object a line, mixed
 //! with lines that are not JSON; requests are `"message": "HTTP API"`.
-//! Only the fields used are read, borrowed from the line: by the fast path
-//! (`json_scan`) for a plain line, by serde_json for anything else.
+//! Only the fields in `FIELDS` are read, borrowed from the line, by the
+//! line engine's field extraction (`perfreport_scan::fields`).
 
 use super::lines::{LineSink, Outcome};
 use super::InputReport;
