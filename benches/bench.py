@@ -26,7 +26,10 @@ runs once). Each table, and part one, says how many were timed again and
 how many stayed stolen.
 
 Subsets: BENCH_ONLY=targets or BENCH_ONLY=family; BENCH_KIND=zot (or a comma
-list) for the family's kinds; BENCH_ROUNDS (default 7); BENCH_DIR.
+list) for the family's kinds; BENCH_MEMBERS=keysets-8,all-together for some
+members only; BENCH_ROUNDS (default 7); BENCH_DIR. BENCH_ALSO=before=PATH
+(comma-separated) times other perfreport binaries in the same rounds and
+adds a table of this build beside each.
 Generated runs are kept under BENCH_DIR and regenerated only when the
 generator is rebuilt. Nothing here is a pass/fail test: the figures go into
 BENCHMARKS.md.
@@ -66,6 +69,12 @@ BASELINE = os.path.join(NATIVE_TARGET, "release", "examples", "baseline")
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "7"))
 ONLY = os.environ.get("BENCH_ONLY", "all")
 KINDS = os.environ.get("BENCH_KIND", "zot,samples,sccache").split(",")
+# BENCH_MEMBERS: only these members of the family (a comma list of names).
+MEMBERS = [m for m in os.environ.get("BENCH_MEMBERS", "").split(",") if m]
+# BENCH_ALSO: other perfreport binaries (`name=path`, comma-separated), each
+# timed on every member in the same rounds as this build, e.g. the build of
+# the commit before a change, so that the two are compared side by side.
+ALSO = [tuple(x.split("=", 1)) for x in os.environ.get("BENCH_ALSO", "").split(",") if "=" in x]
 
 
 def run(cmd, **kw):

@@ -23,7 +23,8 @@ SCCACHE_FIGURES = ("hits", "misses", "writes", "write_bytes", "writes_unsized", 
 
 def members(b):
     out = subprocess.run([b.FAMILY, "list"], check=True, capture_output=True, text=True).stdout
-    return [tuple(line.split("\t")[:2]) for line in out.splitlines()]
+    listed = [tuple(line.split("\t")[:2]) for line in out.splitlines()]
+    return [(kind, name) for kind, name in listed if not b.MEMBERS or name in b.MEMBERS]
 
 
 def member_run(b, kind, name, mb, start=None, tag=""):
@@ -157,8 +158,11 @@ def measure(b, kind, name):
     warm(log)
     mark = b.steal_mark()
     report, base, floor, cat = [], [], [], []
+    also = {other: [] for other, _ in b.ALSO}
     for _ in range(b.ROUNDS):
         report.append(b.timed([b.BIN, "report", d, "--out", out, "-q"]))
+        for other, binary in b.ALSO:
+            also[other].append(b.timed([binary, "report", d, "--out", out, "-q"]))
         base.append(b.timed([b.BASELINE, kind, d]))
         if kind in ("zot", "samples"):
             # The library's floor: the same parse with nothing aggregated.
@@ -166,7 +170,7 @@ def measure(b, kind, name):
         cat.append(b.timed(["cat", log]))
     steal = b.steal_since(mark)
     return {"name": name, "bytes": os.path.getsize(log), "report": report, "baseline": base, "floor": floor,
-            "cat": cat, "steal": steal, "peaks": memory(b, kind, name, d, out)}
+            "cat": cat, "also": also, "steal": steal, "peaks": memory(b, kind, name, d, out)}
 
 
 def spread(xs):
@@ -194,6 +198,22 @@ def table(b, kind, rows):
             "peak RssAnon MB at 30 MB / 300 MB / 1 GB (spread) |",
             "|---|---|---|---|---|---|---|---|---|"]
     return head + [row(r) for r in rows] + ["", b.steal_note(b.steal_sum([r["steal"] for r in rows]), marked=True), ""]
+
+
+def beside(b, kind, rows):
+    """perfreport against each other build (BENCH_ALSO) timed in the same
+    rounds, worst first as in `table`."""
+    rows = sorted(rows, key=lambda r: r["bytes"] / statistics.median(r["report"]))
+    names = [name for name, _ in b.ALSO]
+    head = [f"#### {FILES[kind]}: this build beside " + ", ".join(f"`{n}`" for n in names) + " (same rounds)", "",
+            "| member | this build | " + " | ".join(f"{n} | this ÷ {n}" for n in names) + " |",
+            "|---|---|" + "---|---|" * len(names)]
+    body = []
+    for r in rows:
+        mine = statistics.median(r["report"])
+        cells = [f"{spread(r['also'][n])} | {mine / statistics.median(r['also'][n]):.2f}×" for n in names]
+        body.append(f"| `{r['name']}` | {spread(r['report'])} | " + " | ".join(cells) + " |")
+    return head + body + [""]
 
 
 def worst_in_the_whole_report(b, worst):
@@ -246,6 +266,8 @@ def family(b):
     for kind in FILES:
         if kind in by_kind:
             lines += table(b, kind, by_kind[kind])
+            if b.ALSO:
+                lines += beside(b, kind, by_kind[kind])
     lines.append(f"(part two took {(time.perf_counter() - started) / 60:.1f} min)")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(b.WORK, "family.md"), "w") as f:

@@ -17,6 +17,7 @@ pub mod window;
 pub mod writes;
 pub mod zot;
 
+pub use perfreport_scan::lines::{ParseStats, Problem, MAX_PROBLEMS};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -28,63 +29,6 @@ pub const BUCKET_SECS: i64 = 10;
 /// The lane bucket of an instant: unix seconds / `BUCKET_SECS`.
 pub fn bucket_of(t: crate::timefmt::Micros) -> i64 {
     t.div_euclid(BUCKET_SECS * 1_000_000)
-}
-
-/// How many problem lines a parser keeps verbatim; the rest are only counted.
-pub const MAX_PROBLEMS: usize = 5;
-
-/// One line that could not be used, for the warning that names file and line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// 1-based line number (0 when the input is not line-oriented).
-    pub line: u64,
-    pub reason: String,
-}
-
-/// What a parse saw: every line read ends up as a record, skipped (valid but
-/// not relevant, such as another zot message) or malformed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ParseStats {
-    pub lines: u64,
-    pub records: u64,
-    pub skipped: u64,
-    pub malformed: u64,
-    /// The first few malformed lines with their reasons.
-    pub problems: Vec<Problem>,
-    /// Problems past `MAX_PROBLEMS`, counted so the report can say "and N more".
-    pub problems_dropped: u64,
-}
-
-impl ParseStats {
-    pub fn note_malformed(&mut self, line: u64, reason: impl Into<String>) {
-        self.malformed += 1;
-        self.note_problem(line, reason);
-    }
-
-    pub fn note_problem(&mut self, line: u64, reason: impl Into<String>) {
-        if self.problems.len() < MAX_PROBLEMS {
-            self.problems.push(Problem {
-                line,
-                reason: reason.into(),
-            });
-        } else {
-            self.problems_dropped += 1;
-        }
-    }
-
-    /// Appends the statistics of the chunk that follows this one in the file:
-    /// its line numbers were counted from the start of that chunk.
-    pub fn merge_following(&mut self, later: ParseStats) {
-        let offset = self.lines;
-        self.lines += later.lines;
-        self.records += later.records;
-        self.skipped += later.skipped;
-        self.malformed += later.malformed;
-        for p in later.problems {
-            self.note_problem(p.line + offset, p.reason);
-        }
-        self.problems_dropped += later.problems_dropped;
-    }
 }
 
 /// One input file as the report describes it (`data.json` `inputs`).

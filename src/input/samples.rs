@@ -2,10 +2,9 @@
 
 use super::lines::{LineSink, Outcome};
 use crate::timefmt::{self, LastMinute, Micros};
-use perfreport_scan::json_scan::{once, Bail, Cursor, Scan, Via};
-use perfreport_scan::json_shape::{Field, Shapes, Step, Value};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde::Deserialize;
+use perfreport_scan::fields::{self, any_key, field, object, Field, Got, Kind, Pass, Record, Spec};
+use perfreport_scan::json_scan::{Cursor, Via};
+use perfreport_scan::json_shape::Shapes;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -198,6 +197,10 @@ pub struct Samples<F> {
     /// six names a line, by foldhash, where SipHash took ~240 instructions.
     parts: foldhash::HashMap<String, Vec<Vec<Sample>>>,
     cap: usize,
+    /// The shapes of the lines read, while a worker parses a chunk (see
+    /// `LineSink::learnt`), and the minute of the last time read.
+    shapes: Shapes,
+    last_minute: LastMinute,
 }
 
 impl<F> Default for Samples<F> {
@@ -206,6 +209,8 @@ impl<F> Default for Samples<F> {
             by_node: BTreeMap::new(),
             parts: foldhash::HashMap::default(),
             cap: POLL_CAP,
+            shapes: Shapes::default(),
+            last_minute: LastMinute::default(),
         }
     }
 }
@@ -267,204 +272,37 @@ impl<F: PollFold> Samples<F> {
     }
 }
 
-#[derive(Deserialize, Default)]
-struct Wire<'a> {
-    #[serde(borrow)]
-    ts: Option<Ts<'a>>,
-    #[serde(borrow)]
-    node: Option<Cow<'a, str>>,
-    cpu: Option<Cpu>,
-    mem: Option<Mem>,
-    disk: Option<Disk>,
-    net: Option<Net>,
-    load1: Option<f64>,
-}
-
-#[derive(Deserialize)]
-struct Mem {
-    total: Option<f64>,
-    available: Option<f64>,
-}
-#[derive(Deserialize)]
-struct Disk {
-    read: Option<f64>,
-    written: Option<f64>,
-}
-#[derive(Deserialize)]
-struct Net {
-    rx: Option<f64>,
-    tx: Option<f64>,
-}
-
 /// `ts` is RFC 3339 or a number of Unix seconds.
 enum Ts<'a> {
     Text(Cow<'a, str>),
     Secs(f64),
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Ts<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Ts<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an RFC 3339 string or Unix seconds")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Ts<'de>, E> {
-                Ok(Ts::Text(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Ts<'de>, E> {
-                Ok(Ts::Text(Cow::Owned(v.to_string())))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Ts<'de>, E> {
-                Ok(Ts::Secs(v))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Ts<'de>, E> {
-                Ok(Ts::Secs(v as f64))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Ts<'de>, E> {
-                Ok(Ts::Secs(v as f64))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// The `cpu` object, summed as it is read: every mode counts towards the
-/// total, whatever modes this node_exporter version reports.
-struct Cpu {
-    total: f64,
-    idle: f64,
+/// One line's fields, as `FIELDS` reads them. The objects themselves are
+/// not fields: an object without the keys the report reads gives the same
+/// sample as no object (a `cpu` without `idle` gives no CPU figures either
+/// way).
+#[derive(Default)]
+struct Poll<'a> {
+    ts: Option<Ts<'a>>,
+    node: Option<Cow<'a, str>>,
+    /// Every CPU mode, summed as it is read: whatever modes this
+    /// node_exporter version reports.
+    cpu_total: f64,
+    /// The not-busy modes by node_exporter's own rule.
+    cpu_idle: f64,
+    /// Whether `idle` was among them (else no CPU figures).
     saw_idle: bool,
+    mem_total: Option<f64>,
+    mem_available: Option<f64>,
+    disk_read: Option<f64>,
+    disk_written: Option<f64>,
+    net_rx: Option<f64>,
+    net_tx: Option<f64>,
+    load1: Option<f64>,
 }
 
-impl<'de> Deserialize<'de> for Cpu {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Cpu;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an object of CPU seconds by mode")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Cpu, A::Error> {
-                let mut cpu = Cpu {
-                    total: 0.0,
-                    idle: 0.0,
-                    saw_idle: false,
-                };
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    let v: f64 = map.next_value()?;
-                    if !v.is_finite() || v < 0.0 {
-                        return Err(de::Error::custom(format!("cpu.{key} is not a counter value")));
-                    }
-                    cpu.total += v;
-                    if matches!(&*key, "idle" | "iowait" | "steal") {
-                        cpu.idle += v;
-                        cpu.saw_idle |= key == "idle";
-                    }
-                }
-                Ok(cpu)
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-/// The fast path (see `json_scan`): the same `Wire` serde would give, in
-/// one walk of the line, or `Bail` to let serde parse (and judge) it.
-fn scan(mut c: Cursor<'_>) -> Scan<Wire<'_>> {
-    // Outer `Option`: whether the key was seen (a repeat is serde's error).
-    let (mut ts, mut node, mut cpu, mut mem, mut disk, mut net, mut load1) = (None, None, None, None, None, None, None);
-    c.object(|c, key| match key {
-        "ts" => {
-            let v = match c.peek() {
-                Some(b'"') => Some(Ts::Text(Cow::Borrowed(c.string()?))),
-                _ => c.opt_f64()?.map(Ts::Secs),
-            };
-            once(&mut ts, v)
-        }
-        "node" => {
-            let v = if c.null()? {
-                None
-            } else {
-                Some(Cow::Borrowed(c.string()?))
-            };
-            once(&mut node, v)
-        }
-        "cpu" => {
-            let v = if c.null()? { None } else { Some(scan_cpu(c)?) };
-            once(&mut cpu, v)
-        }
-        "mem" => once(
-            &mut mem,
-            pair(c, "total", "available")?.map(|(total, available)| Mem { total, available }),
-        ),
-        "disk" => once(
-            &mut disk,
-            pair(c, "read", "written")?.map(|(read, written)| Disk { read, written }),
-        ),
-        "net" => once(&mut net, pair(c, "rx", "tx")?.map(|(rx, tx)| Net { rx, tx })),
-        "load1" => once(&mut load1, c.opt_f64()?),
-        _ => c.skip(),
-    })?;
-    c.end()?;
-    Ok(Wire {
-        ts: ts.flatten(),
-        node: node.flatten(),
-        cpu: cpu.flatten(),
-        mem: mem.flatten(),
-        disk: disk.flatten(),
-        net: net.flatten(),
-        load1: load1.flatten(),
-    })
-}
-
-/// An object of two optional numbers (`mem`, `disk`, `net`), or `null`.
-fn pair(c: &mut Cursor<'_>, a: &str, b: &str) -> Scan<Option<(Option<f64>, Option<f64>)>> {
-    if c.null()? {
-        return Ok(None);
-    }
-    let (mut x, mut y) = (None, None);
-    c.object(|c, key| {
-        if key == a {
-            once(&mut x, c.opt_f64()?)
-        } else if key == b {
-            once(&mut y, c.opt_f64()?)
-        } else {
-            c.skip()
-        }
-    })?;
-    Ok(Some((x.flatten(), y.flatten())))
-}
-
-/// The `cpu` object summed as `Cpu::deserialize` sums it, in file order.
-fn scan_cpu(c: &mut Cursor<'_>) -> Scan<Cpu> {
-    let mut cpu = Cpu {
-        total: 0.0,
-        idle: 0.0,
-        saw_idle: false,
-    };
-    c.object(|c, key| {
-        let v = c.f64()?;
-        if v < 0.0 {
-            // serde's error to word.
-            return Err(Bail);
-        }
-        cpu.total += v;
-        if matches!(key, "idle" | "iowait" | "steal") {
-            cpu.idle += v;
-            cpu.saw_idle |= key == "idle";
-        }
-        Ok(())
-    })?;
-    Ok(cpu)
-}
-
-pub fn parse_line(line: &[u8]) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
-    parse_line_via(line, Via::Fast)
-}
-
-// The fields `scan` reads, by name for a line shape (see `json_shape`).
+// The fields of a sample line, by name (see `FIELDS`).
 const TS: Field = 0;
 const NODE: Field = 1;
 /// A CPU mode that counts towards the total only.
@@ -481,206 +319,150 @@ const NET_RX: Field = 9;
 const NET_TX: Field = 10;
 const LOAD1: Field = 11;
 
-/// Where `scan` finds each field it reads.
-fn field_of(path: &[Step<'_>]) -> Option<Field> {
-    Some(match path {
-        [Step::Key("ts")] => TS,
-        [Step::Key("node")] => NODE,
-        [Step::Key("cpu"), Step::Key("idle")] => CPU_IDLE,
-        [Step::Key("cpu"), Step::Key("iowait" | "steal")] => CPU_WAIT,
-        [Step::Key("cpu"), Step::Key(_)] => CPU_BUSY,
-        [Step::Key("mem"), Step::Key("total")] => MEM_TOTAL,
-        [Step::Key("mem"), Step::Key("available")] => MEM_AVAILABLE,
-        [Step::Key("disk"), Step::Key("read")] => DISK_READ,
-        [Step::Key("disk"), Step::Key("written")] => DISK_WRITTEN,
-        [Step::Key("net"), Step::Key("rx")] => NET_RX,
-        [Step::Key("net"), Step::Key("tx")] => NET_TX,
-        [Step::Key("load1")] => LOAD1,
-        _ => return None,
-    })
-}
+/// The sample line's keys, each named once.
+static FIELDS: &[Spec] = &[
+    field(TS, "ts", Kind::TextOrNumber),
+    field(NODE, "node", Kind::Text),
+    object(
+        "cpu",
+        &[
+            field(CPU_IDLE, "idle", Kind::Counter),
+            field(CPU_WAIT, "iowait", Kind::Counter),
+            field(CPU_WAIT, "steal", Kind::Counter),
+            any_key(CPU_BUSY, Kind::Counter),
+        ],
+    ),
+    object(
+        "mem",
+        &[
+            field(MEM_TOTAL, "total", Kind::Number),
+            field(MEM_AVAILABLE, "available", Kind::Number),
+        ],
+    ),
+    object(
+        "disk",
+        &[
+            field(DISK_READ, "read", Kind::Number),
+            field(DISK_WRITTEN, "written", Kind::Number),
+        ],
+    ),
+    object(
+        "net",
+        &[field(NET_RX, "rx", Kind::Number), field(NET_TX, "tx", Kind::Number)],
+    ),
+    field(LOAD1, "load1", Kind::Number),
+];
 
-/// The `Wire` of a line that fits a learnt shape, each field read as `scan`
-/// reads it; anything `scan` would refuse hands the line back to it.
-///
-/// The objects themselves are not fields: an object without the keys the
-/// report reads gives the same sample as no object (a `cpu` without `idle`
-/// gives no CPU figures either way), so `Some` is set only with a key.
-///
-/// Fills `w`, the caller's and empty: a `Wire` (some 200 bytes) returned
-/// would be copied once more on its way out, on every line.
-#[inline(always)]
-fn read_fields<'a>(mut c: Cursor<'a>, values: &[Value], w: &mut Wire<'a>) -> Scan<()> {
-    for v in values {
-        c.set_offset(v.start);
-        // A number the replay read on its way, else its text as `scan` reads it.
-        let number = |c: &mut Cursor<'a>| match v.number {
-            Some(x) => {
-                c.set_offset(v.end);
-                Ok(Some(x))
+impl<'a> Record<'a> for Poll<'a> {
+    #[inline(always)]
+    fn set(&mut self, field: Field, v: Got<'a>) {
+        match field {
+            TS => {
+                self.ts = match v {
+                    Got::Text(s) => Some(Ts::Text(s)),
+                    Got::Number(x) => Some(Ts::Secs(x)),
+                    _ => None,
+                }
             }
-            None => c.opt_f64(),
-        };
-        match v.field {
-            TS if c.bytes().get(v.start) == Some(&b'"') => {
-                w.ts = Some(Ts::Text(Cow::Borrowed(c.string_at(v.start, v.end)?)));
-                c.set_offset(v.end);
-            }
-            TS => w.ts = number(&mut c)?.map(Ts::Secs),
-            NODE if c.null()? => {}
-            NODE => {
-                w.node = Some(Cow::Borrowed(c.string_at(v.start, v.end)?));
-                c.set_offset(v.end);
-            }
+            NODE => self.node = v.text(),
             CPU_BUSY | CPU_IDLE | CPU_WAIT => {
-                let x = number(&mut c)?.ok_or(Bail)?;
-                if x < 0.0 {
-                    return Err(Bail);
-                }
-                let cpu = w.cpu.get_or_insert(Cpu {
-                    total: 0.0,
-                    idle: 0.0,
-                    saw_idle: false,
-                });
-                cpu.total += x;
-                if v.field != CPU_BUSY {
-                    cpu.idle += x;
-                    cpu.saw_idle |= v.field == CPU_IDLE;
+                let x = v.number().unwrap_or(0.0);
+                self.cpu_total += x;
+                if field != CPU_BUSY {
+                    self.cpu_idle += x;
+                    self.saw_idle |= field == CPU_IDLE;
                 }
             }
-            MEM_TOTAL | MEM_AVAILABLE => {
-                let x = number(&mut c)?;
-                let mem = w.mem.get_or_insert(Mem {
-                    total: None,
-                    available: None,
-                });
-                *if v.field == MEM_TOTAL {
-                    &mut mem.total
-                } else {
-                    &mut mem.available
-                } = x;
-            }
-            DISK_READ | DISK_WRITTEN => {
-                let x = number(&mut c)?;
-                let disk = w.disk.get_or_insert(Disk {
-                    read: None,
-                    written: None,
-                });
-                *if v.field == DISK_READ {
-                    &mut disk.read
-                } else {
-                    &mut disk.written
-                } = x;
-            }
-            NET_RX | NET_TX => {
-                let x = number(&mut c)?;
-                let net = w.net.get_or_insert(Net { rx: None, tx: None });
-                *if v.field == NET_RX { &mut net.rx } else { &mut net.tx } = x;
-            }
-            LOAD1 => w.load1 = number(&mut c)?,
-            _ => return Err(Bail),
-        }
-        if c.offset() != v.end {
-            return Err(Bail);
+            MEM_TOTAL => self.mem_total = v.number(),
+            MEM_AVAILABLE => self.mem_available = v.number(),
+            DISK_READ => self.disk_read = v.number(),
+            DISK_WRITTEN => self.disk_written = v.number(),
+            NET_RX => self.net_rx = v.number(),
+            NET_TX => self.net_tx = v.number(),
+            LOAD1 => self.load1 = v.number(),
+            _ => {}
         }
     }
-    Ok(())
 }
 
-thread_local! {
-    /// The sample lines' shapes learnt on this thread (see `json_shape`),
-    /// kept from chunk to chunk: a fleet whose nodes report different metric
-    /// sets writes more shapes than one chunk has lines to learn them from.
-    static SHAPES: std::cell::RefCell<Shapes> = std::cell::RefCell::new(Shapes::default());
-    /// The minute of the last `ts` read on this thread (see `timefmt`).
-    static LAST_MINUTE: std::cell::Cell<LastMinute> = std::cell::Cell::default();
+pub fn parse_line(line: &[u8]) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
+    parse_line_via(line, Via::Fast)
 }
 
 /// `parse_line` as the sink reads it: by a learnt shape when the line fits
 /// one, else by the walk (learning the line's shape), else by serde.
 pub fn parse_line_shaped<'a>(line: &'a [u8], shapes: &mut Shapes) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
     match Cursor::utf8(line) {
-        Some(c) => parse_shaped(c, shapes),
+        Some(c) => parse_shaped(c, shapes, &mut LastMinute::default()),
         None => parse_line_via(line, Via::SerdeOnly),
     }
 }
 
 /// `parse_line_shaped` for a line whose chunk was checked to be UTF-8.
 pub fn parse_text_shaped<'a>(line: &'a str, shapes: &mut Shapes) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
-    parse_shaped(Cursor::text(line), shapes)
+    parse_shaped(Cursor::text(line), shapes, &mut LastMinute::default())
 }
 
+/// `last`: the minute of the time read before (see `timefmt`).
 #[inline(always)]
-fn parse_shaped<'a>(c: Cursor<'a>, shapes: &mut Shapes) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
+fn parse_shaped<'a>(
+    c: Cursor<'a>,
+    shapes: &mut Shapes,
+    last: &mut LastMinute,
+) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
     let line = c.bytes();
-    // The replay checks every byte itself; the walk needs a plain line.
-    let mut w = Wire::default();
-    let replayed = shapes
-        .replay(&c)
-        .is_some_and(|values| read_fields(c.clone(), values, &mut w).is_ok());
-    let fast = if replayed {
-        Some(w)
-    } else {
-        c.into_plain()
-            .and_then(|c| scan(c.clone()).inspect(|_| shapes.learn(&c, field_of)).ok())
-    };
-    match fast {
-        Some(w) => {
-            // Not through a closure's return: the sample would be copied once more.
-            let mut last = LAST_MINUTE.get();
-            let sample = sample_of(w, &mut last);
-            LAST_MINUTE.set(last);
-            sample
-        }
-        None => parse_line_via(line, Via::SerdeOnly),
+    // Filled here, not returned: a record (some 150 bytes) returned was
+    // copied once more on its way out.
+    let mut p = Poll::default();
+    match fields::read_fast(FIELDS, c, shapes, &mut p) {
+        Ok(()) => sample_of(p, last),
+        Err(_) => parse_line_via(line, Via::SerdeOnly),
     }
 }
 
 /// `parse_line` by the chosen parser (the tests and a fuzz target compare them).
 pub fn parse_line_via(line: &[u8], via: Via) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
-    let fast = match via {
-        Via::Fast => Cursor::plain(line).and_then(|c| scan(c).ok()),
-        Via::SerdeOnly => None,
-    };
-    let w: Wire = match fast {
-        Some(w) => w,
-        None => serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a sample: {e}")))?,
-    };
-    sample_of(w, &mut LastMinute::default())
+    let mut p = Poll::default();
+    let walked =
+        via == Via::Fast && Cursor::plain(line).is_some_and(|mut c| fields::walk(FIELDS, &mut c, &mut p).is_ok());
+    if !walked {
+        p = Poll::default();
+        fields::read_serde(FIELDS, line, Pass::All, "a sample object", &mut p)
+            .map_err(|e| Cow::Owned(format!("not a sample: {e}")))?;
+    }
+    sample_of(p, &mut LastMinute::default())
 }
 
 /// The sample a line's fields make, whichever parser read them; `last` is
 /// the minute of the time read before. Inlined, so that the sample is
 /// built where the caller keeps it, not copied there.
 #[inline(always)]
-fn sample_of<'a>(w: Wire<'a>, last: &mut LastMinute) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
-    let node = w.node.ok_or(Cow::Borrowed("sample without `node`"))?;
-    let ts = match w.ts {
+fn sample_of<'a>(p: Poll<'a>, last: &mut LastMinute) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
+    let node = p.node.ok_or(Cow::Borrowed("sample without `node`"))?;
+    let ts = match p.ts {
         Some(Ts::Text(s)) => timefmt::parse_rfc3339_after(&s, last),
         Some(Ts::Secs(s)) => timefmt::secs_to_micros(s),
         None => return Err("sample without `ts`".into()),
     }
     .ok_or(Cow::Borrowed("`ts` is neither RFC 3339 nor Unix seconds"))?;
     let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
-    let (cpu_total, cpu_idle) = match w.cpu {
+    let (cpu_total, cpu_idle) = match p.saw_idle {
         // Each mode is a finite counter, but their sum can still overflow.
-        Some(c) if c.saw_idle && !c.total.is_finite() => {
-            return Err("`cpu` modes add up past the largest number".into())
-        }
-        Some(c) if c.saw_idle => (Some(c.total), Some(c.idle)),
-        _ => (None, None),
+        true if !p.cpu_total.is_finite() => return Err("`cpu` modes add up past the largest number".into()),
+        true => (Some(p.cpu_total), Some(p.cpu_idle)),
+        false => (None, None),
     };
     let sample = Sample {
         ts,
         cpu_total,
         cpu_idle,
-        mem_total: finite(w.mem.as_ref().and_then(|m| m.total)),
-        mem_available: finite(w.mem.as_ref().and_then(|m| m.available)),
-        disk_read: finite(w.disk.as_ref().and_then(|d| d.read)),
-        disk_written: finite(w.disk.as_ref().and_then(|d| d.written)),
-        net_rx: finite(w.net.as_ref().and_then(|n| n.rx)),
-        net_tx: finite(w.net.as_ref().and_then(|n| n.tx)),
-        load1: finite(w.load1),
+        mem_total: finite(p.mem_total),
+        mem_available: finite(p.mem_available),
+        disk_read: finite(p.disk_read),
+        disk_written: finite(p.disk_written),
+        net_rx: finite(p.net_rx),
+        net_tx: finite(p.net_tx),
+        load1: finite(p.load1),
     };
     Ok((node, sample))
 }
@@ -731,26 +513,33 @@ impl<F> Samples<F> {
 
 impl<F: PollFold> LineSink for Samples<F> {
     fn line(&mut self, line: &[u8]) -> Outcome {
-        // The sample is kept inside the closure: returned out of it, the
-        // 150-byte result would be copied once more a line.
-        SHAPES.with_borrow_mut(|shapes| match parse_line_shaped(line, shapes) {
+        let read = match Cursor::utf8(line) {
+            Some(c) => parse_shaped(c, &mut self.shapes, &mut self.last_minute),
+            None => parse_line_via(line, Via::SerdeOnly),
+        };
+        match read {
             Ok((node, s)) => {
                 self.keep(node, s);
                 Outcome::Record
             }
             Err(e) => Outcome::Malformed(e),
-        })
+        }
     }
 
     fn line_text(&mut self, line: &str) -> Outcome {
-        SHAPES.with_borrow_mut(|shapes| match parse_text_shaped(line, shapes) {
+        match parse_shaped(Cursor::text(line), &mut self.shapes, &mut self.last_minute) {
             Ok((node, s)) => {
                 self.keep(node, s);
                 Outcome::Record
             }
             Err(e) => Outcome::Malformed(e),
-        })
+        }
     }
+
+    fn learnt(&mut self) -> Option<&mut Shapes> {
+        Some(&mut self.shapes)
+    }
+
     fn settle(&mut self) {
         self.finish();
     }
@@ -883,8 +672,7 @@ mod tests {
         assert!(s.by_node["n0"].summary.is_none() && s.warnings().is_empty());
     }
 
-    /// The plain form of `push_all`, which copies runs at once: one poll at a
-    /// time, the reference the fast form is held to.
+    /// `push_all` as it was before runs were copied at once: one poll at a time.
     fn push_one_by_one(n: &mut NodeSamples<Kept>, s: Sample, cap: usize) {
         if let Some(m) = n.summary.as_mut().filter(|m| s.ts < m.last) {
             Arc::make_mut(m).late += 1;
@@ -1070,7 +858,9 @@ mod tests {
             if let Ok(text) = std::fs::read(&f) {
                 let lines = text.split(|&b| b == b'\n').filter(|l| !l.is_empty());
                 let fast = lines
-                    .filter(|l| Cursor::plain(l).is_some_and(|c| scan(c).is_ok()))
+                    .filter(|l| {
+                        Cursor::plain(l).is_some_and(|mut c| fields::walk(FIELDS, &mut c, &mut Poll::default()).is_ok())
+                    })
                     .count();
                 let ok = same_on_both_paths(&text);
                 assert!(ok > 100 && fast >= ok, "{}: {fast} fast of {ok}", f.display());
@@ -1099,15 +889,11 @@ mod tests {
             if parse_line(shape.as_bytes()).is_ok() {
                 assert!(ok > variants.len(), "{shape}: {ok} read of {}", variants.len());
             }
-            let before = SHAPES.with_borrow(Shapes::replayed);
             let mut sink = Samples::<Kept>::default();
             for line in text.lines() {
                 sink.line(line.as_bytes());
             }
-            assert!(
-                SHAPES.with_borrow(Shapes::replayed) - before > variants.len() as u64,
-                "{shape}"
-            );
+            assert!(sink.shapes.replayed() > variants.len() as u64, "{shape}");
         }
     }
 

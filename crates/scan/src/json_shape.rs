@@ -109,7 +109,7 @@ pub struct Value {
 /// line's end is the shape of one line the walk accepted.
 ///
 /// A cache, not data: it never changes what a line gives (tests and the
-/// `fast_json` fuzz target hold that), so parsers may share one per thread.
+/// `fast_json` fuzz target hold that), so a worker may keep one from chunk to chunk.
 #[derive(Debug, Clone, Default)]
 pub struct Shapes {
     /// `nodes[0]` is the root: its segment is unused.

@@ -1,7 +1,12 @@
-//! Reading a few fields out of log lines fast, free of any log's meaning:
-//! perfreport's parsers (registry, node samples, compiler cache) say which
-//! fields they want and what they are; this crate finds them.
+//! The line engine, free of any log's meaning: it reads a log's lines in
+//! parallel into perfreport's parsers (registry, node samples, compiler
+//! cache: each a sink of its own records), and reads the few fields a
+//! JSON line format declares out of each line fast.
 //!
+//! - [`lines`]: the reader: a log streamed in blocks, cut into chunks
+//!   parsed in parallel by sinks, merged in file order; resumable.
+//! - [`fields`]: a format's fields declared once, in a table, and read out
+//!   of a line by shape replay, by the walk, or by serde_json, the judge.
 //! - [`find`]: byte and substring search tuned for the short haystacks of a
 //!   log line's fields.
 //! - [`json_scan`]: a cursor over one plain JSON line (no escape in a field,
@@ -18,7 +23,9 @@
 //! (sonic-rs with rayon, `benches/baseline`) is slower on every member of
 //! the generated family of logs; BENCHMARKS.md has the figures.
 
+pub mod fields;
 pub mod find;
 pub mod json_scan;
 pub mod json_shape;
+pub mod lines;
 pub mod number;
