@@ -7,6 +7,8 @@
 //! each trace's figures, once, as the window they make decides which log
 //! records are the run's (see `model`).
 
+#![forbid(unsafe_code)]
+
 pub mod analysis;
 pub mod check;
 pub mod compare;

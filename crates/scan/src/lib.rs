@@ -23,6 +23,8 @@
 //! (sonic-rs with rayon, `benches/baseline`) is slower on every member of
 //! the generated family of logs; BENCHMARKS.md has the figures.
 
+#![forbid(unsafe_code)]
+
 pub mod fields;
 pub mod find;
 pub mod json_scan;
