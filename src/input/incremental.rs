@@ -1,37 +1,12 @@
-//! Incremental reading of the big line-oriented logs of a run in flight:
-//! each is parsed only from where the previous parse stopped, and the new
-//! aggregate is merged into the old. A file that was truncated or replaced
-//! (another inode, shorter than what was read, or different bytes at its
-//! start or just before the offset) is parsed again from the start. (A
-//! rewrite in place to the same length that keeps both of those is not
-//! noticed: producers append, or truncate and rewrite from the start.)
+//! The big line-oriented logs of a run in flight, each read on from where
+//! the previous read stopped (the engine's `perfreport_scan::resume`, which
+//! also notices a log truncated or replaced), into the input reports the
+//! run model takes.
 
-use super::lines::{self, LineSink, Tail};
+use super::lines::{LineSink, Tail};
 use super::read::RunDir;
-use super::{InputReport, ParseStats};
-use std::hash::Hasher as _;
-use std::io::{Read, Seek, SeekFrom};
-use twox_hash::XxHash3_64 as Xxh3;
-
-/// Bytes before the offset compared on every refresh to notice a file
-/// rewritten in place to at least the same length.
-const GUARD: u64 = 64;
-
-/// What was parsed of one log so far: whole lines up to `offset`.
-#[derive(Clone)]
-pub struct Tracked<S> {
-    file_id: (u64, u64),
-    offset: u64,
-    head: Vec<u8>,
-    guard: Vec<u8>,
-    tag: String,
-    sink: S,
-    stats: ParseStats,
-    hasher: Xxh3,
-    /// The offset lies inside a line longer than the reader holds, already
-    /// counted: the next parse passes over the rest of it.
-    skipping: bool,
-}
+use super::InputReport;
+pub use perfreport_scan::resume::Tracked;
 
 /// The tracked state of the three big logs of one run (`F`: what a node's
 /// oldest samples are summarised into, see `samples::PollFold`).
@@ -55,50 +30,11 @@ impl<F> LogCache<F> {
     /// Bytes of whole lines already parsed, per log (what the next refresh skips).
     pub fn offsets(&self) -> [u64; 3] {
         [
-            self.samples.as_ref().map_or(0, |t| t.offset),
-            self.sccache.as_ref().map_or(0, |t| t.offset),
-            self.zot.as_ref().map_or(0, |t| t.offset),
+            self.samples.as_ref().map_or(0, Tracked::offset),
+            self.sccache.as_ref().map_or(0, Tracked::offset),
+            self.zot.as_ref().map_or(0, Tracked::offset),
         ]
     }
-}
-
-fn file_id(meta: &std::fs::Metadata) -> (u64, u64) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        (meta.dev(), meta.ino())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        (0, 0)
-    }
-}
-
-fn read_guard(file: &mut std::fs::File, offset: u64) -> std::io::Result<Vec<u8>> {
-    let from = offset.saturating_sub(GUARD);
-    file.seek(SeekFrom::Start(from))?;
-    let mut buf = vec![0; (offset - from) as usize];
-    file.read_exact(&mut buf)?;
-    Ok(buf)
-}
-
-/// Whether the tracked part of the file is still the file's prefix.
-fn still_prefix<S>(t: &Tracked<S>, meta: &std::fs::Metadata, file: &mut std::fs::File, tag: &str) -> bool {
-    t.tag == tag
-        && t.file_id == file_id(meta)
-        && meta.len() >= t.offset
-        && read_guard(file, t.offset).map(|g| g == t.guard).unwrap_or(false)
-        && read_head(file, t.head.len() as u64)
-            .map(|h| h == t.head)
-            .unwrap_or(false)
-}
-
-fn read_head(file: &mut std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
-    file.seek(SeekFrom::Start(0))?;
-    let mut buf = vec![0; len as usize];
-    file.read_exact(&mut buf)?;
-    Ok(buf)
 }
 
 /// Reads a log whole, or with a slot of a cache, from where the previous
@@ -145,59 +81,12 @@ where
         }
     };
     let mtime = opened.mtime();
-    let meta = opened.meta;
-    let result = (|| -> std::io::Result<(S, ParseStats, u64, u64)> {
-        let mut file = opened.file;
-        let reuse = slot.as_ref().is_some_and(|t| still_prefix(t, &meta, &mut file, tag));
-        let mut t = match slot.take() {
-            Some(t) if reuse => t,
-            _ => Tracked {
-                file_id: file_id(&meta),
-                offset: 0,
-                head: vec![],
-                guard: vec![],
-                tag: tag.to_string(),
-                sink: make(),
-                stats: ParseStats::default(),
-                hasher: Xxh3::new(),
-                skipping: false,
-            },
-        };
-        file.seek(SeekFrom::Start(t.offset))?;
-        // The new blocks are appended to what was parsed before, in file
-        // order, just as a full parse appends them.
-        let before = std::mem::replace(&mut t.sink, make());
-        let appended = lines::parse_stream(&mut file, tail, true, t.skipping, &mut t.hasher, before, &make)?;
-        t.skipping = appended.skipping;
-        t.sink = appended.sink;
-        t.sink.settle();
-        t.stats.merge_following(appended.stats);
-        t.offset += appended.bytes;
-        t.guard = read_guard(&mut file, t.offset)?;
-        t.head = read_head(&mut file, t.offset.min(GUARD))?;
-        // The unfinished last line counts for this view, not for the next parse.
-        let mut sink = t.sink.clone();
-        let mut stats = t.stats.clone();
-        if !appended.tail.is_empty() {
-            let (tail_sink, tail_stats) = lines::parse_bytes(&appended.tail, tail, &make);
-            sink.merge_following(tail_sink);
-            stats.merge_following(tail_stats);
+    match perfreport_scan::resume::read_on(opened.file, &opened.meta, tag, slot, tail, make) {
+        Ok(now) => {
+            let report = InputReport::from_parse(name, now.bytes, format, &now.stats).with_identity(mtime, now.xxh3);
+            (Some(now.sink), report)
         }
-        let mut whole = t.hasher.clone();
-        whole.write(&appended.tail);
-        let bytes = t.offset + appended.tail.len() as u64;
-        *slot = Some(t);
-        Ok((sink, stats, bytes, whole.finish()))
-    })();
-    match result {
-        Ok((sink, stats, bytes, hash)) => {
-            let report = InputReport::from_parse(name, bytes, format, &stats).with_identity(mtime, hash);
-            (Some(sink), report)
-        }
-        Err(e) => {
-            *slot = None;
-            (None, InputReport::unreadable(name, None, format!("cannot read: {e}")))
-        }
+        Err(e) => (None, InputReport::unreadable(name, None, format!("cannot read: {e}"))),
     }
 }
 
@@ -249,7 +138,7 @@ mod tests {
         let (z, r) = track(dir.path(), &mut slot);
         assert_eq!(z.unwrap().requests, 500);
         assert_eq!(r.skipped, 1, "the half line is skipped in flight");
-        let consumed = slot.as_ref().unwrap().offset;
+        let consumed = slot.as_ref().unwrap().offset();
         assert_eq!(consumed, text.len() as u64);
         // The producer finishes the line and appends more.
         let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
@@ -269,7 +158,7 @@ mod tests {
             (fr.lines, fr.records, fr.malformed, &fr.xxh3)
         );
         assert_eq!(z.unwrap().requests, 800);
-        assert_eq!(slot.as_ref().unwrap().offset, text.len() as u64);
+        assert_eq!(slot.as_ref().unwrap().offset(), text.len() as u64);
     }
 
     #[test]
@@ -279,7 +168,7 @@ mod tests {
         std::fs::write(&path, (0..10).map(line).collect::<String>()).unwrap();
         let mut slot = None;
         track(dir.path(), &mut slot);
-        let piece = "x".repeat(lines::MAX_LINE / 2 + 1);
+        let piece = "x".repeat(crate::input::lines::MAX_LINE / 2 + 1);
         let mut malformed = vec![];
         for _ in 0..6 {
             let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
@@ -288,8 +177,11 @@ mod tests {
             let (_, r) = track(dir.path(), &mut slot);
             malformed.push(r.malformed);
             // Whatever is not consumed is read again next time: never more than the bound.
-            let unread = std::fs::metadata(&path).unwrap().len() - slot.as_ref().unwrap().offset;
-            assert!(unread <= lines::MAX_LINE as u64, "{unread} bytes held back");
+            let unread = std::fs::metadata(&path).unwrap().len() - slot.as_ref().unwrap().offset();
+            assert!(
+                unread <= crate::input::lines::MAX_LINE as u64,
+                "{unread} bytes held back"
+            );
         }
         // Half the bound is an unfinished line in flight; past it, one malformed line.
         assert_eq!(malformed, vec![0, 1, 1, 1, 1, 1]);

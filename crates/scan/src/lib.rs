@@ -4,7 +4,9 @@
 //! JSON line format declares out of each line fast.
 //!
 //! - [`lines`]: the reader: a log streamed in blocks, cut into chunks
-//!   parsed in parallel by sinks, merged in file order; resumable.
+//!   parsed in parallel by sinks, merged in file order.
+//! - [`resume`]: a log still being written, read on from where the last
+//!   read stopped, and read again whole if it was truncated or replaced.
 //! - [`fields`]: a format's fields declared once, in a table, and read out
 //!   of a line by shape replay, by the walk, or by serde_json, the judge.
 //! - [`find`]: byte and substring search tuned for the short haystacks of a
@@ -31,3 +33,4 @@ pub mod json_scan;
 pub mod json_shape;
 pub mod lines;
 pub mod number;
+pub mod resume;
