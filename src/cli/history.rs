@@ -33,9 +33,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let files = render::render_all(&view)?;
     perfreport::output::write_all(&out, &files)?;
     if args.json {
-        println!(
+        print!(
             "{}",
-            perfreport::term::json(&String::from_utf8_lossy(&render::json(&view)))
+            perfreport::term::json(&perfreport::render::printed(&perfreport::render::json::Compact, &view)?)
         );
     } else {
         print!(

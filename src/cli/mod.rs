@@ -63,7 +63,8 @@ pub fn warn_all(warnings: &[String]) {
 
 /// Pretty JSON for standard output, its control characters escaped.
 pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
-    println!("{}", perfreport::term::json(&serde_json::to_string_pretty(value)?));
+    let text = perfreport::render::printed(&perfreport::render::json::Pretty, value)?;
+    print!("{}", perfreport::term::json(&text));
     Ok(())
 }
 

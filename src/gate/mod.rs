@@ -339,15 +339,6 @@ pub fn shown_band(pct: f64) -> String {
     format!("±{}%", crate::fmt::fixed(pct, 1))
 }
 
-/// A metric's value for people: times as durations (`38m52s`), counts whole.
-pub fn shown_value(metric: &str, x: f64) -> String {
-    if metric.ends_with("_s") {
-        crate::timefmt::human_duration(x)
-    } else {
-        format!("{x:.0}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -98,9 +98,8 @@ fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
                 md_code(&run.stamp),
                 md_code(&c.target),
                 md_code(&c.metric),
-                c.measured
-                    .map_or("—".into(), |m| crate::gate::shown_value(&c.metric, m)),
-                crate::gate::shown_value(&c.metric, c.expected),
+                c.measured.map_or("—".into(), |m| crate::fmt::metric(&c.metric, m)),
+                crate::fmt::metric(&c.metric, c.expected),
                 c.drift_pct.map_or("—".into(), crate::gate::shown_drift),
                 md_text(&c.band_from),
             ));

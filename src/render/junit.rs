@@ -148,8 +148,8 @@ fn detail(c: &Check) -> String {
         c.target,
         c.metric,
         c.measured
-            .map_or("not measured".into(), |m| crate::gate::shown_value(&c.metric, m)),
-        crate::gate::shown_value(&c.metric, c.expected),
+            .map_or("not measured".into(), |m| crate::fmt::metric(&c.metric, m)),
+        crate::fmt::metric(&c.metric, c.expected),
         c.band_from,
         c.verdict
     );

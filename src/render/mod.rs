@@ -5,7 +5,8 @@
 //! own, `metrics` (Prometheus text) and `perfetto` (trace-event JSON).
 //! The views across runs take the same path: `markdown` writes compare's
 //! report too, `text` what check, gate and history print, `junit` and
-//! `job_summary` the night's verdicts for CI; `history` holds history's files.
+//! `job_summary` the night's verdicts for CI, `json` what every `--json`
+//! prints; `history` holds history's files.
 
 pub mod charts;
 pub mod filters;

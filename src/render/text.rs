@@ -123,7 +123,7 @@ fn checks_table(checks: &[Check]) -> String {
     for c in checks {
         let measured = c
             .measured
-            .map(|x| crate::gate::shown_value(&c.metric, x))
+            .map(|x| crate::fmt::metric(&c.metric, x))
             .unwrap_or_else(|| "—".into());
         let drift = c.drift_pct.map_or("—".into(), crate::gate::shown_drift);
         let band = c.band_pct.map_or("—".into(), crate::gate::shown_band);
@@ -138,7 +138,7 @@ fn checks_table(checks: &[Check]) -> String {
             quote(&c.target),
             quote(&c.metric),
             measured,
-            crate::gate::shown_value(&c.metric, c.expected),
+            crate::fmt::metric(&c.metric, c.expected),
             drift,
             band,
             quote(&c.verdict)

@@ -465,6 +465,26 @@ fn history_lists_runs_left_out_with_the_reason_and_never_pools_an_unknown_key() 
 }
 
 #[test]
+fn history_json_prints_exactly_the_history_json_it_writes() {
+    let root = nightly_root(4);
+    let out = tempfile::tempdir().unwrap();
+    let printed = perfreport(&[
+        "history",
+        root.path().to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+        "--json",
+    ]);
+    ok(&printed);
+    let written = std::fs::read(out.path().join("history.json")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&printed.stdout),
+        String::from_utf8_lossy(&written),
+        "a script reading standard output gets the file's bytes, one newline at the end"
+    );
+}
+
+#[test]
 fn a_second_history_reads_no_run_again_and_a_changed_run_only_it() {
     let root = nightly_root(6);
     let out = tempfile::tempdir().unwrap();

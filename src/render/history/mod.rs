@@ -81,18 +81,15 @@ fn tidy(text: &str) -> String {
     out
 }
 
-pub fn json(view: &HistoryView) -> Vec<u8> {
-    let mut bytes = serde_json::to_vec(view).unwrap_or_else(|_| b"{}".to_vec());
-    bytes.push(b'\n');
-    bytes
-}
-
 /// The site's `history.html` and `history.json` (without the charts the page draws itself).
 pub fn site_files(history: HistoryView) -> Result<Vec<OutFile>> {
     let page = page::render(&history)?;
     Ok(vec![
         OutFile::new(page::FILE, page),
-        OutFile::new(crate::history::view::FILE, json(&history.without_charts())),
+        OutFile::new(
+            crate::history::view::FILE,
+            super::json::compact(&history.without_charts()),
+        ),
     ])
 }
 
@@ -106,7 +103,7 @@ pub fn render_all(view: &HistoryView) -> Result<Vec<OutFile>> {
         .map(|(name, k)| Ok(OutFile::new(name, chart::draw(k)?)))
         .collect::<Result<_>>()?;
     let mut files = vec![
-        OutFile::new(crate::history::view::FILE, json(view)),
+        OutFile::new(crate::history::view::FILE, super::json::compact(view)),
         OutFile::new(MARKDOWN, markdown(view)?),
     ];
     files.extend(charts);
