@@ -205,13 +205,39 @@ def generate(name, zot_mb, sccache_mb):
 
 
 def only(src, files, name):
+    """A run folder holding only `files` of `src`, hard-linked: perfreport
+    does not follow a symbolic link out of a run folder."""
     d = os.path.join(WORK, name)
     os.makedirs(d, exist_ok=True)
     for f in files:
         link = os.path.join(d, f)
-        if not os.path.lexists(link):
-            os.symlink(os.path.join(src, f), link)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.link(os.path.join(src, f), link)
+    read_everything(d, os.path.join(WORK, "out-check"))
     return d
+
+
+LINE_LOGS = ("zot.jsonl", "sccache.log", "samples.jsonl")
+
+
+def read_everything(run, out):
+    """Before a run's report is timed: it must read every file of the run and
+    every line of its logs, or its time says nothing (a report that read
+    nothing is fast)."""
+    subprocess.run([BIN, "report", run, "--out", out, "-q"], check=True)
+    with open(os.path.join(out, "data.json")) as f:
+        inputs = json.load(f)["inputs"]
+    unread = [name for name in sorted(os.listdir(run)) if not (inputs.get(name) or {}).get("present")]
+    if unread:
+        sys.exit(f"ABORT: the report of {run} did not read " + ", ".join(unread))
+    for name in LINE_LOGS:
+        path = os.path.join(run, name)
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                lines = sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b""))
+            if inputs[name]["lines"] != lines:
+                sys.exit(f"ABORT: the report of {run} read {inputs[name]['lines']} of {name}'s {lines} lines")
 
 
 def main():
@@ -240,6 +266,7 @@ def main():
 def targets():
     out = os.path.join(WORK, "out")
     big = generate("big-300", 300, 50)
+    read_everything(big, out)
     zot_bytes = os.path.getsize(os.path.join(big, "zot.jsonl"))
     # Warm the page cache so every command reads from memory.
     for f in os.listdir(big):

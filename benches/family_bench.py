@@ -216,21 +216,6 @@ def beside(b, kind, rows):
     return head + body + [""]
 
 
-def read_everything(b, run, out):
-    """Before timing a whole report: it must have read every file of the run
-    and every line of its registry log, or its time says nothing."""
-    subprocess.run([b.BIN, "report", run, "--out", out, "-q"], check=True)
-    with open(os.path.join(out, "data.json")) as f:
-        inputs = json.load(f)["inputs"]
-    unread = [name for name in sorted(os.listdir(run)) if not (inputs.get(name) or {}).get("present")]
-    if unread:
-        sys.exit(f"ABORT: the report of {run} did not read " + ", ".join(unread))
-    with open(os.path.join(run, "zot.jsonl"), "rb") as f:
-        lines = sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b""))
-    if inputs["zot.jsonl"]["lines"] != lines:
-        sys.exit(f"ABORT: the report of {run} read {inputs['zot.jsonl']['lines']} of zot.jsonl's {lines} lines")
-
-
 def worst_in_the_whole_report(b, worst):
     """Target 1 on the worst zot member: the 300 MB run of `synth big` with
     its zot.jsonl replaced by the worst member's log (dated into the run's
@@ -252,7 +237,7 @@ def worst_in_the_whole_report(b, worst):
         os.link(os.path.join(d if f == "zot.jsonl" else big, f), os.path.join(run, f))
     log = os.path.join(run, "zot.jsonl")
     out = os.path.join(b.WORK, "out-family-big")
-    read_everything(b, run, out)
+    b.read_everything(run, out)
     warm(log)
     mark = b.steal_mark()
     report, python, cat = [], [], []
