@@ -5,9 +5,9 @@ use crate::error::Result;
 use crate::output::OutFile;
 use crate::view::View;
 
-pub const FILE: &str = "data.json";
+pub(crate) const FILE: &str = "data.json";
 
-pub struct Json;
+pub(crate) struct Json;
 
 impl Export for Json {
     fn render(&self, view: &View) -> Result<Vec<OutFile>> {
