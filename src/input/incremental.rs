@@ -19,7 +19,7 @@ const GUARD: u64 = 64;
 
 /// What was parsed of one log so far: whole lines up to `offset`.
 #[derive(Clone)]
-pub struct Tracked<S> {
+pub(crate) struct Tracked<S> {
     file_id: (u64, u64),
     offset: u64,
     head: Vec<u8>,
@@ -35,10 +35,10 @@ pub struct Tracked<S> {
 
 /// The tracked state of the three big logs of one run (`F`: what a node's
 /// oldest samples are summarised into, see `samples::PollFold`).
-pub struct LogCache<F> {
-    pub samples: Option<Tracked<super::samples::Samples<F>>>,
-    pub sccache: Option<Tracked<super::sccache::SccacheSink>>,
-    pub zot: Option<Tracked<super::zot::ZotLog>>,
+pub(crate) struct LogCache<F> {
+    pub(crate) samples: Option<Tracked<super::samples::Samples<F>>>,
+    pub(crate) sccache: Option<Tracked<super::sccache::SccacheSink>>,
+    pub(crate) zot: Option<Tracked<super::zot::ZotLog>>,
 }
 
 impl<F> Default for LogCache<F> {
@@ -48,17 +48,6 @@ impl<F> Default for LogCache<F> {
             sccache: None,
             zot: None,
         }
-    }
-}
-
-impl<F> LogCache<F> {
-    /// Bytes of whole lines already parsed, per log (what the next refresh skips).
-    pub fn offsets(&self) -> [u64; 3] {
-        [
-            self.samples.as_ref().map_or(0, |t| t.offset),
-            self.sccache.as_ref().map_or(0, |t| t.offset),
-            self.zot.as_ref().map_or(0, |t| t.offset),
-        ]
     }
 }
 
@@ -103,7 +92,7 @@ fn read_head(file: &mut std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
 
 /// Reads a log whole, or with a slot of a cache, from where the previous
 /// read stopped: the one way the model reads its big logs.
-pub fn read_log<S, F>(
+pub(crate) fn read_log<S, F>(
     dir: &RunDir,
     name: &str,
     tail: Tail,
@@ -124,7 +113,7 @@ where
 
 /// Parses a log incrementally into `slot`; returns what the run model needs: the
 /// aggregate including the unfinished last line, and the input's report.
-pub fn read_tracked<S, F>(
+pub(crate) fn read_tracked<S, F>(
     dir: &RunDir,
     name: &str,
     tail: Tail,
