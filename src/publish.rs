@@ -76,7 +76,6 @@ pub struct PublishOptions<'a> {
     pub compare_previous: bool,
 }
 
-
 fn discover_walked(walked: crate::runs::Walked, warnings: &mut Vec<String>) -> Vec<(String, PathBuf)> {
     for (at, what) in &walked.unreadable {
         warnings.push(format!("{what} at {}: skipped", at.display()));

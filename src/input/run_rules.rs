@@ -23,7 +23,10 @@ pub(crate) fn announced_without_trace(info: &RunInfo, has_trace: impl Fn(&str) -
 }
 
 /// A node with samples that run.json does not list (when it lists any).
-pub(crate) fn samples_from_unlisted_nodes<'a>(info: &RunInfo, sampled: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+pub(crate) fn samples_from_unlisted_nodes<'a>(
+    info: &RunInfo,
+    sampled: impl IntoIterator<Item = &'a String>,
+) -> Vec<String> {
     if info.nodes.is_empty() {
         return vec![];
     }

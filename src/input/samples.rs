@@ -402,7 +402,10 @@ pub fn parse_line_shaped<'a>(line: &'a [u8], shapes: &mut Shapes) -> Result<(Cow
 
 /// `parse_line_shaped` for a line whose chunk was checked to be UTF-8.
 #[cfg(test)]
-pub(crate) fn parse_text_shaped<'a>(line: &'a str, shapes: &mut Shapes) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
+pub(crate) fn parse_text_shaped<'a>(
+    line: &'a str,
+    shapes: &mut Shapes,
+) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
     parse_shaped(Cursor::text(line), shapes, &mut LastMinute::default())
 }
 

@@ -180,7 +180,11 @@ impl LogFormat {
 
     /// `parse_line`, with the time of the line before remembered: an access
     /// log writes the same second on many lines in a row.
-    pub(crate) fn parse_line_with<'a>(&self, line: &'a [u8], times: &mut TimeCache) -> Result<Request<'a>, Cow<'static, str>> {
+    pub(crate) fn parse_line_with<'a>(
+        &self,
+        line: &'a [u8],
+        times: &mut TimeCache,
+    ) -> Result<Request<'a>, Cow<'static, str>> {
         match &self.shape {
             Shape::Text(plan) => {
                 let text = simdutf8::basic::from_utf8(line)
@@ -192,7 +196,11 @@ impl LogFormat {
     }
 
     /// `parse_line_with` for a line already known to be UTF-8.
-    pub(crate) fn parse_text_with<'a>(&self, line: &'a str, times: &mut TimeCache) -> Result<Request<'a>, Cow<'static, str>> {
+    pub(crate) fn parse_text_with<'a>(
+        &self,
+        line: &'a str,
+        times: &mut TimeCache,
+    ) -> Result<Request<'a>, Cow<'static, str>> {
         match &self.shape {
             Shape::Text(plan) => plan.parse(line, times),
             Shape::Json(keys) => parse_json(keys, line.as_bytes(), times),
