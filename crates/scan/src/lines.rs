@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 /// How many problem lines a parser keeps verbatim; the rest are only counted.
-pub const MAX_PROBLEMS: usize = 5;
+pub(crate) const MAX_PROBLEMS: usize = 5;
 
 /// One line that could not be used, for the warning that names file and line.
 #[derive(Debug, Clone, PartialEq, Eq)]
