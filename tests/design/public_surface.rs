@@ -1,4 +1,4 @@
-//! The library's public surface is what its users need, and no more.
+//! The libraries' public surface is what their users need, and no more.
 //!
 //! rustc reports an unused function, type or field only when nothing outside
 //! the crate could reach it: a `pub` item of a `pub` module is never "dead",
@@ -6,11 +6,14 @@
 //! (or private) unless the `perfreport` binary (`src/main.rs`, `src/cli/`),
 //! the integration tests, the examples, the benchmark's programs or the fuzz
 //! targets use it through `lib.rs`; then rustc's dead-code warnings (errors
-//! under `clippy -D warnings`) find what nothing calls.
+//! under `clippy -D warnings`) find what nothing calls. The same holds for
+//! the line engine, `crates/scan`, whose users are perfreport (library and
+//! binary), its tests and programs, and the fuzz targets of both crates.
 //!
 //! The rule, checked on the sources:
 //! - every plain `pub` item under `src/` (outside the binary's `main.rs` and
-//!   `cli/`) is listed in `public_surface.txt`, and every listed item is
+//!   `cli/`) is listed in `public_surface.txt` (under `crates/scan/src/`, in
+//!   `public_surface_scan.txt`), and every listed item is
 //!   still `pub`: a new `pub fn` fails here until it is either made
 //!   `pub(crate)` or added to the list on purpose;
 //! - every listed name is written somewhere outside the library (the binary,
@@ -25,7 +28,40 @@ use std::path::Path;
 
 const KEYWORDS: [&str; 9] = ["fn", "struct", "enum", "trait", "type", "mod", "static", "const", "use"];
 
-const LIST: &str = "tests/design/public_surface.txt";
+/// A library crate of the workspace: where its sources are, the list of its
+/// public items, and the code that uses it from outside (files or folders).
+struct Library {
+    src: &'static str,
+    list: &'static str,
+    outside: &'static [&'static str],
+}
+
+const LIBRARIES: [Library; 2] = [
+    Library {
+        src: "src",
+        list: "tests/design/public_surface.txt",
+        outside: &[
+            "src/main.rs",
+            "src/cli",
+            "tests",
+            "examples",
+            "benches",
+            "fuzz/fuzz_targets",
+        ],
+    },
+    Library {
+        src: "crates/scan/src",
+        list: "tests/design/public_surface_scan.txt",
+        outside: &[
+            "src",
+            "tests",
+            "examples",
+            "benches",
+            "fuzz/fuzz_targets",
+            "crates/scan/fuzz/fuzz_targets",
+        ],
+    },
+];
 
 /// The type a column-0 `impl`, `struct`, `enum` or `trait` line opens, if any.
 fn owner_of(line: &str) -> Option<String> {
@@ -127,10 +163,10 @@ fn public_signatures(code: &str) -> String {
     out
 }
 
-/// The library's sources without comments, without the binary's, as
+/// A library's sources without comments, without the binary's, as
 /// (path from the repository's root, code).
-fn library_files(root: &Path) -> Vec<(String, String)> {
-    rust_files(&root.join("src"))
+fn library_files(root: &Path, lib: &Library) -> Vec<(String, String)> {
+    rust_files(&root.join(lib.src))
         .into_iter()
         .map(|f| (f.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"), f))
         .filter(|(rel, _)| rel != "src/main.rs" && !rel.starts_with("src/cli/"))
@@ -138,10 +174,10 @@ fn library_files(root: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Every plain-`pub` item of the library, as `path: kind name`.
-fn library_surface(root: &Path) -> BTreeSet<String> {
+/// Every plain-`pub` item of a library, as `path: kind name`.
+fn library_surface(root: &Path, lib: &Library) -> BTreeSet<String> {
     let mut surface = BTreeSet::new();
-    for (rel, code) in library_files(root) {
+    for (rel, code) in library_files(root, lib) {
         for item in pub_items(&code) {
             surface.insert(format!("{rel}: {item}"));
         }
@@ -149,9 +185,9 @@ fn library_surface(root: &Path) -> BTreeSet<String> {
     surface
 }
 
-/// The list's entries, each without the ` # why` after it.
-fn listed(root: &Path) -> BTreeSet<String> {
-    std::fs::read_to_string(root.join(LIST))
+/// A list's entries, each without the ` # why` after it.
+fn listed(root: &Path, list: &str) -> BTreeSet<String> {
+    std::fs::read_to_string(root.join(list))
         .unwrap()
         .lines()
         .map(|l| l.split_once(" # ").map_or(l, |(item, _why)| item).trim())
@@ -160,12 +196,17 @@ fn listed(root: &Path) -> BTreeSet<String> {
         .collect()
 }
 
-/// The code that uses the library from outside: the binary's own modules,
-/// the tests, examples, benchmark programs and fuzz targets.
-fn outside_code(root: &Path) -> String {
-    let mut files = vec![root.join("src/main.rs")];
-    for dir in ["src/cli", "tests", "examples", "benches", "fuzz/fuzz_targets"] {
-        files.extend(rust_files(&root.join(dir)));
+/// The code that uses a library from outside (for perfreport: the binary's
+/// own modules, the tests, examples, benchmark programs and fuzz targets).
+fn outside_code(root: &Path, lib: &Library) -> String {
+    let mut files = vec![];
+    for place in lib.outside {
+        let path = root.join(place);
+        if path.is_file() {
+            files.push(path);
+        } else {
+            files.extend(rust_files(&path));
+        }
     }
     files
         .iter()
@@ -188,46 +229,64 @@ fn names_word(code: &str, word: &str) -> bool {
 #[test]
 fn every_public_library_item_is_listed_and_every_listed_one_is_public() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let surface = library_surface(root);
-    let listed = listed(root);
-    assert!(
-        surface.contains("src/lib.rs: fn report"),
-        "the sources are read: {surface:?}"
-    );
-    let unlisted: Vec<_> = surface.difference(&listed).collect();
-    let stale: Vec<_> = listed.difference(&surface).collect();
-    assert!(
-        unlisted.is_empty(),
-        "public items not in {LIST}: a `pub` item of the library must be added to that list. \
-         Make it pub(crate) if only the library uses it (rustc then reports it when nothing \
-         calls it), or add its line below to the list if the CLI, tests, examples, \
-         benchmarks or fuzz targets need it:\n{}",
-        unlisted.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
-    );
-    assert!(
-        stale.is_empty(),
-        "listed in {LIST} but no longer public: drop these lines from the list:\n{}",
-        stale.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
-    );
+    for (lib, read) in LIBRARIES
+        .iter()
+        .zip(["src/lib.rs: fn report", "crates/scan/src/lib.rs: mod lines"])
+    {
+        let surface = library_surface(root, lib);
+        let listed = listed(root, lib.list);
+        assert!(surface.contains(read), "the sources are read: {surface:?}");
+        let unlisted: Vec<_> = surface.difference(&listed).map(String::as_str).collect();
+        let stale: Vec<_> = listed.difference(&surface).map(String::as_str).collect();
+        assert!(
+            unlisted.is_empty(),
+            "public items not in {}: a `pub` item of the library must be added to that list. \
+             Make it pub(crate) if only its own crate uses it (rustc then reports it when \
+             nothing calls it), or add its line below to the list if the CLI, tests, \
+             examples, benchmarks or fuzz targets need it:\n{}",
+            lib.list,
+            unlisted.join("\n")
+        );
+        assert!(
+            stale.is_empty(),
+            "listed in {} but no longer public: drop these lines from the list:\n{}",
+            lib.list,
+            stale.join("\n")
+        );
+    }
 }
 
 #[test]
 fn every_listed_item_is_named_outside_the_library() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for lib in &LIBRARIES {
+        let unused = named_nowhere_outside(root, lib);
+        assert!(
+            unused.is_empty(),
+            "public items nothing outside the library names: make them pub(crate), drop them \
+             from {}, and delete them if rustc then finds no caller:\n{}",
+            lib.list,
+            unused.join("\n")
+        );
+    }
+}
+
+/// The listed items of `lib` that no code outside it names.
+fn named_nowhere_outside(root: &Path, lib: &Library) -> Vec<String> {
     // A `# why` after an entry says why it is public though never named
     // outside (a struct update `..Limits::default()` needs every field).
-    let text = std::fs::read_to_string(root.join(LIST)).unwrap();
+    let text = std::fs::read_to_string(root.join(lib.list)).unwrap();
     let explained: BTreeSet<&str> = text
         .lines()
         .filter_map(|l| l.split_once(" # "))
         .map(|(i, _)| i.trim())
         .collect();
-    let signatures: String = library_files(root)
+    let signatures: String = library_files(root, lib)
         .iter()
         .map(|(_, code)| public_signatures(code))
         .collect();
-    let outside = outside_code(root) + "\n" + &signatures;
-    let unused: Vec<String> = listed(root)
+    let outside = outside_code(root, lib) + "\n" + &signatures;
+    listed(root, lib.list)
         .into_iter()
         .filter(|entry| !explained.contains(entry.as_str()))
         .filter(|entry| {
@@ -238,13 +297,7 @@ fn every_listed_item_is_named_outside_the_library() {
             let last = last.trim_matches(|c| c == '{' || c == '}' || c == ' ');
             !last.split(',').any(|n| names_word(&outside, ident(n)))
         })
-        .collect();
-    assert!(
-        unused.is_empty(),
-        "public items nothing outside the library names: make them pub(crate), drop them \
-         from {LIST}, and delete them if rustc then finds no caller:\n{}",
-        unused.join("\n")
-    );
+        .collect()
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub enum Via {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bail;
 
-pub(crate) type Scan<T> = Result<T, Bail>;
+pub type Scan<T> = Result<T, Bail>;
 
 use crate::number::Plain;
 
