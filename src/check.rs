@@ -9,23 +9,23 @@ use crate::timefmt::{self, Micros};
 use serde::Serialize;
 
 /// Trace spans further than this outside the samples' window mean skewed clocks.
-pub const SKEW: Micros = 60_000_000;
+pub(crate) const SKEW: Micros = 60_000_000;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// The input the finding is about.
-    pub input: String,
-    pub ok: bool,
+    pub(crate) input: String,
+    pub(crate) ok: bool,
     /// What was read, in a few words.
-    pub summary: String,
-    pub problems: Vec<String>,
+    pub(crate) summary: String,
+    pub(crate) problems: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
-    pub run: String,
+    pub(crate) run: String,
     pub ok: bool,
-    pub findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
 }
 
 pub fn check(run: &Run) -> CheckReport {

@@ -3,7 +3,7 @@
 //! inside the noise (the spread repeated runs show) is not a ranking; a
 //! target that moved nodes says so, since it lost that node's local cache.
 
-pub mod comparable;
+pub(crate) mod comparable;
 
 use crate::analysis::step_diff::{self, StepChange};
 use crate::history::why;
@@ -14,65 +14,65 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Without history, a change within this share of the earlier value is called noise.
-pub const DEFAULT_BAND_PCT: f64 = 10.0;
+pub(crate) const DEFAULT_BAND_PCT: f64 = 10.0;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Change {
-    pub metric: &'static str,
-    pub a: Option<f64>,
-    pub b: Option<f64>,
-    pub delta: Option<f64>,
-    pub delta_pct: Option<f64>,
+pub(crate) struct Change {
+    pub(crate) metric: &'static str,
+    pub(crate) a: Option<f64>,
+    pub(crate) b: Option<f64>,
+    pub(crate) delta: Option<f64>,
+    pub(crate) delta_pct: Option<f64>,
     /// The noise band used, in percent of A, and where it came from.
-    pub band_pct: f64,
-    pub band_from: String,
+    pub(crate) band_pct: f64,
+    pub(crate) band_from: String,
     /// How many runs the band rests on; 0: the default, assumed.
-    pub band_runs: usize,
+    pub(crate) band_runs: usize,
     /// faster / slower / within noise / more cached / fewer cached / unchanged / not measured.
-    pub verdict: String,
+    pub(crate) verdict: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct TargetChange {
-    pub target: String,
-    pub node_a: Option<String>,
-    pub node_b: Option<String>,
+pub(crate) struct TargetChange {
+    pub(crate) target: String,
+    pub(crate) node_a: Option<String>,
+    pub(crate) node_b: Option<String>,
     /// Set when the target ran on another node in B.
-    pub moved: Option<String>,
-    pub changes: Vec<Change>,
+    pub(crate) moved: Option<String>,
+    pub(crate) changes: Vec<Change>,
     /// Its steps matched across the runs, largest change first
     /// (`analysis::step_diff`); empty for a node.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub steps: Option<Vec<StepChange>>,
+    pub(crate) steps: Option<Vec<StepChange>>,
     /// The share of the build's change the top 3 steps explain; `null` when
     /// the build did not move or was not measured in both.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub steps_explain_pct: Option<Option<f64>>,
+    pub(crate) steps_explain_pct: Option<Option<f64>>,
     /// What moved beside the steps: setup, export, upload, upload bytes and rate.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub beside: Option<Vec<why::Beside>>,
+    pub(crate) beside: Option<Vec<why::Beside>>,
     /// Why the target's figure moved, in a sentence, when it moved beyond its noise.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub why: Option<String>,
+    pub(crate) why: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CompareView {
-    pub a: String,
-    pub b: String,
+    pub(crate) a: String,
+    pub(crate) b: String,
     pub comparable: bool,
     /// Why not, when not.
-    pub reasons: Vec<String>,
-    pub warnings: Vec<String>,
+    pub(crate) reasons: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// run.json's `revision` of each run; `null` when not recorded.
-    pub revision_a: Option<String>,
-    pub revision_b: Option<String>,
-    pub targets: Vec<TargetChange>,
-    pub nodes: Vec<TargetChange>,
+    pub(crate) revision_a: Option<String>,
+    pub(crate) revision_b: Option<String>,
+    pub(crate) targets: Vec<TargetChange>,
+    pub(crate) nodes: Vec<TargetChange>,
     /// The tool that compared, and each run's own provenance (inputs, coordinates).
-    pub tool: crate::view::Tool,
-    pub provenance_a: crate::view::Provenance,
-    pub provenance_b: crate::view::Provenance,
+    pub(crate) tool: crate::view::Tool,
+    pub(crate) provenance_a: crate::view::Provenance,
+    pub(crate) provenance_b: crate::view::Provenance,
 }
 
 /// A time-like metric: lower is better. `steps_cached`: higher is better.

@@ -14,7 +14,7 @@ const EMPTY: &str = "—";
 /// Control characters as a visible quote (`\n`, `\t`, `\u{1b}`): a raw
 /// newline would end a markdown line and start a block, ESC acts on a
 /// terminal, and none of them can be seen.
-pub fn quote_controls(s: &str) -> Cow<'_, str> {
+pub(crate) fn quote_controls(s: &str) -> Cow<'_, str> {
     if !s.chars().any(char::is_control) {
         return Cow::Borrowed(s);
     }
@@ -34,7 +34,7 @@ pub fn quote_controls(s: &str) -> Cow<'_, str> {
 /// Text for an XML attribute or element (a JUnit report): control and bidi
 /// characters quoted as a terminal shows them (`\x1b`, `\u{202e}`: a CI
 /// view must not reorder or hide a name), markup characters as entities.
-pub fn xml(s: &str) -> String {
+pub(crate) fn xml(s: &str) -> String {
     let s = crate::term::quote(s);
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
@@ -56,7 +56,7 @@ pub fn xml(s: &str) -> String {
 /// (`\u{1b}`), so an ESC in a name cannot make a chart invalid XML that no
 /// viewer draws. `&`, `<`, `>` and quotes are plotters' to escape, and
 /// are left alone: this runs over each whole chart, once (see `charts::svg`).
-pub fn xml_chars(s: &str) -> Cow<'_, str> {
+pub(crate) fn xml_chars(s: &str) -> Cow<'_, str> {
     let bad = |c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}');
     if !s.chars().any(bad) {
         return Cow::Borrowed(s);
@@ -76,7 +76,7 @@ pub fn xml_chars(s: &str) -> Cow<'_, str> {
 /// table cell) that no renderer turns into a block, a link, an image or HTML.
 /// A pair of backticks marks a code span, as perfreport's own messages do
 /// (``run.json has no `max_jobs` ``): shown as code, which is inert too.
-pub fn md_text(s: &str) -> String {
+pub(crate) fn md_text(s: &str) -> String {
     let s = quote_controls(s);
     let parts: Vec<&str> = s.split('`').collect();
     let mut out = String::with_capacity(s.len() + 8);
@@ -105,7 +105,7 @@ pub fn md_text(s: &str) -> String {
 /// A name as a code span: nothing inside one is markdown. Where a code span
 /// cannot hold it (empty, or a `|`, which would split a table cell even
 /// inside a code span) it is escaped text instead.
-pub fn md_code(s: &str) -> String {
+pub(crate) fn md_code(s: &str) -> String {
     let s = quote_controls(s);
     code_span(&s).unwrap_or_else(|| {
         if s.is_empty() {
@@ -207,7 +207,7 @@ fn plain(s: &str, at_start: bool, out: &mut String) {
 /// end or change the element, and U+2028/U+2029 as escapes too. In
 /// serde_json's output these characters occur only inside strings, where the
 /// escape means the same character.
-pub fn script_json(json: &str) -> String {
+pub(crate) fn script_json(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         match c {

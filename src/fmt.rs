@@ -5,7 +5,7 @@
 //! same way: half away from zero, on the value times the power of ten.
 
 /// A size in bytes for display, in powers of 1000: `6.4 GB`, `512 B`.
-pub fn bytes(b: f64) -> String {
+pub(crate) fn bytes(b: f64) -> String {
     let units = ["B", "kB", "MB", "GB", "TB"];
     let mut v = b;
     let mut i = 0;
@@ -21,7 +21,7 @@ pub fn bytes(b: f64) -> String {
 }
 
 /// A duration in seconds for display: `38m52s`, `92s`, `1h04m`.
-pub fn duration(secs: f64) -> String {
+pub(crate) fn duration(secs: f64) -> String {
     if !secs.is_finite() {
         return "?".into();
     }
@@ -44,7 +44,7 @@ pub fn duration(secs: f64) -> String {
 /// `x` to `decimals` places, a tie rounded away from zero (as JavaScript's
 /// `Math.round` on the magnitude), not to even as `format!` would: 62.5
 /// reads 63% on the page and in report.md alike.
-pub fn fixed(x: f64, decimals: usize) -> String {
+pub(crate) fn fixed(x: f64, decimals: usize) -> String {
     if !x.is_finite() {
         return "?".into();
     }
@@ -57,7 +57,7 @@ pub fn fixed(x: f64, decimals: usize) -> String {
 
 /// An axis tick: three significant digits at most, no trailing zeros
 /// (`0`, `2.5`, `0.02`, `0.0002`, `150`).
-pub fn tick(v: f64) -> String {
+pub(crate) fn tick(v: f64) -> String {
     let digits = if v == 0.0 || !v.is_finite() {
         0
     } else {
@@ -76,18 +76,18 @@ pub fn tick(v: f64) -> String {
 }
 
 /// A percentage already in 0..100: `63%`.
-pub fn percent(p: f64) -> String {
+pub(crate) fn percent(p: f64) -> String {
     format!("{}%", fixed(p, 0))
 }
 
 /// A share in 0..1 as a percentage: `0.625` is `63%`.
-pub fn share(r: f64) -> String {
+pub(crate) fn share(r: f64) -> String {
     percent(100.0 * r)
 }
 
 /// A change in percent with its sign, to `decimals` places: `+15%`,
 /// `-3.2%`, `0%` (a change that rounds to nothing has no sign).
-pub fn change(p: f64, decimals: usize) -> String {
+pub(crate) fn change(p: f64, decimals: usize) -> String {
     let s = fixed(p, decimals);
     if s.starts_with('-') || s.trim_start_matches(['0', '.']).is_empty() {
         format!("{s}%")
@@ -100,7 +100,7 @@ pub fn change(p: f64, decimals: usize) -> String {
 /// duration (`38m52s`), `*_bytes` a size, `*_pct` a percent, `*_mbps` a
 /// rate, anything else a count. What compare, history and gate print for a
 /// metric of data.json or history.json.
-pub fn metric(name: &str, v: f64) -> String {
+pub(crate) fn metric(name: &str, v: f64) -> String {
     if name.ends_with("_s") {
         duration(v)
     } else if name.ends_with("_bytes") {
@@ -127,17 +127,17 @@ fn count_signed(n: i64) -> String {
 }
 
 /// A throughput in bytes per second: `5.0 MB/s`.
-pub fn rate(bytes_per_s: f64) -> String {
+pub(crate) fn rate(bytes_per_s: f64) -> String {
     format!("{}/s", bytes(bytes_per_s))
 }
 
 /// A throughput given in MB/s (as run.json and placement.txt write links).
-pub fn rate_mbps(mbps: f64) -> String {
+pub(crate) fn rate_mbps(mbps: f64) -> String {
     rate(mbps * 1e6)
 }
 
 /// A count people read: `1,204`.
-pub fn count(n: u64) -> String {
+pub(crate) fn count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
@@ -150,7 +150,7 @@ pub fn count(n: u64) -> String {
 }
 
 /// The noun for `n` of them: `one` for exactly one, else `many`.
-pub fn plural<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
+pub(crate) fn plural<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 {
         one
     } else {

@@ -13,7 +13,7 @@ pub mod analysis;
 pub mod check;
 pub mod compare;
 pub mod error;
-pub mod escape;
+pub(crate) mod escape;
 pub mod fmt;
 pub mod gate;
 pub mod harness;

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 /// A run followed as it grows.
 pub struct LiveRun {
-    pub dir: PathBuf,
-    pub cache: LogCache,
+    pub(crate) dir: PathBuf,
+    pub(crate) cache: LogCache,
 }
 
 impl LiveRun {
@@ -22,7 +22,7 @@ impl LiveRun {
     }
 
     /// Reads the run again, the big logs from where the last read stopped.
-    pub fn load(&mut self) -> Result<Run> {
+    pub(crate) fn load(&mut self) -> Result<Run> {
         model::load_with(&self.dir, Some(&mut self.cache), model::Links::StayInside)
     }
 }

@@ -11,14 +11,15 @@ use crate::input::artifacts::{Artifact, Artifacts};
 use crate::input::incremental;
 use crate::input::lines::Tail;
 use crate::input::placement::{Placement, Placements};
+pub use crate::input::read::Links;
+pub(crate) use crate::input::read::RunDir;
 pub(crate) use crate::input::read::{mtime_of, read_at_most};
 use crate::input::read::{read_lines, read_open_at_most};
-pub use crate::input::read::{Links, RunDir};
 use crate::input::run_json::{self, RunInfo};
 use crate::input::run_rules;
 use crate::input::samples;
 use crate::input::sccache::{LogFormat, SccacheLog, SccacheSink};
-use crate::input::trace::{self, Encoding, Span};
+use crate::input::trace::{self, Span};
 use crate::input::window::RecordWindow;
 use crate::input::zot::{NodeHosts, ZotLog};
 use crate::input::{InputReport, ParseStats};
@@ -28,77 +29,72 @@ use std::path::{Path, PathBuf};
 /// The samples of a run: a node's oldest polls summarised by the analysis's fold.
 pub type Samples = samples::Samples<crate::analysis::nodes::NodeFold>;
 /// What a live view keeps of a run's big logs between refreshes.
-pub type LogCache = incremental::LogCache<crate::analysis::nodes::NodeFold>;
+pub(crate) type LogCache = incremental::LogCache<crate::analysis::nodes::NodeFold>;
 
-pub const RUN_JSON: &str = run_json::FILE;
-pub const PLACEMENT: &str = "placement.txt";
-pub const SAMPLES: &str = "samples.jsonl";
-pub const SCCACHE: &str = crate::input::sccache::FILE;
-pub const NGINX_FORMAT: &str = "nginx-log-format";
-pub const ZOT: &str = crate::input::zot::FILE;
-pub const ARTIFACTS: &str = "artifacts.txt";
+pub(crate) const RUN_JSON: &str = run_json::FILE;
+pub(crate) const PLACEMENT: &str = "placement.txt";
+pub(crate) const SAMPLES: &str = "samples.jsonl";
+pub(crate) const SCCACHE: &str = crate::input::sccache::FILE;
+pub(crate) const NGINX_FORMAT: &str = "nginx-log-format";
+pub(crate) const ZOT: &str = crate::input::zot::FILE;
+pub(crate) const ARTIFACTS: &str = "artifacts.txt";
 
 /// The fixed inputs, in the order the report lists them.
-pub const FIXED_INPUTS: [&str; 7] = [RUN_JSON, PLACEMENT, SAMPLES, SCCACHE, NGINX_FORMAT, ZOT, ARTIFACTS];
+pub(crate) const FIXED_INPUTS: [&str; 7] = [RUN_JSON, PLACEMENT, SAMPLES, SCCACHE, NGINX_FORMAT, ZOT, ARTIFACTS];
 
 /// One target's trace as read, and its figures: analysed once, when the
 /// run is loaded, as the window they give decides which of the logs'
 /// records are the run's (see `read_logs`).
 #[derive(Debug, Clone)]
-pub struct TargetTrace {
-    pub target: String,
-    pub encoding: Encoding,
-    pub spans: Vec<Span>,
-    pub figures: crate::analysis::targets::TargetFigures,
+pub(crate) struct TargetTrace {
+    pub(crate) target: String,
+    pub(crate) spans: Vec<Span>,
+    pub(crate) figures: crate::analysis::targets::TargetFigures,
 }
 
 #[derive(Debug, Clone)]
-pub struct SccacheInput {
-    pub log: SccacheLog,
+pub(crate) struct SccacheInput {
+    pub(crate) log: SccacheLog,
     /// False when the log format has no `$request_length`: write sizes unknown.
-    pub sizes_known: bool,
+    pub(crate) sizes_known: bool,
 }
 
 /// Everything read from one run directory.
 #[derive(Debug, Default)]
 pub struct Run {
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The directory's own name: the stamp when run.json has none.
-    pub dir_name: String,
-    pub info: Option<RunInfo>,
-    pub placements: Vec<Placement>,
-    pub artifacts: Vec<Artifact>,
-    pub samples: Samples,
-    pub traces: Vec<TargetTrace>,
-    pub sccache: Option<SccacheInput>,
-    pub zot: Option<ZotLog>,
+    pub(crate) dir_name: String,
+    pub(crate) info: Option<RunInfo>,
+    pub(crate) placements: Vec<Placement>,
+    pub(crate) artifacts: Vec<Artifact>,
+    pub(crate) samples: Samples,
+    pub(crate) traces: Vec<TargetTrace>,
+    pub(crate) sccache: Option<SccacheInput>,
+    pub(crate) zot: Option<ZotLog>,
     /// Every input, present or not, sorted by name.
-    pub inputs: Vec<InputReport>,
+    pub(crate) inputs: Vec<InputReport>,
 }
 
 impl Run {
-    pub fn stamp(&self) -> &str {
+    pub(crate) fn stamp(&self) -> &str {
         self.info
             .as_ref()
             .and_then(|i| i.stamp.as_deref())
             .unwrap_or(&self.dir_name)
     }
 
-    pub fn in_flight(&self) -> bool {
+    pub(crate) fn in_flight(&self) -> bool {
         self.info.as_ref().is_some_and(|i| i.in_flight)
     }
 
-    pub fn input(&self, name: &str) -> Option<&InputReport> {
+    pub(crate) fn input(&self, name: &str) -> Option<&InputReport> {
         self.inputs.iter().find(|i| i.name == name)
-    }
-
-    pub fn total_input_bytes(&self) -> u64 {
-        self.inputs.iter().filter_map(|i| i.bytes).sum()
     }
 }
 
 /// Whether `dir` looks like a run directory: it holds at least one known input.
-pub fn is_run_dir(dir: &Path) -> bool {
+pub(crate) fn is_run_dir(dir: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;
     };
@@ -118,9 +114,9 @@ fn xxh3(data: &[u8]) -> u64 {
 /// of a run are decoded at once: a BuildKit record of a large build is a few MB (thousands of steps and
 /// registry calls), so 256 MiB is fifty times that and still leaves the
 /// decoding at a few GB. The nginx directive is one line.
-pub const RUN_JSON_MAX: u64 = run_json::MAX_BYTES;
-pub const TRACE_MAX: u64 = 256 << 20;
-pub const NGINX_FORMAT_MAX: u64 = 1 << 20;
+pub(crate) const RUN_JSON_MAX: u64 = run_json::MAX_BYTES;
+pub(crate) const TRACE_MAX: u64 = 256 << 20;
+pub(crate) const NGINX_FORMAT_MAX: u64 = 1 << 20;
 
 /// The limit on a whole-file input, by file name.
 fn most_bytes(name: &str) -> u64 {
@@ -166,9 +162,9 @@ fn read_small(run: &RunDir, name: &str) -> std::result::Result<Option<Small>, Bo
 /// reported with the first (those with the most to show, then by name), and
 /// a warning says how many more there were (they are counted, not drawn).
 /// A real fleet has tens of each.
-pub const MAX_TARGETS: usize = 2_000;
-pub const MAX_NODES: usize = 2_000;
-pub const MAX_PLACEMENT_LINES: usize = 20_000;
+pub(crate) const MAX_TARGETS: usize = 2_000;
+pub(crate) const MAX_NODES: usize = 2_000;
+pub(crate) const MAX_PLACEMENT_LINES: usize = 20_000;
 
 /// What a bound left out, for its warning: `what` (e.g. "targets"), how
 /// many there were, and the first few left out.
@@ -283,7 +279,7 @@ pub fn load(dir: &Path) -> Result<Run> {
 /// As `load`; with a cache, the big logs are parsed only from where the
 /// previous load stopped (see `input::incremental`). `links` says whether an
 /// input whose real path leaves the run directory is read.
-pub fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Result<Run> {
+pub(crate) fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Result<Run> {
     let mut trace_files = trace_files_of(dir)?;
     // Traces past the bound are not even read.
     let traces_left_out = (trace_files.len() > MAX_TARGETS).then(|| {
@@ -811,7 +807,6 @@ fn read_trace(dir: &RunDir, target: &str, file: &str) -> (Option<TargetTrace>, I
                 .with_identity(mtime, xxh3(&data));
             let tt = TargetTrace {
                 target: target.to_string(),
-                encoding: t.encoding,
                 figures: crate::analysis::targets::analyse(&t.spans),
                 spans: t.spans,
             };

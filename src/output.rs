@@ -13,7 +13,7 @@ pub struct OutFile {
 }
 
 impl OutFile {
-    pub fn new(path: impl Into<PathBuf>, bytes: impl Into<Vec<u8>>) -> Self {
+    pub(crate) fn new(path: impl Into<PathBuf>, bytes: impl Into<Vec<u8>>) -> Self {
         OutFile {
             path: path.into(),
             bytes: bytes.into(),
@@ -159,7 +159,7 @@ pub fn write_all(out_dir: &Path, files: &[OutFile]) -> Result<usize> {
 /// plain (relative, no `..`) and every component a real directory: one that
 /// is a symlink (or not a directory) is refused, so nothing planted under
 /// `base` can carry a write out of it. `base` itself is trusted.
-pub fn real_dir_inside(base: &Path, rel: &Path) -> Result<PathBuf> {
+pub(crate) fn real_dir_inside(base: &Path, rel: &Path) -> Result<PathBuf> {
     let refuse = |at: &Path, why: &str| Error::Write {
         path: at.to_path_buf(),
         source: std::io::Error::other(why.to_string()),
@@ -184,7 +184,7 @@ pub fn real_dir_inside(base: &Path, rel: &Path) -> Result<PathBuf> {
 
 /// [`write_all`] into `base/rel`, every directory on the way checked by
 /// [`real_dir_inside`]; the files' own paths must be plain too.
-pub fn write_all_inside(base: &Path, rel: &Path, files: &[OutFile]) -> Result<usize> {
+pub(crate) fn write_all_inside(base: &Path, rel: &Path, files: &[OutFile]) -> Result<usize> {
     let mut written = 0;
     for f in files {
         let file_name = f

@@ -14,29 +14,29 @@ use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 const SITE_TEMPLATE: &str = include_str!("../templates/site.html.tera");
-pub const MANIFEST: &str = "manifest.json";
+pub(crate) const MANIFEST: &str = "manifest.json";
 
 /// One run as the site index lists it; display-ready.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunEntry {
     /// The run's folder under `runs/`: its path under the root, as [`folder_name`] writes it.
-    pub dir: String,
-    pub stamp: String,
+    pub(crate) dir: String,
+    pub(crate) stamp: String,
     /// complete, in flight or broken.
     pub status: String,
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// The present inputs that broke their contract (a run whose every
     /// input did is `broken` itself).
     #[serde(default)]
     pub broken_inputs: Vec<String>,
-    pub mode: String,
-    pub arch: String,
-    pub wall: String,
-    pub targets: usize,
-    pub critical: String,
-    pub started: String,
+    pub(crate) mode: String,
+    pub(crate) arch: String,
+    pub(crate) wall: String,
+    pub(crate) targets: usize,
+    pub(crate) critical: String,
+    pub(crate) started: String,
     /// Sort key: run.json's started_at, else the folder name.
-    pub order: (Option<String>, String),
+    pub(crate) order: (Option<String>, String),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -74,12 +74,6 @@ pub struct PublishOptions<'a> {
     pub bench: Option<&'a Path>,
     /// Compare each run with the one before it: a section on both runs' report pages.
     pub compare_previous: bool,
-}
-
-/// The run folders under `root` (see [`crate::runs::walk`]), each with its
-/// folder name under `runs/`; what could not be read is said in `warnings`.
-pub fn discover(root: &Path, site: &Path, warnings: &mut Vec<String>) -> Vec<(String, PathBuf)> {
-    discover_walked(crate::runs::walk(root, Some(site)), warnings)
 }
 
 fn discover_walked(walked: crate::runs::Walked, warnings: &mut Vec<String>) -> Vec<(String, PathBuf)> {
@@ -168,7 +162,7 @@ fn encode_component(bytes: &[u8]) -> String {
 /// back into components that write it again, byte for byte, and be one plain
 /// path component. What `manifest.json` says is checked with this before
 /// publish removes anything by it.
-pub fn is_folder_name(name: &str) -> bool {
+pub(crate) fn is_folder_name(name: &str) -> bool {
     let mut one = Path::new(name).components();
     if !matches!((one.next(), one.next()), (Some(Component::Normal(_)), None)) {
         return false;

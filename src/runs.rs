@@ -26,7 +26,7 @@ const LEADS_OUT: &str = "a link leading out of the root: not read";
 /// The run directories directly under `root`, oldest first: by run.json's
 /// `started_at`, else by directory name. A symlinked directory whose real
 /// path leaves the root is not one of them.
-pub fn list(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn list(root: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(root) else {
         return vec![];
     };
@@ -56,9 +56,9 @@ pub fn newest(root: &Path) -> Option<PathBuf> {
 /// What a walk of a root found: each run folder as (its path under the
 /// root, its path), and what could not be read as (path, what went wrong).
 #[derive(Debug, Default)]
-pub struct Walked {
-    pub runs: Vec<(PathBuf, PathBuf)>,
-    pub unreadable: Vec<(PathBuf, String)>,
+pub(crate) struct Walked {
+    pub(crate) runs: Vec<(PathBuf, PathBuf)>,
+    pub(crate) unreadable: Vec<(PathBuf, String)>,
 }
 
 /// The run folders under `root`, up to three levels down, in name order,
@@ -66,7 +66,7 @@ pub struct Walked {
 /// folder whose real path leaves it is reported and not walked), loops and
 /// unreadable folders reported and skipped, `leave_out` (a site written
 /// under the root) too. Publish and history see the same runs.
-pub fn walk(root: &Path, leave_out: Option<&Path>) -> Walked {
+pub(crate) fn walk(root: &Path, leave_out: Option<&Path>) -> Walked {
     let leave_out = leave_out.and_then(|p| p.canonicalize().ok());
     let real_root = root.canonicalize().ok();
     let mut out = Walked::default();
@@ -114,7 +114,7 @@ pub fn walk(root: &Path, leave_out: Option<&Path>) -> Walked {
 /// What identifies the state of a run folder: its input files' names, sizes
 /// and modification times (publish's manifest, history's cache, serve's
 /// change detection).
-pub fn fingerprint(dir: &Path) -> Vec<(String, u64, i128)> {
+pub(crate) fn fingerprint(dir: &Path) -> Vec<(String, u64, i128)> {
     let mut files: Vec<(String, u64, i128)> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()

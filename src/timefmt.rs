@@ -4,16 +4,16 @@
 
 pub type Micros = i64;
 
-pub const MICROS_PER_SEC: f64 = 1e6;
+pub(crate) const MICROS_PER_SEC: f64 = 1e6;
 
 /// The earliest and latest instants a timestamp can name (jiff's range,
 /// years -9999 to 9999). Every time an input gives is inside them, so the
 /// difference of any two is far from overflowing an `i64`.
-pub const MIN_MICROS: Micros = -377_705_023_201_000_000;
-pub const MAX_MICROS: Micros = 253_402_207_200_999_999;
+pub(crate) const MIN_MICROS: Micros = -377_705_023_201_000_000;
+pub(crate) const MAX_MICROS: Micros = 253_402_207_200_999_999;
 
 /// An instant if a timestamp can name it.
-pub fn in_range(us: Micros) -> Option<Micros> {
+pub(crate) fn in_range(us: Micros) -> Option<Micros> {
     (MIN_MICROS..=MAX_MICROS).contains(&us).then_some(us)
 }
 
@@ -82,7 +82,7 @@ fn seconds_fast(b: &[u8]) -> Option<Micros> {
 /// The minute (`YYYY-MM-DDTHH:MM`) of the last time `parse_rfc3339_after`
 /// read in `utc_fast`'s shape, and where that minute starts.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct LastMinute {
+pub(crate) struct LastMinute {
     text: [u8; 16],
     start: Option<Micros>,
 }
@@ -90,7 +90,7 @@ pub struct LastMinute {
 /// `parse_rfc3339`, the minute of the time read before reused when the
 /// text repeats it: a poller writes some thirty lines a minute a node, and
 /// the date's digits and calendar are most of a sample line's time.
-pub fn parse_rfc3339_after(s: &str, last: &mut LastMinute) -> Option<Micros> {
+pub(crate) fn parse_rfc3339_after(s: &str, last: &mut LastMinute) -> Option<Micros> {
     let b = s.as_bytes();
     let Some(head) = b.first_chunk::<16>() else {
         return parse_rfc3339(s);
@@ -156,7 +156,7 @@ pub fn format_rfc3339(us: Micros) -> String {
 }
 
 /// A JSON timestamp that is either RFC 3339 or a number of Unix seconds.
-pub fn from_json(v: &serde_json::Value) -> Option<Micros> {
+pub(crate) fn from_json(v: &serde_json::Value) -> Option<Micros> {
     match v {
         serde_json::Value::String(s) => parse_rfc3339(s),
         serde_json::Value::Number(n) => {
@@ -167,7 +167,7 @@ pub fn from_json(v: &serde_json::Value) -> Option<Micros> {
     }
 }
 
-pub fn secs_to_micros(secs: f64) -> Option<Micros> {
+pub(crate) fn secs_to_micros(secs: f64) -> Option<Micros> {
     // Anything outside year 1970..2262 is not a real poll time.
     if secs.is_finite() && (0.0..9.2e9).contains(&secs) {
         Some((secs * MICROS_PER_SEC).round() as Micros)
@@ -176,12 +176,8 @@ pub fn secs_to_micros(secs: f64) -> Option<Micros> {
     }
 }
 
-pub fn micros_to_secs(us: Micros) -> f64 {
-    us as f64 / MICROS_PER_SEC
-}
-
 /// nginx `$time_local`: `20/Oct/2026:02:00:05 +0000`.
-pub fn parse_nginx_local(s: &str) -> Option<Micros> {
+pub(crate) fn parse_nginx_local(s: &str) -> Option<Micros> {
     let b = s.as_bytes();
     if b.len() < 26 {
         return None;
@@ -216,7 +212,7 @@ pub fn parse_nginx_local(s: &str) -> Option<Micros> {
 }
 
 /// Durations and sizes for display live with the other formatters.
-pub use crate::fmt::{bytes as human_bytes, duration as human_duration};
+pub(crate) use crate::fmt::{bytes as human_bytes, duration as human_duration};
 
 /// Go's `time.Duration` string as zot writes `latency`: `0s`, `96.6µs`, `3m55s`, `1h2m3.5s`.
 pub fn parse_go_duration(s: &str) -> Option<f64> {

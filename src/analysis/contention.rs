@@ -5,7 +5,7 @@
 
 /// A node's load at the end of the run, judged.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Load {
+pub(crate) enum Load {
     /// Loaded beyond its cores, in words.
     Loaded(String),
     Clear,
@@ -15,7 +15,7 @@ pub enum Load {
 
 /// `load_end`: the node's last 1-minute load average in the run; `cores`
 /// from run.json.
-pub fn judge(node: &str, load_end: Option<f64>, cores: Option<u32>) -> Load {
+pub(crate) fn judge(node: &str, load_end: Option<f64>, cores: Option<u32>) -> Load {
     match (load_end, cores) {
         (None, _) => Load::Unknown(format!("no load samples from {node}")),
         (Some(_), None) => Load::Unknown(format!("run.json gives no cores for {node}")),

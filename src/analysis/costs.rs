@@ -4,30 +4,30 @@
 use crate::input::run_json::Mode;
 
 /// Measured over declared beyond this factor (either way) is "far".
-pub const LINK_FACTOR: f64 = 1.5;
+pub(crate) const LINK_FACTOR: f64 = 1.5;
 
 /// A move, or a packing, that saves more than this is worth a summary line.
-pub const WORTH_SAYING_S: f64 = 180.0;
+pub(crate) const WORTH_SAYING_S: f64 = 180.0;
 
 /// One target's upload: its bytes over the length of its upload spans.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Upload {
-    pub bytes: u64,
-    pub secs: f64,
+pub(crate) struct Upload {
+    pub(crate) bytes: u64,
+    pub(crate) secs: f64,
 }
 
 /// A node's measured link: all bytes over all upload time, and how many
 /// uploads that rests on.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LinkRate {
-    pub mbps: f64,
-    pub n: u32,
+pub(crate) struct LinkRate {
+    pub(crate) mbps: f64,
+    pub(crate) n: u32,
 }
 
 /// Bytes over time of the uploads that moved bytes for a measurable time;
 /// `None` when none did. Pooled, not averaged: a long upload weighs more
 /// than a short one, as it does on the wire.
-pub fn link_rate(uploads: &[Upload]) -> Option<LinkRate> {
+pub(crate) fn link_rate(uploads: &[Upload]) -> Option<LinkRate> {
     let used: Vec<&Upload> = uploads
         .iter()
         .filter(|u| u.bytes > 0 && u.secs.is_finite() && u.secs > 0.0)
@@ -42,7 +42,7 @@ pub fn link_rate(uploads: &[Upload]) -> Option<LinkRate> {
 }
 
 /// Measured over declared, when it lies outside `LINK_FACTOR` either way.
-pub fn link_far(declared_mbps: f64, measured_mbps: f64) -> Option<f64> {
+pub(crate) fn link_far(declared_mbps: f64, measured_mbps: f64) -> Option<f64> {
     if !(declared_mbps > 0.0 && measured_mbps > 0.0) {
         return None;
     }
@@ -53,7 +53,7 @@ pub fn link_far(declared_mbps: f64, measured_mbps: f64) -> Option<f64> {
 /// The bytes a target's export weighs, from what it uploaded. A cold run's
 /// harness clears the export, so an upload of nothing there says the export
 /// was cleared, not that it weighs nothing.
-pub fn export_bytes(mode: Option<Mode>, uploaded: u64) -> Result<u64, &'static str> {
+pub(crate) fn export_bytes(mode: Option<Mode>, uploaded: u64) -> Result<u64, &'static str> {
     match (mode, uploaded) {
         (Some(Mode::Cold), 0) => Err(
             "cold run: the harness cleared its export (no upload seen), so this run did not weigh it; a warm run does",
@@ -63,7 +63,7 @@ pub fn export_bytes(mode: Option<Mode>, uploaded: u64) -> Result<u64, &'static s
 }
 
 /// The median of finite values; `None` without one.
-pub fn median(values: &[f64]) -> Option<f64> {
+pub(crate) fn median(values: &[f64]) -> Option<f64> {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     v.sort_by(f64::total_cmp);
     let n = v.len();

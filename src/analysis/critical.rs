@@ -12,24 +12,24 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// How far a constraint's end may lie after the start of the target that
 /// waited for it: the nodes' clocks disagree by a little.
-pub const TOLERANCE: Micros = 5 * 1_000_000;
+pub(crate) const TOLERANCE: Micros = 5 * 1_000_000;
 
 /// A target's ended record with what placement.txt says of its order.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Job<'a> {
-    pub target: &'a str,
-    pub node: Option<&'a str>,
-    pub start: Micros,
-    pub end: Micros,
+pub(crate) struct Job<'a> {
+    pub(crate) target: &'a str,
+    pub(crate) node: Option<&'a str>,
+    pub(crate) start: Micros,
+    pub(crate) end: Micros,
     /// placement.txt's `queue=`: the order on its node.
-    pub queue: Option<u32>,
+    pub(crate) queue: Option<u32>,
     /// placement.txt's `after=`: the target it may not start before.
-    pub after: Option<&'a str>,
+    pub(crate) after: Option<&'a str>,
 }
 
 /// Why a target could not start earlier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wait {
+pub(crate) enum Wait {
     /// Its `after=` dependency.
     After,
     /// The target ahead of it in its node's queue.
@@ -37,7 +37,7 @@ pub enum Wait {
 }
 
 impl Wait {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Wait::After => "after",
             Wait::Queue => "queue",
@@ -47,30 +47,30 @@ impl Wait {
 
 /// What bound a target's start.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Binding {
-    pub waited_for: String,
-    pub how: Wait,
+pub(crate) struct Binding {
+    pub(crate) waited_for: String,
+    pub(crate) how: Wait,
     /// From when it was otherwise ready (the window's start, or its other
     /// constraint's end) to its start.
-    pub wait: Micros,
+    pub(crate) wait: Micros,
 }
 
 /// One link of the chain, earliest first.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Link {
-    pub target: String,
-    pub node: Option<String>,
-    pub start: Micros,
-    pub end: Micros,
-    pub binding: Option<Binding>,
+pub(crate) struct Link {
+    pub(crate) target: String,
+    pub(crate) node: Option<String>,
+    pub(crate) start: Micros,
+    pub(crate) end: Micros,
+    pub(crate) binding: Option<Binding>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Critical {
+pub(crate) struct Critical {
     /// The chain that ends at the run's last finish, earliest first.
-    pub chain: Vec<Link>,
+    pub(crate) chain: Vec<Link>,
     /// Seconds each target could have ended later without moving the run's end.
-    pub slack_s: BTreeMap<String, f64>,
+    pub(crate) slack_s: BTreeMap<String, f64>,
 }
 
 /// The constraints of each job, as indices: its `after=` dependency and
@@ -128,7 +128,7 @@ fn binding(jobs: &[Job], i: usize, cons: &[(usize, Wait)], origin: Micros) -> Op
 
 /// The chain ending at the last finish and every job's slack. `origin` is
 /// the run window's start (what a job with nothing ahead of it waits from).
-pub fn critical(jobs: &[Job], origin: Micros) -> Critical {
+pub(crate) fn critical(jobs: &[Job], origin: Micros) -> Critical {
     let Some(last) = (0..jobs.len()).max_by(|&a, &b| (jobs[a].end, jobs[b].target).cmp(&(jobs[b].end, jobs[a].target)))
     else {
         return Critical::default();
@@ -215,11 +215,11 @@ fn slack_of(
 
 /// A target waiting on its node for its `after=` dependency.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Waiting<'a> {
-    pub target: &'a str,
-    pub node: &'a str,
-    pub from: Micros,
-    pub until: Micros,
+pub(crate) struct Waiting<'a> {
+    pub(crate) target: &'a str,
+    pub(crate) node: &'a str,
+    pub(crate) from: Micros,
+    pub(crate) until: Micros,
 }
 
 /// When each node's targets waited for their `after=` dependency: from
@@ -227,7 +227,7 @@ pub struct Waiting<'a> {
 /// until the target started (or its dependency ended, give or take
 /// `TOLERANCE`, if that was sooner), by node. A dependency still running
 /// when the target started was not waited for.
-pub fn dependency_waits<'a>(jobs: &[Job<'a>], origin: Micros) -> Vec<Waiting<'a>> {
+pub(crate) fn dependency_waits<'a>(jobs: &[Job<'a>], origin: Micros) -> Vec<Waiting<'a>> {
     let by_name: BTreeMap<&str, &Job> = jobs.iter().map(|j| (j.target, j)).collect();
     let mut out = vec![];
     for j in jobs {

@@ -8,7 +8,7 @@ use crate::timefmt::{Micros, MICROS_PER_SEC};
 
 /// The run's window: run.json's `started_at`..`finished_at`, else the first
 /// to the last event seen.
-pub fn window(started: Option<Micros>, finished: Option<Micros>, events: &[Micros]) -> Option<(Micros, Micros)> {
+pub(crate) fn window(started: Option<Micros>, finished: Option<Micros>, events: &[Micros]) -> Option<(Micros, Micros)> {
     let first = events.iter().copied().min();
     let last = events.iter().copied().max();
     let start = started.or(first)?;
@@ -21,7 +21,7 @@ pub fn window(started: Option<Micros>, finished: Option<Micros>, events: &[Micro
 
 /// A node's busy time (the union of its targets' records, inside the
 /// window) and idle time (the rest of the window).
-pub fn busy_idle(records: &[(Micros, Micros)], window: (Micros, Micros)) -> (f64, f64) {
+pub(crate) fn busy_idle(records: &[(Micros, Micros)], window: (Micros, Micros)) -> (f64, f64) {
     let busy = intervals::clipped_length(records, window.0, window.1);
     let span = window.1 - window.0;
     (
@@ -31,25 +31,25 @@ pub fn busy_idle(records: &[(Micros, Micros)], window: (Micros, Micros)) -> (f64
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Record<'a> {
-    pub target: &'a str,
-    pub node: Option<&'a str>,
-    pub start: Micros,
-    pub end: Micros,
+pub(crate) struct Record<'a> {
+    pub(crate) target: &'a str,
+    pub(crate) node: Option<&'a str>,
+    pub(crate) start: Micros,
+    pub(crate) end: Micros,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct CriticalPath {
-    pub node: String,
-    pub end: Micros,
+pub(crate) struct CriticalPath {
+    pub(crate) node: String,
+    pub(crate) end: Micros,
     /// The node's targets in the order they started.
-    pub targets: Vec<String>,
+    pub(crate) targets: Vec<String>,
     /// The last target to finish on it.
-    pub last_target: String,
+    pub(crate) last_target: String,
 }
 
 /// The node that finished last, and what it ran.
-pub fn critical_path(records: &[Record]) -> Option<CriticalPath> {
+pub(crate) fn critical_path(records: &[Record]) -> Option<CriticalPath> {
     let last = records
         .iter()
         .filter(|r| r.node.is_some())
@@ -67,26 +67,26 @@ pub fn critical_path(records: &[Record]) -> Option<CriticalPath> {
 
 /// A target the balancer's estimate got badly wrong.
 #[derive(Debug, Clone, PartialEq)]
-pub struct EstimateMiss {
-    pub target: String,
-    pub est_s: f64,
-    pub actual_s: f64,
-    pub ratio: f64,
+pub(crate) struct EstimateMiss {
+    pub(crate) target: String,
+    pub(crate) est_s: f64,
+    pub(crate) actual_s: f64,
+    pub(crate) ratio: f64,
 }
 
 /// Actual over estimate beyond this factor (either way) is "far".
-pub const ESTIMATE_FACTOR: f64 = 1.5;
+pub(crate) const ESTIMATE_FACTOR: f64 = 1.5;
 
 /// Actual over estimate; `None` when it is no number (an estimate of 0, or
 /// one so small, such as 5e-324, that the quotient is infinite).
-pub fn estimate_ratio(est_s: f64, actual_s: f64) -> Option<f64> {
+pub(crate) fn estimate_ratio(est_s: f64, actual_s: f64) -> Option<f64> {
     if est_s <= 0.0 || actual_s < 0.0 {
         return None;
     }
     Some(actual_s / est_s).filter(|r| r.is_finite())
 }
 
-pub fn estimate_miss(target: &str, est_s: f64, actual_s: f64) -> Option<EstimateMiss> {
+pub(crate) fn estimate_miss(target: &str, est_s: f64, actual_s: f64) -> Option<EstimateMiss> {
     let ratio = estimate_ratio(est_s, actual_s)?;
     (!(1.0 / ESTIMATE_FACTOR..=ESTIMATE_FACTOR).contains(&ratio)).then(|| EstimateMiss {
         target: target.to_string(),
@@ -98,12 +98,12 @@ pub fn estimate_miss(target: &str, est_s: f64, actual_s: f64) -> Option<Estimate
 
 /// Slack around an upload span when matching a registry write to it: the
 /// registry logs the write when the request completes, a moment after.
-pub const UPLOAD_SLACK: Micros = 2_000_000;
+pub(crate) const UPLOAD_SLACK: Micros = 2_000_000;
 
 /// Whether a registry write at `t` from a target's node belongs to that
 /// target: it lies inside the target's record and, where the record overlaps
 /// another record of the same node, inside one of the target's own uploads.
-pub fn owns_write(
+pub(crate) fn owns_write(
     t: Micros,
     record: (Micros, Micros),
     uploads: &[(Micros, Micros)],
@@ -122,7 +122,7 @@ pub fn owns_write(
 /// Registry writes selected by `owns` (asked once a span: its writes are
 /// alike to it): the known bytes and how many writes had no size. `None`
 /// when no write was selected at all.
-pub fn registry_bytes(writes: &Writes, owns: impl Fn(Micros) -> bool) -> Option<(u64, u64)> {
+pub(crate) fn registry_bytes(writes: &Writes, owns: impl Fn(Micros) -> bool) -> Option<(u64, u64)> {
     let mut any = false;
     let (mut bytes, mut no_size) = (0u64, 0u64);
     for s in writes.spans().filter(|s| owns(s.first)) {

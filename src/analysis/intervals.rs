@@ -4,7 +4,7 @@
 use crate::timefmt::Micros;
 
 /// Merges overlapping or touching intervals; the result is sorted and disjoint.
-pub fn union(intervals: &[(Micros, Micros)]) -> Vec<(Micros, Micros)> {
+pub(crate) fn union(intervals: &[(Micros, Micros)]) -> Vec<(Micros, Micros)> {
     let mut v: Vec<(Micros, Micros)> = intervals.iter().copied().filter(|(s, e)| e >= s).collect();
     v.sort_unstable();
     let mut out: Vec<(Micros, Micros)> = Vec::with_capacity(v.len());
@@ -18,12 +18,12 @@ pub fn union(intervals: &[(Micros, Micros)]) -> Vec<(Micros, Micros)> {
 }
 
 /// Total length covered by the intervals, each instant once.
-pub fn union_length(intervals: &[(Micros, Micros)]) -> Micros {
+pub(crate) fn union_length(intervals: &[(Micros, Micros)]) -> Micros {
     union(intervals).iter().map(|(s, e)| e - s).sum()
 }
 
 /// Length of the part of `intervals` inside `[lo, hi]`.
-pub fn clipped_length(intervals: &[(Micros, Micros)], lo: Micros, hi: Micros) -> Micros {
+pub(crate) fn clipped_length(intervals: &[(Micros, Micros)], lo: Micros, hi: Micros) -> Micros {
     let clipped: Vec<_> = intervals
         .iter()
         .map(|&(s, e)| (s.max(lo), e.min(hi)))
@@ -33,7 +33,7 @@ pub fn clipped_length(intervals: &[(Micros, Micros)], lo: Micros, hi: Micros) ->
 }
 
 /// The parts of `a` that no interval of `b` covers, sorted and disjoint.
-pub fn minus(a: &[(Micros, Micros)], b: &[(Micros, Micros)]) -> Vec<(Micros, Micros)> {
+pub(crate) fn minus(a: &[(Micros, Micros)], b: &[(Micros, Micros)]) -> Vec<(Micros, Micros)> {
     let cut = union(b);
     let mut out = vec![];
     for (mut s, e) in union(a) {

@@ -8,11 +8,11 @@ use crate::input::placement::Placement;
 use crate::timefmt::Micros;
 use std::collections::{BTreeMap, HashMap};
 
-pub struct TargetJoin<'a> {
+pub(crate) struct TargetJoin<'a> {
     /// Every target any input names, sorted, once.
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// The figures of each target whose trace yielded spans.
-    pub figures: BTreeMap<&'a str, TargetFigures>,
+    pub(crate) figures: BTreeMap<&'a str, TargetFigures>,
     placement_by_target: HashMap<&'a str, &'a Placement>,
     names_by_node: HashMap<&'a str, Vec<&'a str>>,
     /// Where an open record is taken to end (the window's end).
@@ -21,7 +21,7 @@ pub struct TargetJoin<'a> {
 
 /// A record's interval: an open record (in flight) runs to `window_end`,
 /// else to its last step; a record without an end or a step has none.
-pub fn record_interval(f: &TargetFigures, window_end: Option<Micros>) -> Option<(Micros, Micros)> {
+pub(crate) fn record_interval(f: &TargetFigures, window_end: Option<Micros>) -> Option<(Micros, Micros)> {
     let end = match (f.end, f.open) {
         (Some(e), _) => Some(e),
         (None, true) => window_end.or(f.last_step_end),
@@ -33,7 +33,7 @@ pub fn record_interval(f: &TargetFigures, window_end: Option<Micros>) -> Option<
 impl<'a> TargetJoin<'a> {
     /// Targets from run.json's list, placement.txt and the traces; a
     /// target placed twice is where its last line puts it.
-    pub fn new(
+    pub(crate) fn new(
         announced: &[String],
         placements: &'a [Placement],
         figures: BTreeMap<&'a str, TargetFigures>,
@@ -65,30 +65,30 @@ impl<'a> TargetJoin<'a> {
     }
 
     /// The same join, open records running to `end`.
-    pub fn with_window_end(mut self, end: Option<Micros>) -> Self {
+    pub(crate) fn with_window_end(mut self, end: Option<Micros>) -> Self {
         self.window_end = end;
         self
     }
 
-    pub fn placement(&self, target: &str) -> Option<&'a Placement> {
+    pub(crate) fn placement(&self, target: &str) -> Option<&'a Placement> {
         self.placement_by_target.get(target).copied()
     }
 
-    pub fn figures(&self, target: &str) -> Option<&TargetFigures> {
+    pub(crate) fn figures(&self, target: &str) -> Option<&TargetFigures> {
         self.figures.get(target)
     }
 
     /// The targets placed on `node`, sorted.
-    pub fn names_on(&self, node: &str) -> &[&'a str] {
+    pub(crate) fn names_on(&self, node: &str) -> &[&'a str] {
         self.names_by_node.get(node).map(Vec::as_slice).unwrap_or_default()
     }
 
-    pub fn record(&self, target: &str) -> Option<(Micros, Micros)> {
+    pub(crate) fn record(&self, target: &str) -> Option<(Micros, Micros)> {
         record_interval(self.figures(target)?, self.window_end)
     }
 
     /// The records of the targets on `node`, except `but`'s.
-    pub fn records_on(&self, node: &str, but: Option<&str>) -> Vec<(Micros, Micros)> {
+    pub(crate) fn records_on(&self, node: &str, but: Option<&str>) -> Vec<(Micros, Micros)> {
         self.names_on(node)
             .iter()
             .filter(|t| Some(**t) != but)
@@ -97,14 +97,14 @@ impl<'a> TargetJoin<'a> {
     }
 
     /// Whether a target on `node` has a record that has not ended.
-    pub fn running_on(&self, node: &str) -> bool {
+    pub(crate) fn running_on(&self, node: &str) -> bool {
         self.names_on(node)
             .iter()
             .any(|t| self.figures(t).is_some_and(|f| f.open))
     }
 
     /// The nodes with a record that has not ended, sorted.
-    pub fn still_running(&self) -> Vec<String> {
+    pub(crate) fn still_running(&self) -> Vec<String> {
         let mut nodes: Vec<String> = self
             .names
             .iter()
@@ -117,7 +117,7 @@ impl<'a> TargetJoin<'a> {
     }
 
     /// The ended records, for who finished last: an open one cannot say.
-    pub fn ended_records(&self) -> Vec<Record<'_>> {
+    pub(crate) fn ended_records(&self) -> Vec<Record<'_>> {
         self.names
             .iter()
             .filter_map(|t| {

@@ -6,27 +6,27 @@ use super::{fleet, intervals};
 use crate::timefmt::{Micros, MICROS_PER_SEC};
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct NodeTime {
-    pub busy_s: Option<f64>,
-    pub idle_s: Option<f64>,
+pub(crate) struct NodeTime {
+    pub(crate) busy_s: Option<f64>,
+    pub(crate) idle_s: Option<f64>,
     /// Of `idle_s`, the time a target of the node waited for its `after=`
     /// dependency to finish elsewhere.
-    pub waiting_s: Option<f64>,
+    pub(crate) waiting_s: Option<f64>,
     /// The rest of `idle_s`: nothing to do.
-    pub nothing_to_do_s: Option<f64>,
+    pub(crate) nothing_to_do_s: Option<f64>,
     /// Why busy and idle are unknown.
-    pub why_busy: Option<&'static str>,
+    pub(crate) why_busy: Option<&'static str>,
     /// When its last record ended; `None` while one is still running.
-    pub finished: Option<Micros>,
+    pub(crate) finished: Option<Micros>,
     /// From `finished` to the window's end.
-    pub idle_after_s: Option<f64>,
+    pub(crate) idle_after_s: Option<f64>,
 }
 
 /// `records` are the node's targets' records, `waits` when its targets
 /// waited for a dependency (`critical::dependency_waits`), `running`
 /// whether a record has not ended, `placed` whether placement.txt tied
 /// targets to nodes at all.
-pub fn node_time(
+pub(crate) fn node_time(
     records: &[(Micros, Micros)],
     waits: &[(Micros, Micros)],
     running: bool,

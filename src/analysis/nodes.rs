@@ -9,47 +9,47 @@ use crate::timefmt::{Micros, MICROS_PER_SEC};
 use std::collections::BTreeMap;
 
 /// A point of a chart series; `None` breaks the line (a gap, not a zero).
-pub type Point = (Micros, Option<f64>);
+pub(crate) type Point = (Micros, Option<f64>);
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NodeSeries {
     /// CPU busy % per interval, at the interval's end.
-    pub cpu: Vec<Point>,
+    pub(crate) cpu: Vec<Point>,
     /// Memory used % per sample.
-    pub mem: Vec<Point>,
-    pub cpu_pct_mean: Option<f64>,
-    pub mem_pct_max: Option<f64>,
+    pub(crate) mem: Vec<Point>,
+    pub(crate) cpu_pct_mean: Option<f64>,
+    pub(crate) mem_pct_max: Option<f64>,
     /// Intervals dropped because a counter went backwards (iowait, a reboot).
-    pub counter_resets: u64,
+    pub(crate) counter_resets: u64,
     /// Polls that landed on the same instant as the previous one.
-    pub duplicate_polls: u64,
+    pub(crate) duplicate_polls: u64,
     /// Gaps longer than three median poll intervals.
-    pub gaps: u64,
-    pub load1_max: Option<f64>,
+    pub(crate) gaps: u64,
+    pub(crate) load1_max: Option<f64>,
     /// The last poll's load: whether the node ended the run loaded beyond its cores.
-    pub load1_end: Option<f64>,
-    pub net_tx_bytes: Option<f64>,
+    pub(crate) load1_end: Option<f64>,
+    pub(crate) net_tx_bytes: Option<f64>,
     /// The gap limit in force differs from the one all the intervals give
     /// (a summarised node's limit is fixed by its first polls).
-    pub gap_limit_moved: Option<LimitMoved>,
+    pub(crate) gap_limit_moved: Option<LimitMoved>,
 }
 
 /// A node's gap limit, fixed by its first polls, against three times the
 /// median of all its intervals, with the intervals the two count otherwise.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LimitMoved {
-    pub used: Micros,
+pub(crate) struct LimitMoved {
+    pub(crate) used: Micros,
     /// About (within a fifth) the limit all the intervals give.
-    pub all: Micros,
+    pub(crate) all: Micros,
     /// Intervals one limit calls a gap and the other not, at least.
-    pub intervals: u64,
+    pub(crate) intervals: u64,
 }
 
 /// Positive poll intervals counted in buckets a quarter of a power of two
 /// wide: at most 256 buckets a node whatever it sent, enough to tell where
 /// the median interval lies within a fifth.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Intervals {
+pub(crate) struct Intervals {
     counts: BTreeMap<u8, u64>,
 }
 
@@ -59,7 +59,7 @@ fn bucket_of(dt: Micros) -> u8 {
 }
 
 impl Intervals {
-    pub fn add(&mut self, dt: Micros) {
+    pub(crate) fn add(&mut self, dt: Micros) {
         if dt > 0 {
             *self.counts.entry(bucket_of(dt)).or_default() += 1;
         }
@@ -81,7 +81,7 @@ impl Intervals {
 /// m+6 or m+7 (m+5 to m+8 allowing for rounding); only the buckets strictly
 /// between those and the limit's own are surely counted otherwise, so a limit that is all the intervals'
 /// is never said to have moved.
-pub fn limit_moved(used: Option<Micros>, all: &Intervals) -> Option<LimitMoved> {
+pub(crate) fn limit_moved(used: Option<Micros>, all: &Intervals) -> Option<LimitMoved> {
     let (used, m) = (used?, all.median_bucket()?);
     let (lo, hi) = (m.saturating_add(5), m.saturating_add(8));
     let b = bucket_of(used);
@@ -112,7 +112,7 @@ fn median(mut v: Vec<Micros>) -> Option<Micros> {
 /// The rule for a gap: an interval longer than three times the median of
 /// the node's intervals (`samples` sorted by time; a summarised node's
 /// first polls, see `input::samples`).
-pub fn gap_limit(samples: &[Sample]) -> Option<Micros> {
+pub(crate) fn gap_limit(samples: &[Sample]) -> Option<Micros> {
     let steps: Vec<Micros> = samples
         .windows(2)
         .map(|w| w[1].ts - w[0].ts)
@@ -133,14 +133,14 @@ pub fn analyse(samples: &[Sample]) -> NodeSeries {
 /// Buckets a folded series may hold before adjacent ones are merged: it
 /// keeps 256 to 512 buckets of two points (at most 25 kB), half to all the
 /// detail of the view's largest budget (`view::MAX_SERIES_POINTS`).
-pub const FOLD_BUCKETS: usize = 512;
+pub(crate) const FOLD_BUCKETS: usize = 512;
 
 /// A series kept at bounded size as it grows: each bucket of `per` points
 /// reduced to its extremes (or its break), adjacent buckets merged pairwise
 /// when there are more than `FOLD_BUCKETS`, so the detail stays even over
 /// time. Until the first merge every point is kept as it is.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Points {
+pub(crate) struct Points {
     kept: Vec<Point>,
     /// Where each whole bucket's points end in `kept`.
     ends: Vec<u32>,
@@ -161,7 +161,7 @@ impl Default for Points {
 }
 
 impl Points {
-    pub fn push(&mut self, p: Point) {
+    pub(crate) fn push(&mut self, p: Point) {
         if self.per == 1 {
             // A bucket of one point reduces to that point: until the first
             // merge (every poll of most nodes) it is kept without a bucket.
@@ -200,7 +200,7 @@ impl Points {
     }
 
     /// The points kept, the open bucket's reduced as the others were.
-    pub fn finish(mut self) -> Vec<Point> {
+    pub(crate) fn finish(mut self) -> Vec<Point> {
         reduce_bucket(&self.open, &mut self.kept);
         self.kept
     }
@@ -210,7 +210,7 @@ impl Points {
 /// maximum in time order, or, when it holds a break, its first value, the
 /// break and its last value (a single point is kept as it is). Appended
 /// rather than returned: a folded series closes a bucket every few polls.
-pub fn reduce_bucket(bucket: &[Point], out: &mut Vec<Point>) {
+pub(crate) fn reduce_bucket(bucket: &[Point], out: &mut Vec<Point>) {
     let Some((first, rest)) = bucket.split_first() else {
         return;
     };
@@ -281,7 +281,7 @@ impl PollFold for NodeFold {
 }
 
 impl NodeFold {
-    pub fn new(gap_limit: Option<Micros>) -> Self {
+    pub(crate) fn new(gap_limit: Option<Micros>) -> Self {
         NodeFold {
             gap_limit,
             prev: None,
@@ -296,7 +296,7 @@ impl NodeFold {
     }
 
     /// The next poll, not older than the previous one.
-    pub fn add(&mut self, s: &Sample) {
+    pub(crate) fn add(&mut self, s: &Sample) {
         if let (Some(t), Some(a)) = (s.mem_total, s.mem_available) {
             if t > 0.0 && a >= 0.0 && a <= t {
                 let pct = 100.0 * (1.0 - a / t);
@@ -352,7 +352,7 @@ impl NodeFold {
         self.weight += w;
     }
 
-    pub fn finish(self) -> NodeSeries {
+    pub(crate) fn finish(self) -> NodeSeries {
         let mut out = self.out;
         out.cpu = self.cpu.finish();
         out.mem = self.mem.finish();

@@ -6,7 +6,7 @@ use super::targets::TargetFigures;
 use crate::timefmt::Micros;
 
 /// The phases of a record as `(phase, start, end)`, in time order.
-pub fn phase_bands(f: &TargetFigures, window_end: Option<Micros>) -> Vec<(&'static str, Micros, Micros)> {
+pub(crate) fn phase_bands(f: &TargetFigures, window_end: Option<Micros>) -> Vec<(&'static str, Micros, Micros)> {
     let mut bands = vec![];
     if let (Some(s), Some(fs)) = (f.start, f.first_step) {
         bands.push(("setup", s, fs));

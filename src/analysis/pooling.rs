@@ -8,29 +8,29 @@ use crate::input::run_json::{Mode, RunInfo};
 /// The coordinates a run was measured at (run.json's `mode`, `arch` and
 /// `max_jobs`), each `None` when the run does not record it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Coordinates {
+pub(crate) struct Coordinates {
     /// `cold` or `warm`.
-    pub mode: Option<String>,
-    pub arch: Option<String>,
-    pub job_width: Option<u32>,
+    pub(crate) mode: Option<String>,
+    pub(crate) arch: Option<String>,
+    pub(crate) job_width: Option<u32>,
 }
 
 /// One coordinate on which two runs do not match, each side as recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Difference {
+pub(crate) struct Difference {
     /// `mode`, `arch` or `job width`.
-    pub coordinate: &'static str,
-    pub a: Option<String>,
-    pub b: Option<String>,
+    pub(crate) coordinate: &'static str,
+    pub(crate) a: Option<String>,
+    pub(crate) b: Option<String>,
 }
 
 /// A mode as run.json writes it: `cold`, `warm`.
-pub fn mode_word(m: Mode) -> String {
+pub(crate) fn mode_word(m: Mode) -> String {
     format!("{m:?}").to_lowercase()
 }
 
 impl Coordinates {
-    pub fn new(mode: Option<Mode>, arch: Option<&str>, job_width: Option<u32>) -> Coordinates {
+    pub(crate) fn new(mode: Option<Mode>, arch: Option<&str>, job_width: Option<u32>) -> Coordinates {
         Coordinates {
             mode: mode.map(mode_word),
             arch: arch.map(str::to_string),
@@ -39,7 +39,7 @@ impl Coordinates {
     }
 
     /// A run's coordinates from its run.json (none without one).
-    pub fn of_info(info: Option<&RunInfo>) -> Coordinates {
+    pub(crate) fn of_info(info: Option<&RunInfo>) -> Coordinates {
         Coordinates::new(
             info.and_then(|i| i.mode),
             info.and_then(|i| i.arch.as_deref()),
@@ -48,7 +48,7 @@ impl Coordinates {
     }
 
     /// Mode and arch are both recorded.
-    pub fn known(&self) -> bool {
+    pub(crate) fn known(&self) -> bool {
         self.mode.is_some() && self.arch.is_some()
     }
 
@@ -60,7 +60,7 @@ impl Coordinates {
     /// with it cannot be shown to match, and the width changes every build
     /// time, so those two are neither pooled nor compared. A run whose mode
     /// or arch is not recorded pools with none, not even another such run.
-    pub fn differences(&self, other: &Coordinates) -> Vec<Difference> {
+    pub(crate) fn differences(&self, other: &Coordinates) -> Vec<Difference> {
         let mut out = vec![];
         let mut differ = |coordinate, a: Option<String>, b: Option<String>, unknown_matches: bool| {
             let same = match (&a, &b) {
@@ -83,14 +83,14 @@ impl Coordinates {
     }
 
     /// Whether runs at these coordinates may be pooled or compared: no [`Coordinates::differences`].
-    pub fn pools_with(&self, other: &Coordinates) -> bool {
+    pub(crate) fn pools_with(&self, other: &Coordinates) -> bool {
         self.differences(other).is_empty()
     }
 }
 
 impl Difference {
     /// The difference in words, the runs named `a` and `b`.
-    pub fn reason(&self, a: &str, b: &str) -> String {
+    pub(crate) fn reason(&self, a: &str, b: &str) -> String {
         let name = self.coordinate;
         match (&self.a, &self.b) {
             (None, None) => format!(

@@ -12,88 +12,89 @@ use std::collections::{BinaryHeap, HashMap};
 /// At most this many target × node pairs are weighed (a fleet is a few
 /// nodes; a planted placement.txt of 20,000 targets on 20,000 nodes would
 /// otherwise cost 4·10⁸ of them).
-pub const MAX_PAIRS: usize = 4_000_000;
+pub(crate) const MAX_PAIRS: usize = 4_000_000;
 
 /// Finish times closer than this are a tie.
 const TIE_S: f64 = 1e-9;
 
 /// A target as the replay sees it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Job {
-    pub name: String,
-    pub build_s: f64,
+pub(crate) struct Job {
+    pub(crate) name: String,
+    pub(crate) build_s: f64,
     /// Bytes its export uploads.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// The targets it waits for; names that are no job are ignored.
-    pub after: Vec<String>,
+    pub(crate) after: Vec<String>,
     /// The node it ran on.
-    pub node: String,
+    pub(crate) node: String,
     /// When it started there (orders the node's queue as placed).
-    pub started_s: Option<f64>,
+    pub(crate) started_s: Option<f64>,
 }
 
 /// A node and its upload link, MB/s (`None`: not known).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Machine {
-    pub name: String,
-    pub link_mbps: Option<f64>,
+pub(crate) struct Machine {
+    pub(crate) name: String,
+    pub(crate) link_mbps: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Slot {
-    pub job: String,
-    pub node: String,
-    pub start_s: f64,
-    pub end_s: f64,
+pub(crate) struct Slot {
+    pub(crate) job: String,
+    pub(crate) node: String,
+    pub(crate) start_s: f64,
+    pub(crate) end_s: f64,
 }
 
 /// Slots in the order they were placed.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Schedule {
-    pub slots: Vec<Slot>,
+pub(crate) struct Schedule {
+    pub(crate) slots: Vec<Slot>,
 }
 
 impl Schedule {
-    pub fn makespan(&self) -> f64 {
+    pub(crate) fn makespan(&self) -> f64 {
         self.slots.iter().map(|s| s.end_s).fold(0.0, f64::max)
     }
 
-    pub fn slot(&self, job: &str) -> Option<&Slot> {
+    #[cfg(test)]
+    pub(crate) fn slot(&self, job: &str) -> Option<&Slot> {
         self.slots.iter().find(|s| s.job == job)
     }
 }
 
 /// A target the packing puts on another node than it ran on.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Move {
-    pub job: String,
-    pub from: String,
-    pub to: String,
+pub(crate) struct Move {
+    pub(crate) job: String,
+    pub(crate) from: String,
+    pub(crate) to: String,
     /// Its price (build + upload) on each node.
-    pub cost_from_s: f64,
-    pub cost_to_s: f64,
+    pub(crate) cost_from_s: f64,
+    pub(crate) cost_to_s: f64,
 }
 
 impl Move {
     /// The time the target itself takes less on its new node.
-    pub fn saves_s(&self) -> f64 {
+    pub(crate) fn saves_s(&self) -> f64 {
         self.cost_from_s - self.cost_to_s
     }
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Replay {
+pub(crate) struct Replay {
     /// The actual placement, each node's targets in the order they started.
-    pub placed: Schedule,
+    pub(crate) placed: Schedule,
     /// The balancer's rule on the measured costs.
-    pub packed: Schedule,
+    pub(crate) packed: Schedule,
     /// Most seconds saved first.
-    pub moves: Vec<Move>,
+    pub(crate) moves: Vec<Move>,
 }
 
 /// Why the replay cannot run.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// `after=` goes round: these targets each wait for the next, the last for the first.
     Cycle(Vec<String>),
     TooLarge {
@@ -109,7 +110,7 @@ pub enum Refusal {
 
 /// `build + bytes / link`; `None` when the target uploads and the link is
 /// unknown (a target that uploads nothing costs its build anywhere).
-pub fn cost(build_s: f64, bytes: u64, link_mbps: Option<f64>) -> Option<f64> {
+pub(crate) fn cost(build_s: f64, bytes: u64, link_mbps: Option<f64>) -> Option<f64> {
     if bytes == 0 {
         return Some(build_s).filter(|c| c.is_finite());
     }
@@ -119,7 +120,7 @@ pub fn cost(build_s: f64, bytes: u64, link_mbps: Option<f64>) -> Option<f64> {
 
 /// A cycle of `after=` among `edges` (target, the targets it waits for),
 /// starting at its smallest name; waits on names not in `edges` are ignored.
-pub fn find_cycle(edges: &[(String, Vec<String>)]) -> Option<Vec<String>> {
+pub(crate) fn find_cycle(edges: &[(String, Vec<String>)]) -> Option<Vec<String>> {
     let index: HashMap<&str, usize> = edges.iter().enumerate().map(|(i, e)| (e.0.as_str(), i)).collect();
     let deps: Vec<Vec<usize>> = edges
         .iter()
@@ -170,7 +171,7 @@ fn topological(deps: &[Vec<usize>]) -> Vec<usize> {
 
 /// The actual placement and the balancer's packing of `jobs` on `machines`,
 /// both priced on the same measured costs, and the moves between them.
-pub fn replay(jobs: &[Job], machines: &[Machine]) -> Result<Replay, Refusal> {
+pub(crate) fn replay(jobs: &[Job], machines: &[Machine]) -> Result<Replay, Refusal> {
     if jobs.len().saturating_mul(machines.len().max(1)) > MAX_PAIRS {
         return Err(Refusal::TooLarge {
             jobs: jobs.len(),

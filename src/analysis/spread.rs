@@ -9,37 +9,37 @@
 //! noise: the smallest change the fleet can resolve, not a tolerance picked.
 
 /// MAD × this estimates σ for normally distributed values.
-pub const MAD_TO_SIGMA: f64 = 1.4826;
+pub(crate) const MAD_TO_SIGMA: f64 = 1.4826;
 /// Fewer points than this give no spread.
-pub const MIN_SPREAD_N: usize = 3;
+pub(crate) const MIN_SPREAD_N: usize = 3;
 /// Fewer points than this carry no gate.
-pub const MIN_GATE_N: usize = 5;
+pub(crate) const MIN_GATE_N: usize = 5;
 /// A spread above this (percent) is too wide to resolve a change: one study's
 /// end-to-end throughput swung ~30% and could carry no gate at all.
-pub const MAX_GATE_SPREAD_PCT: f64 = 25.0;
+pub(crate) const MAX_GATE_SPREAD_PCT: f64 = 25.0;
 /// The band is this many spreads wide.
-pub const BAND_SPREADS: f64 = 3.0;
+pub(crate) const BAND_SPREADS: f64 = 3.0;
 /// Gates, comparisons and the index weigh a run against at most this many
 /// comparable runs before it: a month of nightly runs, so a change accepted
 /// a month ago is the new normal rather than a regression for ever.
-pub const WINDOW: usize = 30;
+pub(crate) const WINDOW: usize = 30;
 /// A step is looked for among this many newest points.
-pub const STEP_WINDOW: usize = 60;
+pub(crate) const STEP_WINDOW: usize = 60;
 /// Points on either side of a step, at least.
-pub const STEP_MIN_SIDE: usize = 3;
+pub(crate) const STEP_MIN_SIDE: usize = 3;
 /// A level change smaller than this (percent) is not called a step, however
 /// quiet the metric: below it a "step" is rounding.
-pub const STEP_MIN_PCT: f64 = 1.0;
+pub(crate) const STEP_MIN_PCT: f64 = 1.0;
 /// A time band is never narrower than this (percent). Runs that repeat
 /// exactly (whole seconds, a synthetic fleet) show a spread of 0, and 3× 0
 /// would call a 0.1% change a regression; below 1% a change is rounding, as
 /// for a step.
-pub const MIN_BAND_PCT: f64 = STEP_MIN_PCT;
+pub(crate) const MIN_BAND_PCT: f64 = STEP_MIN_PCT;
 /// Below this many seconds a time is scheduling noise (the gate's resolution).
-pub const TIME_RESOLUTION_S: f64 = 5.0;
+pub(crate) const TIME_RESOLUTION_S: f64 = 5.0;
 /// The narrowest band a time of `median` seconds carries: MIN_BAND_PCT, or
 /// TIME_RESOLUTION_S as a share of it, whichever is wider.
-pub fn time_band_floor_pct(median: f64) -> f64 {
+pub(crate) fn time_band_floor_pct(median: f64) -> f64 {
     let resolution = 100.0 * TIME_RESOLUTION_S / median;
     if resolution.is_finite() && resolution > MIN_BAND_PCT {
         resolution
@@ -49,10 +49,10 @@ pub fn time_band_floor_pct(median: f64) -> f64 {
 }
 
 /// The running median of a chart looks back over this many points.
-pub const RUNNING: usize = 5;
+pub(crate) const RUNNING: usize = 5;
 
 /// The median; `None` for no values. Non-finite values must not be passed.
-pub fn median(values: &[f64]) -> Option<f64> {
+pub(crate) fn median(values: &[f64]) -> Option<f64> {
     if values.is_empty() {
         return None;
     }
@@ -69,7 +69,7 @@ pub fn median(values: &[f64]) -> Option<f64> {
 
 /// The robust spread in percent of the median (scaled MAD, see the module),
 /// or why there is none.
-pub fn spread_pct(values: &[f64]) -> Result<f64, String> {
+pub(crate) fn spread_pct(values: &[f64]) -> Result<f64, String> {
     let n = values.len();
     if n < MIN_SPREAD_N {
         return Err(format!("{n} points: a spread needs {MIN_SPREAD_N}"));
@@ -87,7 +87,7 @@ pub fn spread_pct(values: &[f64]) -> Result<f64, String> {
 
 /// The band a metric's history allows around its median, or why it carries none.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Band {
+pub(crate) enum Band {
     /// ±`pct` of the median: BAND_SPREADS × the spread.
     Gate { pct: f64, spread_pct: f64, n: usize },
     /// "not gateable: ...", with the spread and n.
@@ -96,7 +96,7 @@ pub enum Band {
 
 /// The band rule: 3× the spread, when there are enough points and the spread
 /// is narrow enough to resolve a change.
-pub fn band(spread: &Result<f64, String>, n: usize) -> Band {
+pub(crate) fn band(spread: &Result<f64, String>, n: usize) -> Band {
     let shown = match spread {
         Ok(s) => format!("spread {s:.1}%"),
         Err(_) => "no spread".to_string(),
@@ -124,11 +124,11 @@ pub fn band(spread: &Result<f64, String>, n: usize) -> Band {
 /// A change of level: from the point at `at` on, the metric sits at `after`
 /// instead of `before` (medians of either side).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Step {
-    pub at: usize,
-    pub before: f64,
-    pub after: f64,
-    pub change_pct: f64,
+pub(crate) struct Step {
+    pub(crate) at: usize,
+    pub(crate) before: f64,
+    pub(crate) after: f64,
+    pub(crate) change_pct: f64,
 }
 
 /// Sum of absolute deviations from the median: the cost of calling `v` one level.
@@ -141,7 +141,7 @@ fn l1_cost(v: &[f64]) -> (f64, f64) {
 /// leaves the least absolute deviation from each side's median), when the
 /// change exceeds 3× the spread of what is left and STEP_MIN_PCT. Only the
 /// newest STEP_WINDOW points are searched; `at` indexes `values`.
-pub fn find_step(values: &[f64]) -> Option<Step> {
+pub(crate) fn find_step(values: &[f64]) -> Option<Step> {
     let skip = values.len().saturating_sub(STEP_WINDOW);
     let v = &values[skip..];
     if v.len() < 2 * STEP_MIN_SIDE {
@@ -186,14 +186,14 @@ pub fn find_step(values: &[f64]) -> Option<Step> {
 }
 
 /// The median of each point and the RUNNING - 1 before it.
-pub fn running_median(values: &[f64]) -> Vec<f64> {
+pub(crate) fn running_median(values: &[f64]) -> Vec<f64> {
     (0..values.len())
         .filter_map(|i| median(&values[(i + 1).saturating_sub(RUNNING)..=i]))
         .collect()
 }
 
 /// `x` against `reference` in percent; `None` when that is no number.
-pub fn change_pct(x: f64, reference: f64) -> Option<f64> {
+pub(crate) fn change_pct(x: f64, reference: f64) -> Option<f64> {
     (reference != 0.0)
         .then(|| 100.0 * (x - reference) / reference)
         .filter(|p| p.is_finite())

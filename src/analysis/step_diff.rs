@@ -7,16 +7,16 @@ use serde::{Deserialize, Serialize};
 
 /// One step of one run, as the diff (and history) keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StepRecord {
+pub(crate) struct StepRecord {
     /// The step's name as the trace spells it.
-    pub name: String,
+    pub(crate) name: String,
     /// Its vertex digest; `None` when the trace carries none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vertex: Option<String>,
+    pub(crate) vertex: Option<String>,
     /// Seconds its spans took (a cached step: its `load cache:` spans).
-    pub s: f64,
+    pub(crate) s: f64,
     /// It ran; `false`: it only came from the layer cache.
-    pub ran: bool,
+    pub(crate) ran: bool,
 }
 
 impl StepRecord {
@@ -28,7 +28,7 @@ impl StepRecord {
 /// The steps of one target, one record per step: the spans of one vertex
 /// (else one name) summed, ran when any of them ran. In order of first
 /// appearance. Input: (name, vertex, seconds, cached) per span.
-pub fn records<'a, I>(spans: I) -> Vec<StepRecord>
+pub(crate) fn records<'a, I>(spans: I) -> Vec<StepRecord>
 where
     I: IntoIterator<Item = (&'a str, Option<&'a str>, f64, bool)>,
 {
@@ -66,7 +66,7 @@ where
 }
 
 /// The `limit` records that took longest, longest first (ties by name).
-pub fn slowest(records: &[StepRecord], limit: usize) -> Vec<StepRecord> {
+pub(crate) fn slowest(records: &[StepRecord], limit: usize) -> Vec<StepRecord> {
     let mut v = records.to_vec();
     v.sort_by(|a, b| b.s.total_cmp(&a.s).then_with(|| a.name.cmp(&b.name)));
     v.truncate(limit);
@@ -75,7 +75,7 @@ pub fn slowest(records: &[StepRecord], limit: usize) -> Vec<StepRecord> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum State {
+pub(crate) enum State {
     Ran,
     Cached,
     Absent,
@@ -89,37 +89,29 @@ impl State {
             Some(_) => State::Cached,
         }
     }
-
-    pub fn word(self) -> &'static str {
-        match self {
-            State::Ran => "ran",
-            State::Cached => "cached",
-            State::Absent => "absent",
-        }
-    }
 }
 
 /// One step matched across runs A and B.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StepChange {
+pub(crate) struct StepChange {
     /// Its name in B, else in A.
-    pub step: String,
+    pub(crate) step: String,
     /// `null` where the step is absent.
-    pub a_s: Option<f64>,
-    pub b_s: Option<f64>,
+    pub(crate) a_s: Option<f64>,
+    pub(crate) b_s: Option<f64>,
     /// B − A, an absent step counting 0 s.
-    pub delta_s: f64,
-    pub a: State,
-    pub b: State,
+    pub(crate) delta_s: f64,
+    pub(crate) a: State,
+    pub(crate) b: State,
     /// `null` where either trace lacks digests or the step is on one side only.
-    pub vertex_changed: Option<bool>,
+    pub(crate) vertex_changed: Option<bool>,
     /// Cached in A, ran in B under the same vertex.
-    pub layer_cache_miss: bool,
+    pub(crate) layer_cache_miss: bool,
 }
 
 impl StepChange {
     /// Why it moved, in words: "vertex changed", "layer-cache miss", "new step"...
-    pub fn cause(&self) -> Option<&'static str> {
+    pub(crate) fn cause(&self) -> Option<&'static str> {
         match (self.a, self.b, self.vertex_changed) {
             _ if self.layer_cache_miss => Some("layer-cache miss"),
             (State::Absent, _, _) => Some("new step"),
@@ -155,7 +147,7 @@ fn change(a: Option<&StepRecord>, b: Option<&StepRecord>, vertex_changed: Option
 /// `a_kept_all`/`b_kept_all`: whether a side holds all its steps; a step
 /// missing from a side that kept only its slowest is left out rather than
 /// called absent.
-pub fn diff_kept(a: &[StepRecord], b: &[StepRecord], a_kept_all: bool, b_kept_all: bool) -> Vec<StepChange> {
+pub(crate) fn diff_kept(a: &[StepRecord], b: &[StepRecord], a_kept_all: bool, b_kept_all: bool) -> Vec<StepChange> {
     use std::collections::{HashMap, VecDeque};
     let mut used_b = vec![false; b.len()];
     let mut pair: Vec<Option<usize>> = vec![None; a.len()];
@@ -222,13 +214,13 @@ pub fn diff_kept(a: &[StepRecord], b: &[StepRecord], a_kept_all: bool, b_kept_al
 }
 
 /// Every step of A and B matched, largest change first.
-pub fn diff(a: &[StepRecord], b: &[StepRecord]) -> Vec<StepChange> {
+pub(crate) fn diff(a: &[StepRecord], b: &[StepRecord]) -> Vec<StepChange> {
     diff_kept(a, b, true, true)
 }
 
 /// The share, in percent, of a target's change that the first `top` steps
 /// explain (their changes summed); `None` when the target did not move.
-pub fn explained_pct(steps: &[StepChange], target_delta_s: f64, top: usize) -> Option<f64> {
+pub(crate) fn explained_pct(steps: &[StepChange], target_delta_s: f64, top: usize) -> Option<f64> {
     if !target_delta_s.is_finite() || target_delta_s.abs() < 1e-9 {
         return None;
     }

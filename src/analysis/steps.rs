@@ -4,12 +4,12 @@
 /// The span name of a step, if it is one: `[<stage> <n>/<m>] <command>`,
 /// with padding (`[builder  4/11]`), a platform (`[linux/amd64->arm64 build 3/13]`)
 /// or a bake target (`[pytorch builder 4/11]`) in front of the numbers.
-pub fn is_step(name: &str) -> bool {
+pub(crate) fn is_step(name: &str) -> bool {
     step_numbers(name).is_some()
 }
 
 /// `(n, m)` of a step name.
-pub fn step_numbers(name: &str) -> Option<(u32, u32)> {
+pub(crate) fn step_numbers(name: &str) -> Option<(u32, u32)> {
     let inner = name.strip_prefix('[')?;
     let close = inner.find(']')?;
     let label = inner[..close].trim();
@@ -23,7 +23,7 @@ pub fn step_numbers(name: &str) -> Option<(u32, u32)> {
 /// `[linux/amd64 pytorch builder  4/11] RUN make` is `builder RUN make`, so
 /// the same step matches across runs that renumbered or retargeted it. The
 /// stage stays: two stages may run the same command. `None` for no step.
-pub fn match_key(name: &str) -> Option<String> {
+pub(crate) fn match_key(name: &str) -> Option<String> {
     step_numbers(name)?;
     let inner = name.strip_prefix('[')?;
     let close = inner.find(']')?;
@@ -39,60 +39,24 @@ pub fn match_key(name: &str) -> Option<String> {
 }
 
 /// The step a `load cache: <step>` span served from the layer cache.
-pub fn cached_step(name: &str) -> Option<&str> {
+pub(crate) fn cached_step(name: &str) -> Option<&str> {
     name.strip_prefix("load cache: ").filter(|s| is_step(s))
 }
 
 /// An upload span: `HTTP PUT`/`POST`/`PATCH` (by name or by method tag).
-pub fn is_upload(name: &str, method: Option<&str>) -> bool {
+pub(crate) fn is_upload(name: &str, method: Option<&str>) -> bool {
     let method = method.or_else(|| name.strip_prefix("HTTP "));
     name.starts_with("HTTP ") && matches!(method, Some("PUT" | "POST" | "PATCH"))
 }
 
 /// The inner span of a registry call (`HTTP <METHOD>`).
-pub fn is_http(name: &str) -> bool {
+pub(crate) fn is_http(name: &str) -> bool {
     name.starts_with("HTTP ")
 }
 
 /// The outer span of a registry call, which wraps an `HTTP <METHOD>` span.
-pub fn is_resolver_request(name: &str) -> bool {
+pub(crate) fn is_resolver_request(name: &str) -> bool {
     name == "remotes.docker.resolver.HTTPRequest"
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
-    Setup,
-    Export,
-}
-
-/// Setup and export spans by name (the spec's table).
-pub fn phase_of(name: &str) -> Option<Phase> {
-    const SETUP: [&str; 5] = [
-        "[internal] load build definition",
-        "[internal] load metadata for",
-        "[internal] load .dockerignore",
-        "[internal] load build context",
-        "load buildkit capabilities",
-    ];
-    const EXPORT: [&str; 10] = [
-        "exporting to image",
-        "export layers",
-        "exporting cache to registry",
-        "preparing build cache for export",
-        "writing layer",
-        "writing config",
-        "writing manifest",
-        "pushing layers",
-        "pushing manifest",
-        "exporting",
-    ];
-    if SETUP.iter().any(|p| name.starts_with(p)) || name.starts_with("moby.buildkit.v1") {
-        Some(Phase::Setup)
-    } else if EXPORT.iter().any(|p| name.starts_with(p)) {
-        Some(Phase::Export)
-    } else {
-        None
-    }
 }
 
 #[cfg(test)]

@@ -8,19 +8,19 @@ use std::collections::{BTreeMap, HashSet};
 
 /// One step as drawn on the timeline (hover shows its name: the command).
 #[derive(Debug, Clone, PartialEq)]
-pub struct StepBand {
-    pub name: String,
-    pub start: Micros,
-    pub end: Micros,
-    pub cached: bool,
+pub(crate) struct StepBand {
+    pub(crate) name: String,
+    pub(crate) start: Micros,
+    pub(crate) end: Micros,
+    pub(crate) cached: bool,
     /// BuildKit's vertex digest, when the trace carries it.
-    pub vertex: Option<String>,
+    pub(crate) vertex: Option<String>,
 }
 
 /// The record's root span, which BuildKit writes when the record ends: what
 /// its start, end and total rest on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Root {
+pub(crate) enum Root {
     /// No root span: the record has not ended, or its end was lost.
     #[default]
     Missing,
@@ -33,30 +33,30 @@ pub enum Root {
 /// matching entry of `why_null` says why.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TargetFigures {
-    pub start: Option<Micros>,
-    pub end: Option<Micros>,
+    pub(crate) start: Option<Micros>,
+    pub(crate) end: Option<Micros>,
     /// The record has not ended (no root span, or a root without an end).
-    pub open: bool,
+    pub(crate) open: bool,
     /// Its root span, as `open` and `why_null["total_s"]` say it.
-    pub root: Root,
-    pub total_s: Option<f64>,
-    pub first_step: Option<Micros>,
-    pub last_step_end: Option<Micros>,
-    pub build_s: Option<f64>,
-    pub gap_s: Option<f64>,
-    pub setup_s: Option<f64>,
-    pub export_s: Option<f64>,
+    pub(crate) root: Root,
+    pub(crate) total_s: Option<f64>,
+    pub(crate) first_step: Option<Micros>,
+    pub(crate) last_step_end: Option<Micros>,
+    pub(crate) build_s: Option<f64>,
+    pub(crate) gap_s: Option<f64>,
+    pub(crate) setup_s: Option<f64>,
+    pub(crate) export_s: Option<f64>,
     /// Upload intervals, merged (concurrent uploads once).
-    pub uploads: Vec<(Micros, Micros)>,
-    pub upload_s: Option<f64>,
+    pub(crate) uploads: Vec<(Micros, Micros)>,
+    pub(crate) upload_s: Option<f64>,
     /// Sum of request sizes on upload spans, when the trace carries them.
-    pub upload_bytes_traced: Option<u64>,
-    pub steps_total: u64,
-    pub steps_cached: u64,
-    pub steps: Vec<StepBand>,
+    pub(crate) upload_bytes_traced: Option<u64>,
+    pub(crate) steps_total: u64,
+    pub(crate) steps_cached: u64,
+    pub(crate) steps: Vec<StepBand>,
     /// Registry calls, each counted once (not once per wrapping span).
-    pub registry_calls: u64,
-    pub why_null: BTreeMap<&'static str, String>,
+    pub(crate) registry_calls: u64,
+    pub(crate) why_null: BTreeMap<&'static str, String>,
 }
 
 fn secs(us: Micros) -> f64 {
@@ -213,11 +213,11 @@ fn upload_figures(spans: &[Span], f: &mut TargetFigures) {
 }
 
 /// A target whose time outside its own steps exceeds this share is a story.
-pub const GAP_SHARE: f64 = 0.5;
+pub(crate) const GAP_SHARE: f64 = 0.5;
 
 /// The share of a target's time spent outside its own steps, when it is
 /// over `GAP_SHARE` (the summary then names the target); `None` otherwise.
-pub fn outside_share_worth_telling(total_s: f64, gap_s: f64) -> Option<f64> {
+pub(crate) fn outside_share_worth_telling(total_s: f64, gap_s: f64) -> Option<f64> {
     let share = gap_s / total_s;
     (total_s > 0.0 && share > GAP_SHARE).then_some(share)
 }

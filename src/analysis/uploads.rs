@@ -9,35 +9,35 @@ use crate::timefmt::{human_bytes, Micros};
 
 /// What is known of one target's upload, from its trace and the registry.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct UploadEvidence<'a> {
+pub(crate) struct UploadEvidence<'a> {
     /// The sum of the sizes on the trace's upload spans, when it carries them.
-    pub traced: Option<u64>,
+    pub(crate) traced: Option<u64>,
     /// Whether zot.jsonl was read.
-    pub registry_read: bool,
+    pub(crate) registry_read: bool,
     /// The target's node's address (run.json `addr`).
-    pub addr: Option<&'a str>,
+    pub(crate) addr: Option<&'a str>,
     /// The registry's completed writes from `addr`; `None` when it logged none.
-    pub writes: Option<&'a Writes>,
+    pub(crate) writes: Option<&'a Writes>,
     /// The target's record.
-    pub record: Option<(Micros, Micros)>,
+    pub(crate) record: Option<(Micros, Micros)>,
     /// The trace's upload intervals.
-    pub uploads: &'a [(Micros, Micros)],
+    pub(crate) uploads: &'a [(Micros, Micros)],
     /// The records of the node's other targets.
-    pub others: &'a [(Micros, Micros)],
+    pub(crate) others: &'a [(Micros, Micros)],
     /// Upload time the trace shows.
-    pub upload_s: Option<f64>,
+    pub(crate) upload_s: Option<f64>,
     /// The record has not ended.
-    pub open: bool,
+    pub(crate) open: bool,
 }
 
 /// The bytes and where they were measured (`trace` or `registry`), or why not.
 #[derive(Debug, Clone, PartialEq)]
-pub enum UploadBytes {
+pub(crate) enum UploadBytes {
     Measured { bytes: u64, source: &'static str },
     Unknown { why: String },
 }
 
-pub fn attribute_upload(e: &UploadEvidence) -> UploadBytes {
+pub(crate) fn attribute_upload(e: &UploadEvidence) -> UploadBytes {
     if let Some(bytes) = e.traced {
         return UploadBytes::Measured { bytes, source: "trace" };
     }

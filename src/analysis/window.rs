@@ -9,11 +9,11 @@ use crate::timefmt::Micros;
 /// How far outside the window the traces and run.json define a record may
 /// lie and still be this run's (a poller that started early, a registry
 /// write that finished after the root span).
-pub const FAR: Micros = 3600 * 1_000_000;
+pub(crate) const FAR: Micros = 3600 * 1_000_000;
 
 /// The instants the traces make this run's: each record's start and end
 /// (its last step's when it has none).
-pub fn anchors<'a>(figures: impl IntoIterator<Item = &'a TargetFigures>) -> Vec<Micros> {
+pub(crate) fn anchors<'a>(figures: impl IntoIterator<Item = &'a TargetFigures>) -> Vec<Micros> {
     let mut anchors = Vec::new();
     for f in figures {
         anchors.extend(f.start);
@@ -24,7 +24,7 @@ pub fn anchors<'a>(figures: impl IntoIterator<Item = &'a TargetFigures>) -> Vec<
 
 /// The window the anchors alone (run.json's times and the traces') make,
 /// before any log widens it; `None` when nothing anchors it.
-pub fn core(started: Option<Micros>, finished: Option<Micros>, anchors: &[Micros]) -> Option<(Micros, Micros)> {
+pub(crate) fn core(started: Option<Micros>, finished: Option<Micros>, anchors: &[Micros]) -> Option<(Micros, Micros)> {
     if started.is_none() && anchors.is_empty() {
         return None;
     }
@@ -41,7 +41,7 @@ pub fn core(started: Option<Micros>, finished: Option<Micros>, anchors: &[Micros
 /// a log's record counts only within `FAR` of the anchors' window; an open
 /// run (`open_end`: run.json says it has not finished) grows to its last
 /// record. Without any anchor, every record counts.
-pub fn run_window(
+pub(crate) fn run_window(
     started: Option<Micros>,
     finished: Option<Micros>,
     open_end: bool,
@@ -65,7 +65,7 @@ pub fn run_window(
 
 /// Where a log's record must lie to be this run's: within `FAR` of the
 /// window the anchors make (`core`), with no end while `open_end`.
-pub fn record_window(core: (Micros, Micros), open_end: bool) -> crate::input::window::RecordWindow {
+pub(crate) fn record_window(core: (Micros, Micros), open_end: bool) -> crate::input::window::RecordWindow {
     crate::input::window::RecordWindow {
         from: core.0.saturating_sub(FAR),
         to: (!open_end).then(|| core.1.saturating_add(FAR)),
@@ -74,26 +74,26 @@ pub fn record_window(core: (Micros, Micros), open_end: bool) -> crate::input::wi
 
 /// Whether `t` lies more than `FAR` outside `window` (never after it when
 /// the run's end is still open).
-pub fn is_far(t: Micros, window: (Micros, Micros), open_end: bool) -> bool {
+pub(crate) fn is_far(t: Micros, window: (Micros, Micros), open_end: bool) -> bool {
     !record_window(window, open_end).holds(t)
 }
 
 /// Whether every record of a stretch from `first` to `last` lies far
 /// outside `window` (on one side): a stretch across the limit is not.
-pub fn span_is_far(first: Micros, last: Micros, window: (Micros, Micros)) -> bool {
+pub(crate) fn span_is_far(first: Micros, last: Micros, window: (Micros, Micros)) -> bool {
     (last < window.0 && is_far(last, window, false)) || (first > window.1 && is_far(first, window, false))
 }
 
-pub use crate::input::window::Outside;
+pub(crate) use crate::input::window::Outside;
 
 /// Counts the records (`(time, how many)`) far outside `window`.
-pub fn outside(records: impl IntoIterator<Item = (Micros, u64)>, window: (Micros, Micros)) -> Option<Outside> {
+pub(crate) fn outside(records: impl IntoIterator<Item = (Micros, u64)>, window: (Micros, Micros)) -> Option<Outside> {
     outside_spans(records.into_iter().map(|(t, n)| (t, t, n)), window)
 }
 
 /// `outside` for records kept together (`(first, last, how many)`), each
 /// together wholly far or wholly not: its first record decides.
-pub fn outside_spans(
+pub(crate) fn outside_spans(
     records: impl IntoIterator<Item = (Micros, Micros, u64)>,
     window: (Micros, Micros),
 ) -> Option<Outside> {

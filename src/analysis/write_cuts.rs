@@ -14,7 +14,7 @@ use crate::timefmt::Micros;
 /// The cuts for a run, or `None` (keep every write whole) when nothing
 /// anchors its window: then the window is every record's, which only the
 /// logs themselves tell.
-pub fn write_cuts<'a>(
+pub(crate) fn write_cuts<'a>(
     started: Option<Micros>,
     finished: Option<Micros>,
     figures: impl IntoIterator<Item = &'a TargetFigures> + Clone,

@@ -7,13 +7,13 @@ use crate::analysis::pooling::Coordinates;
 use crate::view::{Provenance, RunCoordinates};
 
 /// A run's coordinates as its provenance records them.
-pub fn coordinates_of(r: &RunCoordinates) -> Coordinates {
+pub(crate) fn coordinates_of(r: &RunCoordinates) -> Coordinates {
     Coordinates::new(r.mode, r.arch.as_deref(), r.job_width)
 }
 
 /// The verdict on a pair of runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Comparability {
+pub(crate) enum Comparability {
     /// Comparable; the warnings (a different tool version) go beside the result.
     Yes { warnings: Vec<String> },
     /// Not comparable: every coordinate that differs, in words.
@@ -23,7 +23,7 @@ pub enum Comparability {
 /// Whether run B may be compared with run A (or gated against expectations
 /// measured at A's coordinates): [`Coordinates::pools_with`], with what
 /// could not be checked said as a warning.
-pub fn comparable(a: &Provenance, b: &Provenance) -> Comparability {
+pub(crate) fn comparable(a: &Provenance, b: &Provenance) -> Comparability {
     let (ra, rb) = (&a.run, &b.run);
     let (ca, cb) = (coordinates_of(ra), coordinates_of(rb));
     let reasons: Vec<String> = ca

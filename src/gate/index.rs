@@ -14,12 +14,12 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IndexVerdict {
     /// `regressed`, `passed` or `not_gated`: the row's colour.
-    pub verdict: super::night::Verdict,
+    pub(crate) verdict: super::night::Verdict,
     /// The verdict in words ("regressed: pytorch build_s +13.5%", "not gated: ...").
-    pub words: String,
+    pub(crate) words: String,
     /// "pytorch +12% vs median of 14": each regressed target, else the key's
     /// most expensive one, so the figure follows the same target night after night.
-    pub headline: Option<String>,
+    pub(crate) headline: Option<String>,
 }
 
 /// Per run folder: its verdict and headline for the site's index.

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 /// Fallback bands, percent of the expected value, used only without history
 /// and said so ("assumed: no history"): guesses that a target's own steps
 /// repeat within a few percent, setup/export and upload vary more.
-pub const DEFAULT_BANDS: [(&str, f64); 5] = [
+pub(crate) const DEFAULT_BANDS: [(&str, f64); 5] = [
     ("total_s", 10.0),
     ("build_s", 10.0),
     ("gap_s", 25.0),
@@ -30,56 +30,56 @@ pub const DEFAULT_BANDS: [(&str, f64); 5] = [
 ];
 
 /// Below this many seconds a time is scheduling noise: not gateable.
-pub const RESOLUTION_S: f64 = crate::analysis::spread::TIME_RESOLUTION_S;
+pub(crate) const RESOLUTION_S: f64 = crate::analysis::spread::TIME_RESOLUTION_S;
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
 pub struct Expectations {
     #[serde(default)]
-    pub bands_pct: BTreeMap<String, f64>,
+    pub(crate) bands_pct: BTreeMap<String, f64>,
     #[serde(default)]
-    pub targets: BTreeMap<String, BTreeMap<String, f64>>,
+    pub(crate) targets: BTreeMap<String, BTreeMap<String, f64>>,
     /// The coordinates the expectations were measured at (written by --update).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub coordinates: Option<serde_json::Value>,
+    pub(crate) coordinates: Option<serde_json::Value>,
     /// Bands from history (`--update --history`): target -> metric -> band,
     /// with its spread, n and the runs it came from.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub history_bands: BTreeMap<String, BTreeMap<String, MetricBand>>,
     /// Where expectations made from history come from, in words (not written).
     #[serde(skip)]
-    pub source: Option<String>,
+    pub(crate) source: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Check {
-    pub target: String,
-    pub metric: String,
-    pub measured: Option<f64>,
-    pub expected: f64,
-    pub drift_pct: Option<f64>,
+pub(crate) struct Check {
+    pub(crate) target: String,
+    pub(crate) metric: String,
+    pub(crate) measured: Option<f64>,
+    pub(crate) expected: f64,
+    pub(crate) drift_pct: Option<f64>,
     /// `None`: the metric carries no gate (see `band_from`).
-    pub band_pct: Option<f64>,
+    pub(crate) band_pct: Option<f64>,
     /// Where the band comes from: "3× spread 1.2% over 14 runs", "assumed: no history", ...
-    pub band_from: String,
+    pub(crate) band_from: String,
     /// ok / REGRESSION / improved / ungateable: <why> / not gateable: <why>
-    pub verdict: String,
+    pub(crate) verdict: String,
     /// Set when a regression rests on a run whose node ended it loaded.
-    pub rests_on_loaded: Option<String>,
+    pub(crate) rests_on_loaded: Option<String>,
     /// A regression's steps and revisions against the band's typical run
     /// (`history::why::check_why`); `null` otherwise or without history.
-    pub why: Option<crate::history::why::CheckWhy>,
+    pub(crate) why: Option<crate::history::why::CheckWhy>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct GateReport {
-    pub run: String,
+    pub(crate) run: String,
     /// The tool that gated, and the run's provenance.
-    pub tool: crate::view::Tool,
-    pub provenance: crate::view::Provenance,
+    pub(crate) tool: crate::view::Tool,
+    pub(crate) provenance: crate::view::Provenance,
     pub refused: Option<String>,
     /// What the expected values and bands are: history, the file, or the fallback.
-    pub against: String,
-    pub checks: Vec<Check>,
+    pub(crate) against: String,
+    pub(crate) checks: Vec<Check>,
     /// Checks that compared a figure with a band (ok, improved or REGRESSION):
     /// a gate with none checked nothing, however green.
     pub checked: usize,
@@ -197,17 +197,17 @@ pub fn gate(v: &View, e: &Expectations) -> GateReport {
 
 impl Check {
     /// The check compared a figure with a band.
-    pub fn checked(&self) -> bool {
+    pub(crate) fn checked(&self) -> bool {
         matches!(self.verdict.as_str(), "ok" | "improved" | "REGRESSION")
     }
 
-    pub fn is_regression(&self) -> bool {
+    pub(crate) fn is_regression(&self) -> bool {
         self.verdict == "REGRESSION"
     }
 
     /// "+13.5% beyond ±4.8%: 3× spread 1.6% over 12 runs": a regression in
     /// one line, for JUnit's failure message and the job summary.
-    pub fn regression_line(&self) -> String {
+    pub(crate) fn regression_line(&self) -> String {
         let drift = self.drift_pct.map_or("an unbounded change".into(), shown_drift);
         let band = self.band_pct.map_or("its band".into(), shown_band);
         format!("{drift} beyond {band}: {}", self.band_from)
@@ -216,7 +216,7 @@ impl Check {
 
 /// Each expected figure of `e` checked against the run's own figures: a
 /// verdict per target and metric, or why there is none.
-pub fn checks(figures: &crate::history::RunFigures, e: &Expectations) -> Vec<Check> {
+pub(crate) fn checks(figures: &crate::history::RunFigures, e: &Expectations) -> Vec<Check> {
     let mut out = vec![];
     for (target, metrics) in &e.targets {
         let t = figures.targets.get(target);
@@ -330,12 +330,12 @@ pub fn update(
 
 /// A check's drift as every output of the gate writes it: `+13.5%`, `-3.2%`
 /// (`fmt::change`, as compare writes a change).
-pub fn shown_drift(pct: f64) -> String {
+pub(crate) fn shown_drift(pct: f64) -> String {
     crate::fmt::change(pct, 1)
 }
 
 /// A check's band as every output of the gate writes it: `±4.8%` (as compare's).
-pub fn shown_band(pct: f64) -> String {
+pub(crate) fn shown_band(pct: f64) -> String {
     format!("±{}%", crate::fmt::fixed(pct, 1))
 }
 

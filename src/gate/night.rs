@@ -10,19 +10,20 @@ use crate::history::{bands, key_label, Key, RunFigures};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// The default night: runs that started at most this long before the newest.
-pub const DEFAULT_WINDOW_S: f64 = 24.0 * 3600.0;
+/// The night `gate --window` takes by default (24h), for the tests.
+#[cfg(test)]
+const DEFAULT_WINDOW_S: f64 = 24.0 * 3600.0;
 
 /// Exit statuses of `gate`, stated in `--help` and in docs/commands/gate.md.
-pub const EXIT_PASSED: u8 = 0;
-pub const EXIT_REGRESSED: u8 = 1;
+pub(crate) const EXIT_PASSED: u8 = 0;
+pub(crate) const EXIT_REGRESSED: u8 = 1;
 pub const EXIT_UNUSABLE: u8 = 2;
-pub const EXIT_NOTHING_GATED: u8 = 3;
+pub(crate) const EXIT_NOTHING_GATED: u8 = 3;
 
 /// One run's verdict as a lane, the site and a person read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// At least one metric beyond its band in the worse direction.
     Regressed,
     /// At least one check ran and none regressed.
@@ -31,51 +32,41 @@ pub enum Verdict {
     NotGated,
 }
 
-impl Verdict {
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Regressed => "regressed",
-            Verdict::Passed => "passed",
-            Verdict::NotGated => "not gated",
-        }
-    }
-}
-
 /// One gated run: its coordinates, what it was gated against, its checks.
 #[derive(Debug, Clone, Serialize)]
-pub struct GatedRun {
+pub(crate) struct GatedRun {
     /// Its path under the root.
-    pub dir: String,
-    pub stamp: String,
+    pub(crate) dir: String,
+    pub(crate) stamp: String,
     /// run.json's `started_at`, RFC 3339; `None` when it has none.
-    pub started_at: Option<String>,
-    pub mode: Option<String>,
-    pub arch: Option<String>,
-    pub max_jobs: Option<u32>,
+    pub(crate) started_at: Option<String>,
+    pub(crate) mode: Option<String>,
+    pub(crate) arch: Option<String>,
+    pub(crate) max_jobs: Option<u32>,
     /// The coordinate key in words ("warm · gfx1201 · max_jobs 32").
-    pub key: String,
-    pub verdict: Verdict,
+    pub(crate) key: String,
+    pub(crate) verdict: Verdict,
     /// Why it was not gated, when it was not.
-    pub not_gated: Option<String>,
+    pub(crate) not_gated: Option<String>,
     /// How many comparable runs started before it (the newest `spread::WINDOW`).
-    pub comparable_runs: usize,
+    pub(crate) comparable_runs: usize,
     /// What the expected values and bands rest on.
-    pub against: String,
-    pub checks: Vec<Check>,
+    pub(crate) against: String,
+    pub(crate) checks: Vec<Check>,
     /// Checks that compared a figure with a band.
-    pub checked: usize,
-    pub regressions: usize,
+    pub(crate) checked: usize,
+    pub(crate) regressions: usize,
     /// Targets the comparable runs measured that this run did not, with why:
     /// a night that lost a target's trace is not a green night.
-    pub unmeasured: Vec<String>,
+    pub(crate) unmeasured: Vec<String>,
     /// The run cannot stand in the night as it should (broken, unreadable,
     /// undated, or a target unmeasured): the lane exits 2 unless it regressed.
-    pub unusable: bool,
+    pub(crate) unusable: bool,
 }
 
 impl GatedRun {
     /// Its regressions, worst drift first.
-    pub fn regressed_checks(&self) -> Vec<&Check> {
+    pub(crate) fn regressed_checks(&self) -> Vec<&Check> {
         let mut v: Vec<&Check> = self.checks.iter().filter(|c| c.is_regression()).collect();
         v.sort_by(|a, b| {
             let d = |c: &Check| c.drift_pct.unwrap_or(f64::INFINITY);
@@ -86,7 +77,7 @@ impl GatedRun {
     }
 
     /// The verdict in words: "regressed: pytorch build_s +13.5%", "passed (12 checks)", "not gated: ...".
-    pub fn verdict_line(&self) -> String {
+    pub(crate) fn verdict_line(&self) -> String {
         let line = match self.verdict {
             Verdict::Regressed => {
                 let named: Vec<String> = self
@@ -120,18 +111,18 @@ impl GatedRun {
 #[derive(Debug, Clone, Serialize)]
 pub struct Night {
     /// The newest run under the root, which the window is measured back from.
-    pub newest: Option<String>,
-    pub window_s: f64,
-    pub runs: Vec<GatedRun>,
+    pub(crate) newest: Option<String>,
+    pub(crate) window_s: f64,
+    pub(crate) runs: Vec<GatedRun>,
     /// Keys whose newest run started before the window: not tonight's.
-    pub keys_outside: Vec<String>,
+    pub(crate) keys_outside: Vec<String>,
     /// Runs dated after the clock (plus an hour's skew): left out of the
     /// night, since one would push every other key out of the window.
-    pub dated_in_future: Vec<String>,
-    pub checked: usize,
-    pub regressions: usize,
+    pub(crate) dated_in_future: Vec<String>,
+    pub(crate) checked: usize,
+    pub(crate) regressions: usize,
     /// Runs of the night that could not stand as they should (see `GatedRun::unusable`).
-    pub unusable: usize,
+    pub(crate) unusable: usize,
 }
 
 impl Night {
@@ -174,13 +165,13 @@ const FUTURE_SKEW_US: i64 = 3_600_000_000;
 
 /// What a night gates, and what it left out.
 #[derive(Debug, Default)]
-pub struct Picked<'a> {
+pub(crate) struct Picked<'a> {
     /// Oldest first.
-    pub runs: Vec<&'a RunFigures>,
+    pub(crate) runs: Vec<&'a RunFigures>,
     /// The labels of keys whose runs all started before the window.
-    pub keys_outside: Vec<String>,
+    pub(crate) keys_outside: Vec<String>,
     /// Runs dated after `now_us` (plus an hour), by folder.
-    pub dated_in_future: Vec<String>,
+    pub(crate) dated_in_future: Vec<String>,
 }
 
 /// The runs a night gates. The window ends at the newest dated run under the
@@ -190,7 +181,7 @@ pub struct Picked<'a> {
 /// broken), so a run still in flight cannot hide the night's regression.
 /// A run without a start time (or whose run.json could not be read) that
 /// sorts after the newest dated run is in the night too, as not gated.
-pub fn pick(all: &[RunFigures], window_s: f64, now_us: i64) -> Picked<'_> {
+pub(crate) fn pick(all: &[RunFigures], window_s: f64, now_us: i64) -> Picked<'_> {
     let mut out = Picked::default();
     let future = |r: &RunFigures| r.started_us.is_some_and(|t| t > now_us.saturating_add(FUTURE_SKEW_US));
     out.dated_in_future = all.iter().filter(|r| future(r)).map(|r| r.dir.clone()).collect();
@@ -238,7 +229,7 @@ pub fn pick(all: &[RunFigures], window_s: f64, now_us: i64) -> Picked<'_> {
 }
 
 /// Gates `run` against the comparable runs of `all` that started before it.
-pub fn gate_run(all: &[RunFigures], run: &RunFigures) -> GatedRun {
+pub(crate) fn gate_run(all: &[RunFigures], run: &RunFigures) -> GatedRun {
     let earlier = bands::earlier(all, run);
     let mut g = GatedRun {
         dir: run.dir.clone(),

@@ -11,16 +11,16 @@ use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct BuildLogFigures {
-    pub target: String,
-    pub steps_total: u64,
-    pub steps_cached: u64,
+    pub(crate) target: String,
+    pub(crate) steps_total: u64,
+    pub(crate) steps_cached: u64,
     /// `null` when the target's step printed no stats (it was layer-cached, say).
-    pub sccache_requests: Option<u64>,
-    pub sccache_hits: Option<u64>,
-    pub sccache_misses: Option<u64>,
+    pub(crate) sccache_requests: Option<u64>,
+    pub(crate) sccache_hits: Option<u64>,
+    pub(crate) sccache_misses: Option<u64>,
     /// Where the counters came from, or why they are missing; starts with
     /// "guess:" when neither a vertex nor a stats-file marker tied them.
-    pub sccache_source: String,
+    pub(crate) sccache_source: String,
 }
 
 #[derive(Debug, Default, Clone)]

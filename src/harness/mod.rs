@@ -3,9 +3,9 @@
 //! and the figures `bench.sh` scrapes from a BuildKit plain-progress log.
 
 pub mod buildlog;
-pub mod ratios;
-pub mod rows;
-pub mod view;
+pub(crate) mod ratios;
+pub(crate) mod rows;
+pub(crate) mod view;
 
 use crate::error::{Error, Result};
 use crate::input::lines::{self, Tail};
@@ -15,7 +15,7 @@ use std::path::Path;
 use view::{RatiosProvenance, RatiosView};
 
 /// Core counts by builder and node name, from a run.json-style `nodes` list.
-pub fn fleet_cores(path: &Path) -> Result<BTreeMap<String, u32>> {
+pub(crate) fn fleet_cores(path: &Path) -> Result<BTreeMap<String, u32>> {
     let text = std::fs::read(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,

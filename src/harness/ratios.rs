@@ -9,14 +9,14 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// End load over this multiple of the start load (floored at 1) is suspect.
-pub const LOAD_GROWTH: f64 = 4.0;
+pub(crate) const LOAD_GROWTH: f64 = 4.0;
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Key {
-    pub target: String,
-    pub builder: String,
-    pub arch: String,
-    pub max_jobs: Option<u64>,
+pub(crate) struct Key {
+    pub(crate) target: String,
+    pub(crate) builder: String,
+    pub(crate) arch: String,
+    pub(crate) max_jobs: Option<u64>,
 }
 
 impl Key {
@@ -28,14 +28,14 @@ impl Key {
             max_jobs: r.max_jobs,
         }
     }
-    pub fn jobs(&self) -> String {
+    pub(crate) fn jobs(&self) -> String {
         self.max_jobs.map(|j| j.to_string()).unwrap_or_else(|| "unknown".into())
     }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Pool {
+pub(crate) enum Pool {
     Frozen,
     Cold,
     Compiled,
@@ -43,7 +43,7 @@ pub enum Pool {
 }
 
 impl Pool {
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Pool::Frozen => "frozen run with the registry evicted",
             Pool::Cold => "cold run",
@@ -54,7 +54,7 @@ impl Pool {
 }
 
 /// Which pool a successful row belongs to, or why none.
-pub fn pool_of(r: &BenchRow) -> Result<Pool, String> {
+pub(crate) fn pool_of(r: &BenchRow) -> Result<Pool, String> {
     match r.scenario {
         Scenario::Cold => Ok(Pool::Cold),
         Scenario::Frozen if r.registry_evicted == Some(true) => Ok(Pool::Frozen),
@@ -68,74 +68,74 @@ pub fn pool_of(r: &BenchRow) -> Result<Pool, String> {
 
 /// One sample as the report quotes it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Sample {
-    pub line: u64,
+pub(crate) struct Sample {
+    pub(crate) line: u64,
     pub ts: String,
-    pub seconds: f64,
-    pub load_start: Option<f64>,
-    pub load_end: Option<f64>,
+    pub(crate) seconds: f64,
+    pub(crate) load_start: Option<f64>,
+    pub(crate) load_end: Option<f64>,
     /// Why the sample is suspect (load), if it is.
-    pub suspect: Option<String>,
+    pub(crate) suspect: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct PoolStats {
-    pub n: usize,
-    pub newest_s: f64,
-    pub min_s: f64,
-    pub max_s: f64,
-    pub median_s: f64,
-    pub newest: Sample,
-    pub samples: Vec<Sample>,
+pub(crate) struct PoolStats {
+    pub(crate) n: usize,
+    pub(crate) newest_s: f64,
+    pub(crate) min_s: f64,
+    pub(crate) max_s: f64,
+    pub(crate) median_s: f64,
+    pub(crate) newest: Sample,
+    pub(crate) samples: Vec<Sample>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
-pub struct Ratios {
-    pub registry: Option<f64>,
-    pub compiler_cache: Option<f64>,
-    pub layer_cache: Option<f64>,
+pub(crate) struct Ratios {
+    pub(crate) registry: Option<f64>,
+    pub(crate) compiler_cache: Option<f64>,
+    pub(crate) layer_cache: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct KeyReport {
-    pub key: Key,
-    pub pools: BTreeMap<Pool, PoolStats>,
-    pub ratios: Ratios,
+pub(crate) struct KeyReport {
+    pub(crate) key: Key,
+    pub(crate) pools: BTreeMap<Pool, PoolStats>,
+    pub(crate) ratios: Ratios,
     /// Why a ratio is `null`, by ratio name.
-    pub why_null: BTreeMap<String, String>,
+    pub(crate) why_null: BTreeMap<String, String>,
     /// Ratios built on a suspect sample, by ratio name.
-    pub suspect: BTreeMap<String, String>,
+    pub(crate) suspect: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Failure {
-    pub line: u64,
-    pub ts: String,
-    pub target: String,
-    pub builder: String,
-    pub rc: i64,
-    pub failure: Option<String>,
+pub(crate) struct Failure {
+    pub(crate) line: u64,
+    pub(crate) ts: String,
+    pub(crate) target: String,
+    pub(crate) builder: String,
+    pub(crate) rc: i64,
+    pub(crate) failure: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Excluded {
-    pub line: u64,
-    pub reason: String,
+pub(crate) struct Excluded {
+    pub(crate) line: u64,
+    pub(crate) reason: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct RatiosReport {
-    pub schema: u32,
-    pub keys: Vec<KeyReport>,
-    pub failures: Vec<Failure>,
+pub(crate) struct RatiosReport {
+    pub(crate) schema: u32,
+    pub(crate) keys: Vec<KeyReport>,
+    pub(crate) failures: Vec<Failure>,
     /// Valid rows that fit no pool, with the reason.
-    pub excluded: Vec<Excluded>,
+    pub(crate) excluded: Vec<Excluded>,
 }
 
 /// Whether a sample's node was loaded by something else. With the builder's
 /// core count known (`--fleet`), an end load above it is the rule; without,
 /// a load that grew several-fold is the fallback, and says it is one.
-pub fn suspect(load_start: Option<f64>, load_end: Option<f64>, cores: Option<u32>) -> Option<String> {
+pub(crate) fn suspect(load_start: Option<f64>, load_end: Option<f64>, cores: Option<u32>) -> Option<String> {
     let end = load_end?;
     if let Some(c) = cores {
         return (end > c as f64).then(|| format!("load {end} at the end on {c} cores"));
@@ -358,7 +358,7 @@ fn key_report(
 }
 
 /// Pools the rows and computes every ratio. `cores` maps a builder to its core count.
-pub fn analyse(rows: &[BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> RatiosReport {
+pub(crate) fn analyse(rows: &[BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> RatiosReport {
     let (pooled, failures, excluded) = pool_rows(rows);
     let widths = widths(&pooled);
     RatiosReport {

@@ -5,40 +5,40 @@ use crate::timefmt::{self, Micros};
 use serde_json::Value;
 
 /// Rows from before the `arch` field existed were measured on this arch.
-pub const DEFAULT_ARCH: &str = "gfx950";
+pub(crate) const DEFAULT_ARCH: &str = "gfx950";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Scenario {
+pub(crate) enum Scenario {
     Cold,
     Hot,
     Frozen,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct BenchRow {
+pub(crate) struct BenchRow {
     /// 1-based line in bench.jsonl, for every message about the row.
-    pub line: u64,
-    pub ts: Micros,
-    pub ts_text: String,
-    pub scenario: Scenario,
-    pub target: String,
-    pub builder: String,
-    pub arch: String,
-    pub seconds: f64,
-    pub rc: i64,
-    pub steps_cached: Option<u64>,
-    pub steps_total: Option<u64>,
-    pub max_jobs: Option<u64>,
-    pub load_start: Option<f64>,
-    pub load_end: Option<f64>,
-    pub registry_evicted: Option<bool>,
-    pub failure: Option<String>,
+    pub(crate) line: u64,
+    pub(crate) ts: Micros,
+    pub(crate) ts_text: String,
+    pub(crate) scenario: Scenario,
+    pub(crate) target: String,
+    pub(crate) builder: String,
+    pub(crate) arch: String,
+    pub(crate) seconds: f64,
+    pub(crate) rc: i64,
+    pub(crate) steps_cached: Option<u64>,
+    pub(crate) steps_total: Option<u64>,
+    pub(crate) max_jobs: Option<u64>,
+    pub(crate) load_start: Option<f64>,
+    pub(crate) load_end: Option<f64>,
+    pub(crate) registry_evicted: Option<bool>,
+    pub(crate) failure: Option<String>,
 }
 
 #[derive(Debug, Default)]
-pub struct BenchRows {
-    pub rows: Vec<BenchRow>,
+pub(crate) struct BenchRows {
+    pub(crate) rows: Vec<BenchRow>,
     /// Lines counted as we go (blank ones too); rows carry their own numbers.
     seen: u64,
 }
@@ -72,7 +72,7 @@ fn req_str<'a>(o: &'a serde_json::Map<String, Value>, field: &str) -> Result<&'a
 }
 
 /// Reads one row; `line` is its 1-based line number.
-pub fn parse_row(text: &[u8], line: u64) -> Result<BenchRow, String> {
+pub(crate) fn parse_row(text: &[u8], line: u64) -> Result<BenchRow, String> {
     let v: Value = serde_json::from_slice(text).map_err(|e| format!("not JSON: {e}"))?;
     let o = v.as_object().ok_or("not a JSON object")?;
     let scenario = match req_str(o, "scenario")? {

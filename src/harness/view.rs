@@ -10,16 +10,16 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Serialize)]
 pub struct RatiosView {
     #[serde(flatten)]
-    pub report: RatiosReport,
+    pub(crate) report: RatiosReport,
     /// bench.jsonl as read: lines, rows, malformed with their line numbers.
     pub input: InputReport,
     /// The fleet file that gave core counts, if any.
-    pub fleet: Option<String>,
-    pub provenance: RatiosProvenance,
+    pub(crate) fleet: Option<String>,
+    pub(crate) provenance: RatiosProvenance,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct RatiosProvenance {
-    pub tool: Tool,
-    pub inputs: BTreeMap<String, InputIdentity>,
+pub(crate) struct RatiosProvenance {
+    pub(crate) tool: Tool,
+    pub(crate) inputs: BTreeMap<String, InputIdentity>,
 }

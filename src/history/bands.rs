@@ -11,44 +11,44 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetricBand {
     /// The median of the runs it rests on; `None` when none measured it.
-    pub median: Option<f64>,
+    pub(crate) median: Option<f64>,
     /// ±percent of the median; `None` when the metric is not gateable.
-    pub band_pct: Option<f64>,
-    pub spread_pct: Option<f64>,
-    pub n: usize,
+    pub(crate) band_pct: Option<f64>,
+    pub(crate) spread_pct: Option<f64>,
+    pub(crate) n: usize,
     /// "not gateable: spread X% over n runs", when it is not.
-    pub not_gateable: Option<String>,
+    pub(crate) not_gateable: Option<String>,
     /// The stamps of the runs it rests on, oldest first.
-    pub runs: Vec<String>,
+    pub(crate) runs: Vec<String>,
     /// How many of those ran on a node that ended its run loaded.
-    pub loaded: usize,
+    pub(crate) loaded: usize,
     /// A time's narrowest band (`spread::time_band_floor_pct`), when the
     /// spread alone would draw a narrower one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub floor_pct: Option<f64>,
+    pub(crate) floor_pct: Option<f64>,
     /// The run nearest the median (the newest of equals): what a
     /// regression's steps are compared with. Not written to a file.
     #[serde(skip)]
-    pub typical: Option<Typical>,
+    pub(crate) typical: Option<Typical>,
     /// The first run of the level the band rests on, when a change of level
     /// lies among its runs (`level_band`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub level_from: Option<String>,
+    pub(crate) level_from: Option<String>,
 }
 
 /// A run as typical of a metric: its value, revision and slowest steps.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Typical {
-    pub stamp: String,
-    pub value: f64,
-    pub revision: Option<String>,
-    pub steps: Vec<crate::analysis::step_diff::StepRecord>,
-    pub steps_all: bool,
+pub(crate) struct Typical {
+    pub(crate) stamp: String,
+    pub(crate) value: f64,
+    pub(crate) revision: Option<String>,
+    pub(crate) steps: Vec<crate::analysis::step_diff::StepRecord>,
+    pub(crate) steps_all: bool,
 }
 
 impl MetricBand {
     /// "3× spread 1.2% over 14 runs", or why there is no band.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match (self.band_pct, self.spread_pct, &self.not_gateable) {
             (Some(_), Some(s), _) => {
                 let loaded = if self.loaded > 0 {
@@ -119,12 +119,12 @@ fn band_points<'a>(runs: &[&'a RunFigures], target: &str, metric: &str) -> Vec<B
 }
 
 /// The band of one metric of one target over `runs`.
-pub fn metric_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
+pub(crate) fn metric_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
     band_of(&band_points(runs, target, metric), 0, target, metric)
 }
 
 /// The band of one metric of one node over `runs` (compare's node rows).
-pub fn node_band(runs: &[&RunFigures], node: &str, metric: &str) -> MetricBand {
+pub(crate) fn node_band(runs: &[&RunFigures], node: &str, metric: &str) -> MetricBand {
     let points: Vec<BandPoint> = runs
         .iter()
         .filter_map(|r| Some((*r, r.nodes.get(node)?.metric(metric)?, false)))
@@ -138,7 +138,7 @@ pub fn node_band(runs: &[&RunFigures], node: &str, metric: &str) -> MetricBand {
 /// so the gate expects the new level and its band keeps the spread of all
 /// the runs. The night the level changed was flagged on its own; the nights
 /// after it are weighed against the new level, not the old.
-pub fn level_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
+pub(crate) fn level_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
     let mut points = band_points(runs, target, metric);
     let values: Vec<f64> = points.iter().map(|p| p.1).collect();
     let Some(step) = spread::find_step(&values).filter(|s| s.before != 0.0) else {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The cache's file name: a dotfile, so a root holding it lists no new run.
-pub const CACHE: &str = ".history-cache.json";
+pub(crate) const CACHE: &str = ".history-cache.json";
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Cache {
@@ -37,7 +37,7 @@ pub struct Collected {
 
 /// The figures of one run folder, read from its files. A run that cannot be
 /// read, or on which perfreport fails, is left out with the reason.
-pub fn read_run(dir: &str, path: &Path) -> RunFigures {
+pub(crate) fn read_run(dir: &str, path: &Path) -> RunFigures {
     let run = std::panic::catch_unwind(|| crate::model::load(path).map(|r| crate::view::build(&r)));
     match run {
         Ok(Ok(v)) => RunFigures::from_view(dir, &v),

@@ -10,9 +10,9 @@
 
 pub mod bands;
 pub mod collect;
-pub mod site;
+pub(crate) mod site;
 pub mod view;
-pub mod why;
+pub(crate) mod why;
 
 use crate::analysis::contention::{self, Load};
 use crate::analysis::pooling::Coordinates;
@@ -22,40 +22,40 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The metrics kept per target, in the order tables show them.
-pub const METRICS: [&str; 5] = ["total_s", "build_s", "gap_s", "upload_s", "steps_cached"];
+pub(crate) const METRICS: [&str; 5] = ["total_s", "build_s", "gap_s", "upload_s", "steps_cached"];
 
 /// How many steps of a target history keeps: its slowest.
-pub const STEPS_KEPT: usize = 8;
+pub(crate) const STEPS_KEPT: usize = 8;
 /// How many characters of a step's name history keeps.
-pub const STEP_NAME_KEPT: usize = 200;
+pub(crate) const STEP_NAME_KEPT: usize = 200;
 
 /// What history keeps of one target of one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TargetFigures {
-    pub total_s: Option<f64>,
-    pub build_s: Option<f64>,
-    pub gap_s: Option<f64>,
-    pub upload_s: Option<f64>,
-    pub steps_cached: Option<f64>,
+pub(crate) struct TargetFigures {
+    pub(crate) total_s: Option<f64>,
+    pub(crate) build_s: Option<f64>,
+    pub(crate) gap_s: Option<f64>,
+    pub(crate) upload_s: Option<f64>,
+    pub(crate) steps_cached: Option<f64>,
     /// Its node ended the run loaded beyond its cores; `None`: not known.
-    pub loaded: Option<bool>,
+    pub(crate) loaded: Option<bool>,
     /// Why `loaded` is true (the load and cores) or unknown.
-    pub load: Option<String>,
+    pub(crate) load: Option<String>,
     /// Why a metric is `None`, keyed by metric (what the gate says instead of a verdict).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub why_null: BTreeMap<String, String>,
+    pub(crate) why_null: BTreeMap<String, String>,
     /// Its slowest steps, longest first: at most `STEPS_KEPT`, each name at
     /// most `STEP_NAME_KEPT` characters, so a history of a thousand runs
     /// stays small. What a change of level's step diff and the step history rest on.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub steps: Vec<StepRecord>,
+    pub(crate) steps: Vec<StepRecord>,
     /// `steps` holds every step of the target (none was left out).
     #[serde(default)]
-    pub steps_all: bool,
+    pub(crate) steps_all: bool,
 }
 
 impl TargetFigures {
-    pub fn metric(&self, metric: &str) -> Option<f64> {
+    pub(crate) fn metric(&self, metric: &str) -> Option<f64> {
         match metric {
             "total_s" => self.total_s,
             "build_s" => self.build_s,
@@ -70,40 +70,37 @@ impl TargetFigures {
 /// What history keeps of one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunFigures {
-    pub stamp: String,
+    pub(crate) stamp: String,
     /// Where the run is: its path under the root, or its folder on a site.
-    pub dir: String,
+    pub(crate) dir: String,
     /// run.json's `started_at` in µs since the epoch: orders the runs.
-    pub started_us: Option<i64>,
-    pub mode: Option<String>,
-    pub arch: Option<String>,
-    pub max_jobs: Option<u32>,
+    pub(crate) started_us: Option<i64>,
+    pub(crate) mode: Option<String>,
+    pub(crate) arch: Option<String>,
+    pub(crate) max_jobs: Option<u32>,
     /// Why the run is left out of history (in flight, broken, unreadable).
-    pub left_out: Option<String>,
+    pub(crate) left_out: Option<String>,
     /// The last target of the critical node: the run's own headline.
-    pub critical_target: Option<String>,
+    pub(crate) critical_target: Option<String>,
     /// run.json's `revision`: the build repository's commit the run built.
     #[serde(default)]
-    pub revision: Option<String>,
-    pub targets: BTreeMap<String, TargetFigures>,
+    pub(crate) revision: Option<String>,
+    pub(crate) targets: BTreeMap<String, TargetFigures>,
     /// What compare weighs of each node (busy, idle, CPU), keyed by node.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub nodes: BTreeMap<String, NodeFigures>,
+    pub(crate) nodes: BTreeMap<String, NodeFigures>,
 }
-
-/// The node metrics compare shows, in its order.
-pub const NODE_METRICS: [&str; 3] = ["busy_s", "idle_s", "cpu_pct_mean"];
 
 /// What history keeps of one node of one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct NodeFigures {
-    pub busy_s: Option<f64>,
-    pub idle_s: Option<f64>,
-    pub cpu_pct_mean: Option<f64>,
+pub(crate) struct NodeFigures {
+    pub(crate) busy_s: Option<f64>,
+    pub(crate) idle_s: Option<f64>,
+    pub(crate) cpu_pct_mean: Option<f64>,
 }
 
 impl NodeFigures {
-    pub fn metric(&self, metric: &str) -> Option<f64> {
+    pub(crate) fn metric(&self, metric: &str) -> Option<f64> {
         match metric {
             "busy_s" => self.busy_s,
             "idle_s" => self.idle_s,
@@ -118,17 +115,17 @@ impl NodeFigures {
 /// once). A run that pools with none, not even a run at its own coordinates
 /// (mode or arch not recorded), is a key of its own (`lone` is its folder).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Key {
+pub(crate) struct Key {
     /// Unknown keys sort after the known ones.
-    pub lone: Option<String>,
-    pub mode: Option<String>,
-    pub arch: Option<String>,
-    pub max_jobs: Option<u32>,
+    pub(crate) lone: Option<String>,
+    pub(crate) mode: Option<String>,
+    pub(crate) arch: Option<String>,
+    pub(crate) max_jobs: Option<u32>,
 }
 
 impl RunFigures {
     /// A run that could not be read at all.
-    pub fn unreadable(dir: &str, reason: String) -> RunFigures {
+    pub(crate) fn unreadable(dir: &str, reason: String) -> RunFigures {
         RunFigures {
             stamp: dir.to_string(),
             dir: dir.to_string(),
@@ -175,7 +172,7 @@ impl RunFigures {
     }
 
     /// The coordinates it was measured at.
-    pub fn coordinates(&self) -> Coordinates {
+    pub(crate) fn coordinates(&self) -> Coordinates {
         Coordinates {
             mode: self.mode.clone(),
             arch: self.arch.clone(),
@@ -183,7 +180,7 @@ impl RunFigures {
         }
     }
 
-    pub fn key(&self) -> Key {
+    pub(crate) fn key(&self) -> Key {
         let c = self.coordinates();
         Key {
             lone: (!c.pools_with(&c)).then(|| self.dir.clone()),
@@ -195,14 +192,14 @@ impl RunFigures {
 
     /// Oldest first: by run.json's start, then stamp, then folder; runs
     /// without a start sort before dated ones, as `runs::list` has them.
-    pub fn order(&self) -> (Option<i64>, &str, &str) {
+    pub(crate) fn order(&self) -> (Option<i64>, &str, &str) {
         (self.started_us, &self.stamp, &self.dir)
     }
 }
 
 /// Why no figure of the run can be trusted: every present input broke its
 /// contract. Publish marks such a run broken; history leaves it out.
-pub fn broken_reason(v: &View) -> Option<String> {
+pub(crate) fn broken_reason(v: &View) -> Option<String> {
     let present: Vec<_> = v.inputs.values().filter(|i| i.present).collect();
     (!present.is_empty() && present.iter().all(|i| i.contract_broken)).then(|| {
         let first = present
@@ -257,7 +254,7 @@ fn kept_steps(all: &[StepRecord]) -> Vec<StepRecord> {
 }
 
 /// The key in words, for headings and the terminal.
-pub fn key_label(k: &Key) -> String {
+pub(crate) fn key_label(k: &Key) -> String {
     let jobs = k
         .max_jobs
         .map(|j| format!("max_jobs {j}"))

@@ -6,7 +6,7 @@ use super::{view, RunFigures};
 
 /// The site's history view.
 /// `unreadable`: folders under the root that could not be read, with why.
-pub fn view(
+pub(crate) fn view(
     root: &str,
     figures: &[RunFigures],
     unreadable: &[(String, String)],

@@ -8,90 +8,90 @@ use crate::view::Tool;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-pub const FILE: &str = "history.json";
+pub(crate) const FILE: &str = "history.json";
 
 /// How the spread is estimated, said in every output.
-pub const ESTIMATOR: &str = "spread_pct: the median absolute deviation × 1.4826 (σ for normal noise, barely moved by an outlier), in percent of the median; null below 3 points";
+pub(crate) const ESTIMATOR: &str = "spread_pct: the median absolute deviation × 1.4826 (σ for normal noise, barely moved by an outlier), in percent of the median; null below 3 points";
 /// What `loaded` means.
-pub const LOADED_RULE: &str =
+pub(crate) const LOADED_RULE: &str =
     "loaded: the target's node ended the run (its last poll) at a 1-minute load above its cores";
 
 #[derive(Debug, Clone, Serialize)]
 pub struct HistoryView {
-    pub schema: u32,
-    pub root: String,
-    pub estimator: &'static str,
-    pub loaded_rule: &'static str,
-    pub keys: Vec<KeyView>,
+    pub(crate) schema: u32,
+    pub(crate) root: String,
+    pub(crate) estimator: &'static str,
+    pub(crate) loaded_rule: &'static str,
+    pub(crate) keys: Vec<KeyView>,
     /// Runs left out (in flight, broken, unreadable), with the reason.
-    pub left_out: Vec<LeftOut>,
-    pub tool: Tool,
+    pub(crate) left_out: Vec<LeftOut>,
+    pub(crate) tool: Tool,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct LeftOut {
-    pub run: String,
-    pub reason: String,
+pub(crate) struct LeftOut {
+    pub(crate) run: String,
+    pub(crate) reason: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct KeyView {
-    pub mode: Option<String>,
-    pub arch: Option<String>,
-    pub max_jobs: Option<u32>,
+pub(crate) struct KeyView {
+    pub(crate) mode: Option<String>,
+    pub(crate) arch: Option<String>,
+    pub(crate) max_jobs: Option<u32>,
     /// The key in words; an unknown key names its run and what run.json lacks.
-    pub label: String,
-    pub unknown: bool,
+    pub(crate) label: String,
+    pub(crate) unknown: bool,
     /// Stamps, oldest first.
-    pub runs: Vec<String>,
+    pub(crate) runs: Vec<String>,
     /// Each run's folder (under the root, or under a site's `runs/`), as `runs`.
-    pub run_dirs: Vec<String>,
+    pub(crate) run_dirs: Vec<String>,
     /// Each run's day (`2026-10-01`, run.json `started_at`), as `runs`;
     /// `null` where the run does not say when it started.
-    pub run_days: Vec<Option<String>>,
+    pub(crate) run_days: Vec<Option<String>>,
     /// Said instead of a trend, e.g. for a key of one run.
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     /// Its chart under `charts/`, when it has one.
-    pub chart: Option<String>,
-    pub targets: BTreeMap<String, BTreeMap<String, MetricView>>,
+    pub(crate) chart: Option<String>,
+    pub(crate) targets: BTreeMap<String, BTreeMap<String, MetricView>>,
     /// Per run stamp and target: the points whose node ended the run loaded, and how.
-    pub loaded: BTreeMap<String, BTreeMap<String, String>>,
+    pub(crate) loaded: BTreeMap<String, BTreeMap<String, String>>,
     /// Per run stamp and target: why the load of a point's node is not known.
-    pub load_unknown: BTreeMap<String, BTreeMap<String, String>>,
+    pub(crate) load_unknown: BTreeMap<String, BTreeMap<String, String>>,
     /// Per target, its most expensive steps (by total time over the key's
     /// runs, at most `STEP_LINES`) and their seconds in each run.
-    pub step_durations: BTreeMap<String, Vec<StepLine>>,
+    pub(crate) step_durations: BTreeMap<String, Vec<StepLine>>,
     /// Why a field above is `null`.
-    pub why_null: BTreeMap<String, String>,
+    pub(crate) why_null: BTreeMap<String, String>,
     /// The gate's verdict on the key's newest run against the runs before it
     /// regressed (what history.md and history.html lead with).
-    pub newest_regressed: bool,
+    pub(crate) newest_regressed: bool,
     /// That verdict in words ("regressed: pytorch build_s +13.5%", "not gated: ..."),
     /// when the caller gated it.
-    pub newest_verdict_words: Option<String>,
+    pub(crate) newest_verdict_words: Option<String>,
 }
 
 /// How many of a target's steps history follows across runs.
-pub const STEP_LINES: usize = 5;
+pub(crate) const STEP_LINES: usize = 5;
 
 /// One step's seconds across a key's runs.
 #[derive(Debug, Clone, Serialize)]
-pub struct StepLine {
+pub(crate) struct StepLine {
     /// Its name in the newest run that has it.
-    pub step: String,
+    pub(crate) step: String,
     /// Its seconds summed over the runs that kept it.
-    pub total_s: f64,
-    pub points: Vec<StepPoint>,
+    pub(crate) total_s: f64,
+    pub(crate) points: Vec<StepPoint>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct StepPoint {
-    pub stamp: String,
+pub(crate) struct StepPoint {
+    pub(crate) stamp: String,
     /// Index into the key's `runs`.
-    pub run: usize,
-    pub value: f64,
+    pub(crate) run: usize,
+    pub(crate) value: f64,
     /// `false`: it came from the layer cache that run.
-    pub ran: bool,
+    pub(crate) ran: bool,
 }
 
 /// A target's most expensive steps across `runs`, matched by name without
@@ -129,62 +129,62 @@ fn step_lines(runs: &[&RunFigures], target: &str) -> Vec<StepLine> {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct MetricView {
-    pub n: usize,
-    pub median: Option<f64>,
-    pub spread_pct: Option<f64>,
-    pub newest: Option<f64>,
+pub(crate) struct MetricView {
+    pub(crate) n: usize,
+    pub(crate) median: Option<f64>,
+    pub(crate) spread_pct: Option<f64>,
+    pub(crate) newest: Option<f64>,
     /// The newest point against the median of all points.
-    pub newest_vs_median_pct: Option<f64>,
-    pub step: Option<StepView>,
+    pub(crate) newest_vs_median_pct: Option<f64>,
+    pub(crate) step: Option<StepView>,
     /// The first run of a new level, with the steps that moved between the
     /// runs either side of it; `null` with the reason in `why_null`.
-    pub change_point: Option<ChangePoint>,
+    pub(crate) change_point: Option<ChangePoint>,
     /// Points whose node ended the run loaded; `null` when no point's load
     /// is known (the key's `load_unknown` says why).
-    pub loaded: Option<usize>,
-    pub points: Vec<Point>,
-    pub why_null: BTreeMap<String, String>,
+    pub(crate) loaded: Option<usize>,
+    pub(crate) points: Vec<Point>,
+    pub(crate) why_null: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Point {
-    pub stamp: String,
-    pub value: f64,
+pub(crate) struct Point {
+    pub(crate) stamp: String,
+    pub(crate) value: f64,
     /// `null`: not known (the key's `load_unknown` says why).
-    pub loaded: Option<bool>,
+    pub(crate) loaded: Option<bool>,
     /// Index into the key's `runs`.
-    pub run: usize,
+    pub(crate) run: usize,
 }
 
 /// A change of level: from run `stamp` on, the metric sits at `after`.
 #[derive(Debug, Clone, Serialize)]
-pub struct StepView {
-    pub stamp: String,
-    pub run: usize,
-    pub before: f64,
-    pub after: f64,
-    pub change_pct: f64,
+pub(crate) struct StepView {
+    pub(crate) stamp: String,
+    pub(crate) run: usize,
+    pub(crate) before: f64,
+    pub(crate) after: f64,
+    pub(crate) change_pct: f64,
 }
 
 /// A change of level (the spec's "Why a figure moved"): the same split as
 /// `step`, with the step diff between the runs either side of it.
 #[derive(Debug, Clone, Serialize)]
-pub struct ChangePoint {
+pub(crate) struct ChangePoint {
     /// The first run of the new level.
-    pub stamp: String,
+    pub(crate) stamp: String,
     /// The run before it, whose steps it is compared with.
-    pub before_stamp: String,
-    pub before_median: f64,
-    pub after_median: f64,
-    pub delta_pct: f64,
+    pub(crate) before_stamp: String,
+    pub(crate) before_median: f64,
+    pub(crate) after_median: f64,
+    pub(crate) delta_pct: f64,
     /// The two runs' steps matched, largest change first; only the slowest
     /// steps of each run are kept (`history::STEPS_KEPT`).
-    pub steps: Vec<crate::analysis::step_diff::StepChange>,
-    pub revision_before: Option<String>,
-    pub revision_after: Option<String>,
+    pub(crate) steps: Vec<crate::analysis::step_diff::StepChange>,
+    pub(crate) revision_before: Option<String>,
+    pub(crate) revision_after: Option<String>,
     /// The change in a sentence, naming the step behind it (markdown).
-    pub why: String,
+    pub(crate) why: String,
 }
 
 fn change_point(
@@ -379,7 +379,7 @@ fn key_view(key: &Key, runs: &[&RunFigures], verdicts: &Verdicts) -> KeyView {
 /// The chart of a key: `charts/history-<slug>.svg`, the slug made of the
 /// key's coordinates where they are plain, else cut short with a hash, so a
 /// hostile arch can name neither another file nor another key's chart.
-pub fn chart_name(key: &Key) -> String {
+pub(crate) fn chart_name(key: &Key) -> String {
     let raw = match &key.lone {
         Some(dir) => format!("unknown-{dir}"),
         None => format!(
@@ -410,7 +410,7 @@ pub fn chart_name(key: &Key) -> String {
 
 impl HistoryView {
     /// The site draws its charts in history.html: no SVG files are named.
-    pub fn without_charts(mut self) -> Self {
+    pub(crate) fn without_charts(mut self) -> Self {
         for k in &mut self.keys {
             if k.chart.take().is_some() {
                 k.why_null.insert("chart".into(), "history.html draws it".into());
@@ -423,7 +423,7 @@ impl HistoryView {
 /// The gate's word on runs, by folder: whether it regressed against the runs
 /// before it, and the verdict in words. The gate sits above history and
 /// computes it (`gate::index::history_verdicts`); history only shows it.
-pub type Verdicts = BTreeMap<String, (bool, String)>;
+pub(crate) type Verdicts = BTreeMap<String, (bool, String)>;
 
 /// The history of `runs` (any order; those left out are listed, not pooled),
 /// each key led by the gate's verdict on its newest run from `verdicts`.

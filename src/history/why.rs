@@ -14,14 +14,14 @@ use crate::timefmt::human_duration;
 use serde::Serialize;
 
 /// How many steps a sentence names.
-pub const TOP: usize = 3;
+pub(crate) const TOP: usize = 3;
 
 /// A figure beside the steps that moved: setup, export, upload, bytes, link.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Beside {
-    pub what: &'static str,
-    pub a: Option<f64>,
-    pub b: Option<f64>,
+pub(crate) struct Beside {
+    pub(crate) what: &'static str,
+    pub(crate) a: Option<f64>,
+    pub(crate) b: Option<f64>,
 }
 
 impl Beside {
@@ -53,7 +53,7 @@ impl Beside {
 }
 
 /// The revisions of A and B, when they differ: "revision 3f9c2e1a → 8d01b6c5".
-pub fn revision_change(a: Option<&str>, b: Option<&str>) -> Option<String> {
+pub(crate) fn revision_change(a: Option<&str>, b: Option<&str>) -> Option<String> {
     let short = |r: &str| md_text(&r.chars().take(12).collect::<String>());
     match (a, b) {
         (Some(a), Some(b)) if a != b => Some(format!("revision {} → {}", short(a), short(b))),
@@ -64,7 +64,7 @@ pub fn revision_change(a: Option<&str>, b: Option<&str>) -> Option<String> {
 }
 
 /// One step's change: "`[builder 8/11] RUN make` 7m00s → 9m20s (vertex changed)".
-pub fn step_phrase(s: &StepChange, extra: Option<&str>) -> String {
+pub(crate) fn step_phrase(s: &StepChange, extra: Option<&str>) -> String {
     let side = |x: Option<f64>, st: crate::analysis::step_diff::State| match x {
         Some(x) if st == crate::analysis::step_diff::State::Cached => format!("{} (cached)", human_duration(x)),
         Some(x) => human_duration(x),
@@ -80,22 +80,22 @@ pub fn step_phrase(s: &StepChange, extra: Option<&str>) -> String {
 }
 
 /// What a sentence explains.
-pub struct Why<'a> {
-    pub target: &'a str,
-    pub metric: &'a str,
+pub(crate) struct Why<'a> {
+    pub(crate) target: &'a str,
+    pub(crate) metric: &'a str,
     /// The metric's change, B − A.
-    pub delta: Option<f64>,
-    pub steps: &'a [StepChange],
-    pub beside: &'a [Beside],
+    pub(crate) delta: Option<f64>,
+    pub(crate) steps: &'a [StepChange],
+    pub(crate) beside: &'a [Beside],
     /// "moved from strix to kiln: ...".
-    pub moved: Option<&'a str>,
-    pub revision_a: Option<&'a str>,
-    pub revision_b: Option<&'a str>,
+    pub(crate) moved: Option<&'a str>,
+    pub(crate) revision_a: Option<&'a str>,
+    pub(crate) revision_b: Option<&'a str>,
 }
 
 /// "pytorch build_s +140 s: `[builder 8/11] RUN ...` 7m00s → 9m20s (vertex
 /// changed; revision 3f9c2e1a → 8d01b6c5); no other step moved more than 5 s."
-pub fn sentence(w: &Why) -> String {
+pub(crate) fn sentence(w: &Why) -> String {
     // A time in seconds; a count (steps cached) as it is.
     let unit = if w.metric.ends_with("_s") { " s" } else { "" };
     let delta = w
@@ -149,22 +149,22 @@ pub fn sentence(w: &Why) -> String {
 /// What a gate check says of a regression: the steps behind it against the
 /// run typical of the band (the one nearest its median), and the revisions.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CheckWhy {
+pub(crate) struct CheckWhy {
     /// The run the steps are compared with.
-    pub against: String,
+    pub(crate) against: String,
     /// The steps that moved most (at most `CHECK_STEPS`), largest first.
-    pub steps: Vec<StepChange>,
-    pub revision_before: Option<String>,
-    pub revision_after: Option<String>,
+    pub(crate) steps: Vec<StepChange>,
+    pub(crate) revision_before: Option<String>,
+    pub(crate) revision_after: Option<String>,
     /// The same in a sentence (markdown).
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// How many steps a gate check carries.
-pub const CHECK_STEPS: usize = 5;
+pub(crate) const CHECK_STEPS: usize = 5;
 
 /// Why `run`'s `target` `metric` (`measured`) left its band, against the band's typical run.
-pub fn check_why(
+pub(crate) fn check_why(
     typical: &crate::history::bands::Typical,
     run: &crate::history::RunFigures,
     target: &str,

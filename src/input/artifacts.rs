@@ -4,16 +4,16 @@ use super::lines::{LineSink, Outcome};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Artifact {
-    pub target: String,
-    pub file: String,
-    pub bytes: u64,
-    pub sha256: String,
+pub(crate) struct Artifact {
+    pub(crate) target: String,
+    pub(crate) file: String,
+    pub(crate) bytes: u64,
+    pub(crate) sha256: String,
 }
 
 #[derive(Debug, Default)]
-pub struct Artifacts {
-    pub items: Vec<Artifact>,
+pub(crate) struct Artifacts {
+    pub(crate) items: Vec<Artifact>,
 }
 
 impl LineSink for Artifacts {

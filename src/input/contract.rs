@@ -14,26 +14,26 @@
 use super::Problem;
 
 /// More malformed items than this share of all items read is a broken contract.
-pub const MALFORMED_SHARE: f64 = 0.01;
+pub(crate) const MALFORMED_SHARE: f64 = 0.01;
 
 /// What one parse of a present input saw, as the contract judges it.
 #[derive(Debug, Clone, Copy)]
-pub struct Reading<'a> {
-    pub bytes: Option<u64>,
-    pub lines: u64,
-    pub records: u64,
-    pub skipped: u64,
-    pub malformed: u64,
+pub(crate) struct Reading<'a> {
+    pub(crate) bytes: Option<u64>,
+    pub(crate) lines: u64,
+    pub(crate) records: u64,
+    pub(crate) skipped: u64,
+    pub(crate) malformed: u64,
     /// Which reader read the file, for the message when nothing fit it.
-    pub format: Option<&'a str>,
+    pub(crate) format: Option<&'a str>,
     /// The first problem the parser noted, quoted when nothing fit.
-    pub first_problem: Option<&'a Problem>,
+    pub(crate) first_problem: Option<&'a Problem>,
     /// Why the file does not fit its format at all (not readable, not decodable).
-    pub unfit: Option<&'a str>,
+    pub(crate) unfit: Option<&'a str>,
 }
 
 /// Every way the reading breaks the contract; empty when it holds.
-pub fn breaches(r: &Reading) -> Vec<String> {
+pub(crate) fn breaches(r: &Reading) -> Vec<String> {
     // A file that does not fit its format has nothing more to say.
     if let Some(why) = r.unfit {
         return vec![why.to_string()];
@@ -58,7 +58,7 @@ pub fn breaches(r: &Reading) -> Vec<String> {
 /// (samples.jsonl: a node's poll older than its summarised ones): past the
 /// malformed share, the producer no longer writes in the order the parser
 /// needs, and that breaks the contract too.
-pub fn left_out_breach(left_out: u64, records: u64) -> Option<String> {
+pub(crate) fn left_out_breach(left_out: u64, records: u64) -> Option<String> {
     malformed_share_exceeded(left_out, records).then(|| {
         format!(
             "{left_out} of {records} polls left out because they arrived after later ones had been summarised ({:.1}%, more than {:.0}%): the poller may no longer write them in time order",

@@ -6,14 +6,14 @@
 use super::lines::{LineSink, Tail};
 use super::read::RunDir;
 use super::InputReport;
-pub use perfreport_scan::resume::Tracked;
+pub(crate) use perfreport_scan::resume::Tracked;
 
 /// The tracked state of the three big logs of one run (`F`: what a node's
 /// oldest samples are summarised into, see `samples::PollFold`).
-pub struct LogCache<F> {
-    pub samples: Option<Tracked<super::samples::Samples<F>>>,
-    pub sccache: Option<Tracked<super::sccache::SccacheSink>>,
-    pub zot: Option<Tracked<super::zot::ZotLog>>,
+pub(crate) struct LogCache<F> {
+    pub(crate) samples: Option<Tracked<super::samples::Samples<F>>>,
+    pub(crate) sccache: Option<Tracked<super::sccache::SccacheSink>>,
+    pub(crate) zot: Option<Tracked<super::zot::ZotLog>>,
 }
 
 impl<F> Default for LogCache<F> {
@@ -26,20 +26,9 @@ impl<F> Default for LogCache<F> {
     }
 }
 
-impl<F> LogCache<F> {
-    /// Bytes of whole lines already parsed, per log (what the next refresh skips).
-    pub fn offsets(&self) -> [u64; 3] {
-        [
-            self.samples.as_ref().map_or(0, Tracked::offset),
-            self.sccache.as_ref().map_or(0, Tracked::offset),
-            self.zot.as_ref().map_or(0, Tracked::offset),
-        ]
-    }
-}
-
 /// Reads a log whole, or with a slot of a cache, from where the previous
 /// read stopped: the one way the model reads its big logs.
-pub fn read_log<S, F>(
+pub(crate) fn read_log<S, F>(
     dir: &RunDir,
     name: &str,
     tail: Tail,
@@ -60,7 +49,7 @@ where
 
 /// Parses a log incrementally into `slot`; returns what the run model needs: the
 /// aggregate including the unfinished last line, and the input's report.
-pub fn read_tracked<S, F>(
+pub(crate) fn read_tracked<S, F>(
     dir: &RunDir,
     name: &str,
     tail: Tail,

@@ -2,32 +2,32 @@
 //! the statistics of its parse, so a parser that silently matched nothing
 //! shows up as a present file with zero records instead of a chart of zeros.
 
-pub mod artifacts;
-pub mod contract;
-pub mod incremental;
+pub(crate) mod artifacts;
+pub(crate) mod contract;
+pub(crate) mod incremental;
 pub mod lines;
 pub mod placement;
-pub mod read;
-pub mod run_json;
-pub mod run_rules;
+pub(crate) mod read;
+pub(crate) mod run_json;
+pub(crate) mod run_rules;
 pub mod samples;
 pub mod sccache;
 pub mod trace;
-pub mod window;
-pub mod writes;
+pub(crate) mod window;
+pub(crate) mod writes;
 pub mod zot;
 
-pub use perfreport_scan::lines::{ParseStats, Problem, MAX_PROBLEMS};
+pub(crate) use perfreport_scan::lines::{ParseStats, Problem};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Seconds per bucket of the cache lanes' time series: the compiler
 /// cache's requests (`sccache`) and the registry's writes (`zot`) are
 /// bucketed alike, so their buckets line up on the timeline.
-pub const BUCKET_SECS: i64 = 10;
+pub(crate) const BUCKET_SECS: i64 = 10;
 
 /// The lane bucket of an instant: unix seconds / `BUCKET_SECS`.
-pub fn bucket_of(t: crate::timefmt::Micros) -> i64 {
+pub(crate) fn bucket_of(t: crate::timefmt::Micros) -> i64 {
     t.div_euclid(BUCKET_SECS * 1_000_000)
 }
 
@@ -35,40 +35,40 @@ pub fn bucket_of(t: crate::timefmt::Micros) -> i64 {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct InputReport {
     #[serde(skip)]
-    pub name: String,
-    pub present: bool,
+    pub(crate) name: String,
+    pub(crate) present: bool,
     /// Size in bytes; `null` when the file is absent.
-    pub bytes: Option<u64>,
+    pub(crate) bytes: Option<u64>,
     /// Which reader understood the file, e.g. "trace: Jaeger JSON".
-    pub format: Option<String>,
+    pub(crate) format: Option<String>,
     /// The file's modification time (RFC 3339), for provenance.
-    pub mtime: Option<String>,
+    pub(crate) mtime: Option<String>,
     /// xxh3-64 of the file's bytes as read, in hex.
-    pub xxh3: Option<String>,
-    pub lines: u64,
-    pub records: u64,
-    pub skipped: u64,
-    pub malformed: u64,
+    pub(crate) xxh3: Option<String>,
+    pub(crate) lines: u64,
+    pub(crate) records: u64,
+    pub(crate) skipped: u64,
+    pub(crate) malformed: u64,
     pub warnings: Vec<String>,
     /// True when the input broke its contract (what `--strict` fails on):
     /// [`contract::breaches`] found a breach.
     pub contract_broken: bool,
     /// How it broke its contract, each also the first of `warnings`.
     #[serde(skip)]
-    pub breaches: Vec<String>,
+    pub(crate) breaches: Vec<String>,
     /// Why a field of a present input is `null` (an absent input's `present`
     /// says why).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub why_null: BTreeMap<String, String>,
+    pub(crate) why_null: BTreeMap<String, String>,
 }
 
-pub fn hex_hash(h: u64) -> String {
+pub(crate) fn hex_hash(h: u64) -> String {
     format!("{h:016x}")
 }
 
 impl InputReport {
     /// Records what was read, to decide later whether a figure still holds.
-    pub fn with_identity(mut self, mtime: Option<String>, xxh3: u64) -> Self {
+    pub(crate) fn with_identity(mut self, mtime: Option<String>, xxh3: u64) -> Self {
         if mtime.is_none() {
             self.why_null.insert(
                 "mtime".to_string(),
@@ -80,7 +80,7 @@ impl InputReport {
         self
     }
 
-    pub fn absent(name: &str) -> Self {
+    pub(crate) fn absent(name: &str) -> Self {
         InputReport {
             name: name.to_string(),
             ..Default::default()
@@ -89,13 +89,13 @@ impl InputReport {
 
     /// Builds the report of a present file from its parse, with the loud
     /// warning first when the file broke its contract.
-    pub fn from_parse(name: &str, bytes: u64, format: Option<String>, stats: &ParseStats) -> Self {
+    pub(crate) fn from_parse(name: &str, bytes: u64, format: Option<String>, stats: &ParseStats) -> Self {
         Self::judged(name, Some(bytes), format, stats, None)
     }
 
     /// A present file that does not fit its format at all (e.g. a trace in
     /// no known encoding), with what its parse saw.
-    pub fn from_unfit_parse(name: &str, bytes: u64, stats: &ParseStats, unfit: String) -> Self {
+    pub(crate) fn from_unfit_parse(name: &str, bytes: u64, stats: &ParseStats, unfit: String) -> Self {
         Self::judged(name, Some(bytes), None, stats, Some(unfit))
     }
 
@@ -162,7 +162,7 @@ impl InputReport {
 
     /// The reason every figure taken from this input is `null`: it is
     /// present but yielded no record (or could not be read).
-    pub fn why_no_record(&self) -> Option<String> {
+    pub(crate) fn why_no_record(&self) -> Option<String> {
         if !self.present || self.records > 0 {
             return None;
         }
@@ -170,7 +170,7 @@ impl InputReport {
     }
 
     /// A present file that could not be read or decoded at all.
-    pub fn unreadable(name: &str, bytes: Option<u64>, reason: String) -> Self {
+    pub(crate) fn unreadable(name: &str, bytes: Option<u64>, reason: String) -> Self {
         let mut r = Self::judged(name, bytes, None, &ParseStats::default(), Some(reason.clone()));
         // Nothing was read, so "no record" would only repeat the reason.
         r.breaches.truncate(1);

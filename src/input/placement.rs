@@ -5,21 +5,21 @@ use super::lines::{LineSink, Outcome};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Placement {
-    pub target: String,
-    pub node: String,
-    pub builder: Option<String>,
-    pub queue: Option<u32>,
-    pub build_s: Option<f64>,
-    pub cache_bytes: Option<u64>,
-    pub link_mbps: Option<f64>,
+    pub(crate) target: String,
+    pub(crate) node: String,
+    pub(crate) builder: Option<String>,
+    pub(crate) queue: Option<u32>,
+    pub(crate) build_s: Option<f64>,
+    pub(crate) cache_bytes: Option<u64>,
+    pub(crate) link_mbps: Option<f64>,
     /// The balancer's estimate: build_s + cache_bytes / (link_mbps * 1e6).
-    pub est_s: Option<f64>,
-    pub after: Option<String>,
+    pub(crate) est_s: Option<f64>,
+    pub(crate) after: Option<String>,
 }
 
 #[derive(Debug, Default)]
-pub struct Placements {
-    pub items: Vec<Placement>,
+pub(crate) struct Placements {
+    pub(crate) items: Vec<Placement>,
 }
 
 pub fn parse_line(line: &str) -> Result<Option<Placement>, String> {

@@ -26,7 +26,7 @@ pub enum Links {
 
 /// A run directory whose inputs are opened by the rule above.
 #[derive(Debug, Clone)]
-pub struct RunDir {
+pub(crate) struct RunDir {
     path: PathBuf,
     /// The directory's real path; `None` when it has none (it vanished).
     real: Option<PathBuf>,
@@ -34,21 +34,21 @@ pub struct RunDir {
 }
 
 /// An input opened for reading: a regular file, and what `fstat` said of it.
-pub struct Opened {
-    pub file: File,
-    pub meta: Metadata,
+pub(crate) struct Opened {
+    pub(crate) file: File,
+    pub(crate) meta: Metadata,
 }
 
 impl Opened {
     /// The file's modification time, RFC 3339 in UTC.
-    pub fn mtime(&self) -> Option<String> {
+    pub(crate) fn mtime(&self) -> Option<String> {
         mtime_from(&self.meta)
     }
 }
 
 /// Why an input was not opened.
 #[derive(Debug)]
-pub enum NotOpened {
+pub(crate) enum NotOpened {
     /// No such file.
     Absent,
     /// Present but not read, on purpose: the reason, for the warning.
@@ -59,7 +59,7 @@ pub enum NotOpened {
 
 impl NotOpened {
     /// The input's report: absent (with the reason when it was skipped), or unreadable.
-    pub fn report(self, name: &str) -> InputReport {
+    pub(crate) fn report(self, name: &str) -> InputReport {
         match self {
             NotOpened::Absent => InputReport::absent(name),
             NotOpened::Skipped(why) => {
@@ -73,16 +73,12 @@ impl NotOpened {
 }
 
 impl RunDir {
-    pub fn new(path: &Path, links: Links) -> Self {
+    pub(crate) fn new(path: &Path, links: Links) -> Self {
         RunDir {
             path: path.to_path_buf(),
             real: path.canonicalize().ok(),
             links,
         }
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Opens the input `name`: a regular file (a FIFO, device, socket or
@@ -91,7 +87,7 @@ impl RunDir {
     /// checked before the open (opening a device can have effects), again on
     /// the open descriptor, and the real path is that of the descriptor, so
     /// a file swapped in between is judged as what was opened.
-    pub fn open(&self, name: &str) -> Result<Opened, NotOpened> {
+    pub(crate) fn open(&self, name: &str) -> Result<Opened, NotOpened> {
         let path = self.path.join(name);
         match std::fs::symlink_metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(NotOpened::Absent),
@@ -123,7 +119,7 @@ impl RunDir {
 
     /// The input `name` whole, when it opens by the rule and holds at most
     /// `max` bytes (for a glance such as a run's start time).
-    pub fn read_at_most(&self, name: &str, max: u64) -> Option<Vec<u8>> {
+    pub(crate) fn read_at_most(&self, name: &str, max: u64) -> Option<Vec<u8>> {
         let opened = self.open(name).ok()?;
         read_open_at_most(opened.file, opened.meta.len(), max).ok()?.ok()
     }
@@ -189,20 +185,20 @@ fn mtime_from(meta: &Metadata) -> Option<String> {
 }
 
 /// A file's modification time, RFC 3339 in UTC.
-pub fn mtime_of(path: &Path) -> Option<String> {
+pub(crate) fn mtime_of(path: &Path) -> Option<String> {
     mtime_from(&std::fs::metadata(path).ok()?)
 }
 
 /// A whole file of at most `max` bytes: `Ok(Err(size))` when it is larger
 /// (read no further than `max + 1` bytes, should it grow meanwhile).
-pub fn read_at_most(path: &Path, max: u64) -> std::io::Result<std::result::Result<Vec<u8>, u64>> {
+pub(crate) fn read_at_most(path: &Path, max: u64) -> std::io::Result<std::result::Result<Vec<u8>, u64>> {
     let file = File::open(path)?;
     let size = file.metadata()?.len();
     read_open_at_most(file, size, max)
 }
 
 /// [`read_at_most`] of a file already open, whose size is `size`.
-pub fn read_open_at_most(file: File, size: u64, max: u64) -> std::io::Result<std::result::Result<Vec<u8>, u64>> {
+pub(crate) fn read_open_at_most(file: File, size: u64, max: u64) -> std::io::Result<std::result::Result<Vec<u8>, u64>> {
     use std::io::Read;
     if size > max {
         return Ok(Err(size));
@@ -216,7 +212,7 @@ pub fn read_open_at_most(file: File, size: u64, max: u64) -> std::io::Result<std
 }
 
 /// Parses a line-oriented input with the parallel chunked reader.
-pub fn read_lines<S, F>(
+pub(crate) fn read_lines<S, F>(
     run: &RunDir,
     name: &str,
     tail: Tail,

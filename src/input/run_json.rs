@@ -5,47 +5,47 @@ use crate::timefmt::{self, Micros};
 use serde::Deserialize;
 
 /// Its name in a run directory.
-pub const FILE: &str = "run.json";
+pub(crate) const FILE: &str = "run.json";
 
 /// The most bytes read of it: a run.json is a few kB, and 16 MiB is
 /// thousands of nodes and targets.
-pub const MAX_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_BYTES: u64 = 16 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Mode {
+pub(crate) enum Mode {
     Cold,
     Warm,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct NodeInfo {
-    pub name: String,
-    pub builder: Option<String>,
-    pub addr: Option<String>,
-    pub cores: Option<u32>,
-    pub mem_bytes: Option<u64>,
+pub(crate) struct NodeInfo {
+    pub(crate) name: String,
+    pub(crate) builder: Option<String>,
+    pub(crate) addr: Option<String>,
+    pub(crate) cores: Option<u32>,
+    pub(crate) mem_bytes: Option<u64>,
     /// Upload throughput to the store, MB/s.
-    pub link_mbps: Option<f64>,
+    pub(crate) link_mbps: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunInfo {
-    pub stamp: Option<String>,
-    pub mode: Option<Mode>,
-    pub arch: Option<String>,
-    pub targets: Vec<String>,
-    pub namespace: Option<String>,
-    pub sccache_prefix: Option<String>,
-    pub started_at: Option<Micros>,
+pub(crate) struct RunInfo {
+    pub(crate) stamp: Option<String>,
+    pub(crate) mode: Option<Mode>,
+    pub(crate) arch: Option<String>,
+    pub(crate) targets: Vec<String>,
+    pub(crate) namespace: Option<String>,
+    pub(crate) sccache_prefix: Option<String>,
+    pub(crate) started_at: Option<Micros>,
     /// `None` with `in_flight` means the harness has not finished the run.
-    pub finished_at: Option<Micros>,
-    pub in_flight: bool,
-    pub nodes: Vec<NodeInfo>,
+    pub(crate) finished_at: Option<Micros>,
+    pub(crate) in_flight: bool,
+    pub(crate) nodes: Vec<NodeInfo>,
     /// The fleet's job width (`max_jobs`), when the harness records it.
-    pub job_width: Option<u32>,
+    pub(crate) job_width: Option<u32>,
     /// The build repository's revision (a commit), when the harness records it.
-    pub revision: Option<String>,
+    pub(crate) revision: Option<String>,
 }
 
 // The wire shape, lenient on purpose: a field of the wrong type is reported
@@ -65,7 +65,7 @@ struct Wire {
     revision: Option<serde_json::Value>,
 }
 
-pub fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
+pub(crate) fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
     let mut stats = ParseStats {
         lines: bytecount_lines(data),
         ..Default::default()
@@ -158,7 +158,7 @@ fn bytecount_lines(data: &[u8]) -> u64 {
 }
 
 /// The `started_at` of a run directory's run.json, used to order runs.
-pub fn started_at_of(dir: &std::path::Path) -> Option<Micros> {
+pub(crate) fn started_at_of(dir: &std::path::Path) -> Option<Micros> {
     let data = super::read::RunDir::new(dir, super::read::Links::StayInside).read_at_most(FILE, MAX_BYTES)?;
     parse(&data).0?.started_at
 }

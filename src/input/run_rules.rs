@@ -6,7 +6,7 @@ use super::run_json::RunInfo;
 /// Each target run.json announces whose trace is not in the run, as
 /// `(trace file, warning)`; `has_trace` says whether a target's trace file is
 /// present. In flight, a trace not written yet is expected.
-pub fn announced_without_trace(info: &RunInfo, has_trace: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+pub(crate) fn announced_without_trace(info: &RunInfo, has_trace: impl Fn(&str) -> bool) -> Vec<(String, String)> {
     info.targets
         .iter()
         .filter(|t| !has_trace(&format!("trace-{t}.json")))
@@ -23,7 +23,10 @@ pub fn announced_without_trace(info: &RunInfo, has_trace: impl Fn(&str) -> bool)
 }
 
 /// A node with samples that run.json does not list (when it lists any).
-pub fn samples_from_unlisted_nodes<'a>(info: &RunInfo, sampled: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+pub(crate) fn samples_from_unlisted_nodes<'a>(
+    info: &RunInfo,
+    sampled: impl IntoIterator<Item = &'a String>,
+) -> Vec<String> {
     if info.nodes.is_empty() {
         return vec![];
     }

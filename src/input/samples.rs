@@ -15,16 +15,16 @@ use std::sync::Arc;
 pub struct Sample {
     pub ts: Micros,
     /// `node_cpu_seconds_total` summed over every mode.
-    pub cpu_total: Option<f64>,
+    pub(crate) cpu_total: Option<f64>,
     /// The not-busy modes by node_exporter's own rule: idle + iowait + steal.
-    pub cpu_idle: Option<f64>,
-    pub mem_total: Option<f64>,
-    pub mem_available: Option<f64>,
-    pub disk_read: Option<f64>,
-    pub disk_written: Option<f64>,
-    pub net_rx: Option<f64>,
-    pub net_tx: Option<f64>,
-    pub load1: Option<f64>,
+    pub(crate) cpu_idle: Option<f64>,
+    pub(crate) mem_total: Option<f64>,
+    pub(crate) mem_available: Option<f64>,
+    pub(crate) disk_read: Option<f64>,
+    pub(crate) disk_written: Option<f64>,
+    pub(crate) net_rx: Option<f64>,
+    pub(crate) net_tx: Option<f64>,
+    pub(crate) load1: Option<f64>,
 }
 
 /// What a node's oldest polls are summarised into once it has sent more
@@ -40,31 +40,31 @@ pub trait PollFold: Clone + fmt::Debug + PartialEq + Send + Sync {
 
 /// Polls a node may hold unsummarised (64 nodes hold about 5 MB): below
 /// it every poll is kept and the figures are those of all of them at once.
-pub const POLL_CAP: usize = 512;
+pub(crate) const POLL_CAP: usize = 512;
 /// Coarse spans the summarised polls of a node are counted in, at most.
 const MAX_SPANS: usize = 256;
 
 /// Summarised polls counted by time: a minute's (or, past `MAX_SPANS`, a
 /// wider stretch's) polls, with the first and last poll's time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Span {
-    pub first: Micros,
-    pub last: Micros,
-    pub polls: u64,
+pub(crate) struct Span {
+    pub(crate) first: Micros,
+    pub(crate) last: Micros,
+    pub(crate) polls: u64,
 }
 
 /// A node's polls older than its unsummarised ones.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Summary<F> {
-    pub fold: F,
+pub(crate) struct Summary<F> {
+    pub(crate) fold: F,
     /// The earliest summarised poll's time.
-    pub first: Micros,
+    pub(crate) first: Micros,
     /// The latest summarised poll's time: a poll older than this arriving
     /// now is left out (`late`).
-    pub last: Micros,
-    pub late: u64,
+    pub(crate) last: Micros,
+    pub(crate) late: u64,
     /// The summarised polls by time, oldest first.
-    pub spans: Vec<Span>,
+    pub(crate) spans: Vec<Span>,
 }
 
 /// One node's polls: the newest as they are, the oldest summarised.
@@ -74,7 +74,7 @@ pub struct NodeSamples<F> {
     /// copy of the followed samples costs a reference count on every
     /// refresh (copied on write only while a view still holds them).
     pub polls: Arc<Vec<Sample>>,
-    pub summary: Option<Arc<Summary<F>>>,
+    pub(crate) summary: Option<Arc<Summary<F>>>,
 }
 
 impl<F> Default for NodeSamples<F> {
@@ -87,16 +87,16 @@ impl<F> Default for NodeSamples<F> {
 }
 
 impl<F: PollFold> NodeSamples<F> {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.polls.is_empty() && self.summary.is_none()
     }
 
     /// The earliest and latest poll's time.
-    pub fn first_ts(&self) -> Option<Micros> {
+    pub(crate) fn first_ts(&self) -> Option<Micros> {
         let held = self.polls.iter().map(|s| s.ts).min();
         self.summary.as_ref().map(|m| m.first).into_iter().chain(held).min()
     }
-    pub fn last_ts(&self) -> Option<Micros> {
+    pub(crate) fn last_ts(&self) -> Option<Micros> {
         let held = self.polls.iter().map(|s| s.ts).max();
         self.summary.as_ref().map(|m| m.last).into_iter().chain(held).max()
     }
@@ -217,7 +217,8 @@ impl<F> Default for Samples<F> {
 
 impl<F: PollFold> Samples<F> {
     /// With another cap on the polls a node holds (the tests reach it quickly).
-    pub fn with_cap(cap: usize) -> Self {
+    #[cfg(test)]
+    pub(crate) fn with_cap(cap: usize) -> Self {
         Samples {
             cap: cap.max(2),
             ..Samples::default()
@@ -249,7 +250,7 @@ impl<F: PollFold> Samples<F> {
 
     /// Polls left out, over every node, because they arrived after later
     /// ones had been summarised.
-    pub fn late(&self) -> u64 {
+    pub(crate) fn late(&self) -> u64 {
         self.by_node
             .values()
             .filter_map(|n| n.summary.as_ref())
@@ -259,7 +260,7 @@ impl<F: PollFold> Samples<F> {
 
     /// What the samples' report warns about: polls left out because they
     /// arrived after later ones had been summarised.
-    pub fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<String> {
         self.by_node
             .iter()
             .filter_map(|(name, n)| Some((name, n.summary.as_ref()?.late)))
@@ -385,7 +386,8 @@ impl<'a> Record<'a> for Poll<'a> {
     }
 }
 
-pub fn parse_line(line: &[u8]) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
+#[cfg(test)]
+pub(crate) fn parse_line(line: &[u8]) -> Result<(Cow<'_, str>, Sample), Cow<'static, str>> {
     parse_line_via(line, Via::Fast)
 }
 
@@ -399,7 +401,11 @@ pub fn parse_line_shaped<'a>(line: &'a [u8], shapes: &mut Shapes) -> Result<(Cow
 }
 
 /// `parse_line_shaped` for a line whose chunk was checked to be UTF-8.
-pub fn parse_text_shaped<'a>(line: &'a str, shapes: &mut Shapes) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
+#[cfg(test)]
+pub(crate) fn parse_text_shaped<'a>(
+    line: &'a str,
+    shapes: &mut Shapes,
+) -> Result<(Cow<'a, str>, Sample), Cow<'static, str>> {
     parse_shaped(Cursor::text(line), shapes, &mut LastMinute::default())
 }
 
@@ -568,10 +574,10 @@ pub(crate) mod kept {
     use crate::timefmt::Micros;
 
     #[derive(Debug, Clone, PartialEq, Default)]
-    pub struct Kept {
+    pub(crate) struct Kept {
         /// The times of the polls the rules were fixed from.
-        pub from: Vec<Micros>,
-        pub polls: Vec<Sample>,
+        pub(crate) from: Vec<Micros>,
+        pub(crate) polls: Vec<Sample>,
     }
 
     impl PollFold for Kept {

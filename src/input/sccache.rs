@@ -7,7 +7,7 @@ use super::lines::{LineSink, Outcome};
 use super::InputReport;
 
 /// The cache server's access log, in a run directory.
-pub const FILE: &str = "sccache.log";
+pub(crate) const FILE: &str = "sccache.log";
 use super::window::{Outside, RecordWindow};
 use crate::timefmt::{self, Micros};
 use perfreport_scan::find::{each_of_two, find_byte, find_str, rfind_byte, Marks};
@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// nginx's built-in format, used when the run has no `nginx-log-format`.
-pub const COMBINED: &str = r#"log_format combined '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"';"#;
+pub(crate) const COMBINED: &str = r#"log_format combined '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"';"#;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Part {
@@ -66,7 +66,7 @@ enum Shape {
 /// A parser derived from one `log_format` directive.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogFormat {
-    pub name: String,
+    pub(crate) name: String,
     shape: Shape,
     variables: usize,
     has_request_length: bool,
@@ -142,7 +142,7 @@ impl LogFormat {
         Self::from_directive(COMBINED).expect("the built-in combined format parses")
     }
 
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let kind = if matches!(self.shape, Shape::Json(_)) {
             ", escape=json"
         } else {
@@ -152,7 +152,7 @@ impl LogFormat {
     }
 
     /// Whether upload sizes can be measured (`$request_length`).
-    pub fn has_request_length(&self) -> bool {
+    pub(crate) fn has_request_length(&self) -> bool {
         self.has_request_length
     }
 
@@ -180,7 +180,11 @@ impl LogFormat {
 
     /// `parse_line`, with the time of the line before remembered: an access
     /// log writes the same second on many lines in a row.
-    pub fn parse_line_with<'a>(&self, line: &'a [u8], times: &mut TimeCache) -> Result<Request<'a>, Cow<'static, str>> {
+    pub(crate) fn parse_line_with<'a>(
+        &self,
+        line: &'a [u8],
+        times: &mut TimeCache,
+    ) -> Result<Request<'a>, Cow<'static, str>> {
         match &self.shape {
             Shape::Text(plan) => {
                 let text = simdutf8::basic::from_utf8(line)
@@ -192,7 +196,11 @@ impl LogFormat {
     }
 
     /// `parse_line_with` for a line already known to be UTF-8.
-    pub fn parse_text_with<'a>(&self, line: &'a str, times: &mut TimeCache) -> Result<Request<'a>, Cow<'static, str>> {
+    pub(crate) fn parse_text_with<'a>(
+        &self,
+        line: &'a str,
+        times: &mut TimeCache,
+    ) -> Result<Request<'a>, Cow<'static, str>> {
         match &self.shape {
             Shape::Text(plan) => plan.parse(line, times),
             Shape::Json(keys) => parse_json(keys, line.as_bytes(), times),
@@ -317,12 +325,12 @@ fn json_keys(parts: &[Part]) -> Result<Vec<(String, Field)>, String> {
 /// One access-log line, borrowed from the line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request<'a> {
-    pub addr: Cow<'a, str>,
-    pub time: Option<Micros>,
+    pub(crate) addr: Cow<'a, str>,
+    pub(crate) time: Option<Micros>,
     pub method: Cow<'a, str>,
     pub path: Cow<'a, str>,
     pub status: u16,
-    pub request_length: Option<u64>,
+    pub(crate) request_length: Option<u64>,
 }
 
 /// The values of one line, borrowed from it (or, for a JSON line, from its
@@ -492,7 +500,7 @@ impl TextPlan {
 /// access log mostly carry the same second, so the date arithmetic runs
 /// once per second, not once per line.
 #[derive(Debug, Clone, Default)]
-pub struct TimeCache {
+pub(crate) struct TimeCache {
     field: Option<Field>,
     text: String,
     time: Option<Micros>,
@@ -665,40 +673,40 @@ fn has_segments(path: &str, segments: &str) -> bool {
 
 /// Counts of one time bucket of the cache lane.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CacheBucket {
-    pub hits: u64,
-    pub misses: u64,
-    pub writes: u64,
-    pub write_bytes: u64,
+pub(crate) struct CacheBucket {
+    pub(crate) hits: u64,
+    pub(crate) misses: u64,
+    pub(crate) writes: u64,
+    pub(crate) write_bytes: u64,
     /// Writes in this bucket whose size the log does not carry.
-    pub writes_unsized: u64,
+    pub(crate) writes_unsized: u64,
 }
 
 /// The mergeable aggregate of an sccache.log (or a chunk of it).
 #[derive(Debug, Clone, Default)]
-pub struct SccacheLog {
-    pub hits: u64,
-    pub misses: u64,
-    pub writes: u64,
+pub(crate) struct SccacheLog {
+    pub(crate) hits: u64,
+    pub(crate) misses: u64,
+    pub(crate) writes: u64,
     /// Sum of `$request_length` over writes that carried one.
-    pub write_bytes: u64,
+    pub(crate) write_bytes: u64,
     /// Writes whose size the log does not carry.
-    pub writes_unsized: u64,
-    pub failed_writes: u64,
-    pub overhead: u64,
-    pub checks: u64,
-    pub other_prefix: u64,
-    pub other: u64,
+    pub(crate) writes_unsized: u64,
+    pub(crate) failed_writes: u64,
+    pub(crate) overhead: u64,
+    pub(crate) checks: u64,
+    pub(crate) other_prefix: u64,
+    pub(crate) other: u64,
     /// Keyed by `unix seconds / BUCKET_SECS`.
-    pub series: BTreeMap<i64, CacheBucket>,
-    pub first: Option<Micros>,
-    pub last: Option<Micros>,
+    pub(crate) series: BTreeMap<i64, CacheBucket>,
+    pub(crate) first: Option<Micros>,
+    pub(crate) last: Option<Micros>,
     /// Requests whose time could not be read (absent, or a date that does not
     /// exist): counted in the totals, but on no lane bucket.
-    pub untimed: u64,
+    pub(crate) untimed: u64,
     /// Requests left out of every count here for their time (see
     /// `SccacheSink::within`).
-    pub outside: Option<Outside>,
+    pub(crate) outside: Option<Outside>,
     /// The fleet's node hosts (run.json `addr`), whose requests also count
     /// on a lane of their own: `node_series[i]` is `hosts[i]`'s.
     hosts: super::zot::NodeHosts,
@@ -708,7 +716,7 @@ pub struct SccacheLog {
 impl SccacheLog {
     /// One node's own lane (keyed as `series`); `None` when `host` is not
     /// one of the nodes this log was read for.
-    pub fn node_series(&self, host: &str) -> Option<&BTreeMap<i64, CacheBucket>> {
+    pub(crate) fn node_series(&self, host: &str) -> Option<&BTreeMap<i64, CacheBucket>> {
         static EMPTY: BTreeMap<i64, CacheBucket> = BTreeMap::new();
         let i = self.hosts.index(host)?;
         Some(self.node_series.get(i).unwrap_or(&EMPTY))
@@ -717,9 +725,9 @@ impl SccacheLog {
 
 /// The sink with what it needs to classify: the format and this run's prefix.
 #[derive(Debug, Clone)]
-pub struct SccacheSink {
-    pub format: std::sync::Arc<LogFormat>,
-    pub log: SccacheLog,
+pub(crate) struct SccacheSink {
+    pub(crate) format: std::sync::Arc<LogFormat>,
+    pub(crate) log: SccacheLog,
     /// This run's prefix without its slashes, as `classify` compares it.
     segments: Option<std::sync::Arc<str>>,
     times: TimeCache,
@@ -727,7 +735,7 @@ pub struct SccacheSink {
 }
 
 impl SccacheSink {
-    pub fn new(format: std::sync::Arc<LogFormat>, prefix: Option<std::sync::Arc<str>>) -> SccacheSink {
+    pub(crate) fn new(format: std::sync::Arc<LogFormat>, prefix: Option<std::sync::Arc<str>>) -> SccacheSink {
         SccacheSink {
             format,
             segments: prefix.as_deref().map(|p| p.trim_matches('/').into()),
@@ -738,13 +746,13 @@ impl SccacheSink {
     }
 
     /// Leaves out the requests whose time lies outside `window`, counting them.
-    pub fn within(mut self, window: Option<RecordWindow>) -> SccacheSink {
+    pub(crate) fn within(mut self, window: Option<RecordWindow>) -> SccacheSink {
         self.window = window;
         self
     }
 
     /// Counts each of these hosts' requests on a lane of its own too.
-    pub fn for_nodes(mut self, hosts: super::zot::NodeHosts) -> SccacheSink {
+    pub(crate) fn for_nodes(mut self, hosts: super::zot::NodeHosts) -> SccacheSink {
         self.log.hosts = hosts;
         self
     }
@@ -877,7 +885,7 @@ impl LineSink for SccacheSink {
 /// What the report says of sccache.log beyond its parse: write sizes that
 /// cannot be known, requests off the cache lane, and a log that read fine
 /// but held no cache traffic.
-pub fn warn(log: Option<&SccacheLog>, format: &LogFormat, report: &mut InputReport) {
+pub(crate) fn warn(log: Option<&SccacheLog>, format: &LogFormat, report: &mut InputReport) {
     if report.present && !format.has_request_length() {
         report.warnings.push(format!(
             "{FILE}: the log format has no $request_length, so the size of cache writes is unknown"

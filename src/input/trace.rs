@@ -8,24 +8,24 @@ use serde_json::Value;
 /// A span as the analysis needs it, whatever the encoding.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Span {
-    pub id: String,
+    pub(crate) id: String,
     /// `None` for a root: no parent, or a parent whose id is all zeros.
-    pub parent: Option<String>,
-    pub name: String,
-    pub start: Micros,
+    pub(crate) parent: Option<String>,
+    pub(crate) name: String,
+    pub(crate) start: Micros,
     /// `None` while the span has not ended (a run in flight) or when its end
     /// lies before its start.
-    pub end: Option<Micros>,
+    pub(crate) end: Option<Micros>,
     /// BuildKit's `vertex` attribute: the step's digest.
-    pub vertex: Option<String>,
+    pub(crate) vertex: Option<String>,
     /// `http.method` (BuildKit up to v0.25) or `http.request.method` (v0.26+).
-    pub http_method: Option<String>,
+    pub(crate) http_method: Option<String>,
     /// `http.request_content_length`, where older BuildKit recorded it.
-    pub request_bytes: Option<u64>,
+    pub(crate) request_bytes: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
+pub(crate) enum Encoding {
     Jaeger,
     Otlp,
     SpanStubs,
@@ -33,7 +33,7 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Encoding::Jaeger => "trace: Jaeger JSON",
             Encoding::Otlp => "trace: OTLP/JSON",
@@ -45,7 +45,7 @@ impl Encoding {
 
 #[derive(Debug)]
 pub struct Trace {
-    pub encoding: Encoding,
+    pub(crate) encoding: Encoding,
     pub spans: Vec<Span>,
 }
 
@@ -302,7 +302,7 @@ fn stub_span(s: &Value) -> Result<Span, String> {
 }
 
 /// The target a trace file belongs to: the name between `trace-` and `.json`.
-pub fn target_of_file(file_name: &str) -> Option<&str> {
+pub(crate) fn target_of_file(file_name: &str) -> Option<&str> {
     file_name
         .strip_prefix("trace-")?
         .strip_suffix(".json")

@@ -11,18 +11,18 @@ use crate::timefmt::Micros;
 /// Where a record may lie and still be the run's: from `from`, up to `to`
 /// (none while the run is in flight: it grows to its newest record).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RecordWindow {
-    pub from: Micros,
-    pub to: Option<Micros>,
+pub(crate) struct RecordWindow {
+    pub(crate) from: Micros,
+    pub(crate) to: Option<Micros>,
 }
 
 impl RecordWindow {
-    pub fn holds(&self, t: Micros) -> bool {
+    pub(crate) fn holds(&self, t: Micros) -> bool {
         t >= self.from && self.to.is_none_or(|to| t <= to)
     }
 
     /// What a cached parse must have been made with to be reused.
-    pub fn tag(window: Option<&RecordWindow>) -> String {
+    pub(crate) fn tag(window: Option<&RecordWindow>) -> String {
         match window {
             Some(w) => format!(" window={}..{:?}", w.from, w.to),
             None => String::new(),
@@ -33,15 +33,15 @@ impl RecordWindow {
 /// Records an input left out for lying outside the window: how many, and
 /// the first and last of their times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Outside {
-    pub records: u64,
-    pub first: Micros,
-    pub last: Micros,
+pub(crate) struct Outside {
+    pub(crate) records: u64,
+    pub(crate) first: Micros,
+    pub(crate) last: Micros,
 }
 
 impl Outside {
     /// Counts `n` records spanning `first` to `last` into `into`.
-    pub fn add(into: &mut Option<Outside>, first: Micros, last: Micros, n: u64) {
+    pub(crate) fn add(into: &mut Option<Outside>, first: Micros, last: Micros, n: u64) {
         let o = into.get_or_insert(Outside {
             records: 0,
             first,
@@ -53,7 +53,7 @@ impl Outside {
     }
 
     /// Both counts together (chunks of one file, in any order).
-    pub fn merge(into: &mut Option<Outside>, other: Option<Outside>) {
+    pub(crate) fn merge(into: &mut Option<Outside>, other: Option<Outside>) {
         if let Some(o) = other {
             Outside::add(into, o.first, o.last, o.records);
         }

@@ -21,23 +21,23 @@ use std::sync::Arc;
 
 /// One 2xx write, as read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriteEvent {
-    pub time: Micros,
+pub(crate) struct WriteEvent {
+    pub(crate) time: Micros,
     /// `None` when the upload was chunked without Content-Length.
-    pub bytes: Option<u64>,
+    pub(crate) bytes: Option<u64>,
 }
 
 /// Writes that every question the report asks answers alike, together; a
 /// write kept whole is a span of one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriteSpan {
-    pub first: Micros,
-    pub last: Micros,
-    pub writes: u64,
+pub(crate) struct WriteSpan {
+    pub(crate) first: Micros,
+    pub(crate) last: Micros,
+    pub(crate) writes: u64,
     /// The bytes of the writes with a size.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Writes without a size (no Content-Length): their bytes are unknown.
-    pub no_size: u64,
+    pub(crate) no_size: u64,
 }
 
 impl WriteSpan {
@@ -63,7 +63,7 @@ impl WriteSpan {
 /// The instants at which an answer about a write can change, and the
 /// stretches whose writes must each be kept whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriteCuts {
+pub(crate) struct WriteCuts {
     /// Sorted, distinct. Cell `k` is `[cuts[k - 1], cuts[k])`.
     cuts: Vec<Micros>,
     /// Half-open `[from, to)`.
@@ -74,14 +74,14 @@ pub struct WriteCuts {
 }
 
 impl WriteCuts {
-    pub fn new(mut cuts: Vec<Micros>, whole: Vec<(Micros, Micros)>, within: (Micros, Micros)) -> Self {
+    pub(crate) fn new(mut cuts: Vec<Micros>, whole: Vec<(Micros, Micros)>, within: (Micros, Micros)) -> Self {
         cuts.sort_unstable();
         cuts.dedup();
         WriteCuts { cuts, whole, within }
     }
 
     /// Whether `[from, to]` lies inside the window every log can only widen.
-    pub fn within(&self, from: Micros, to: Micros) -> bool {
+    pub(crate) fn within(&self, from: Micros, to: Micros) -> bool {
         from >= self.within.0 && to <= self.within.1
     }
 
@@ -96,7 +96,7 @@ impl WriteCuts {
 
 /// The writes of one client (or of every client that is not a node).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Writes {
+pub(crate) struct Writes {
     cuts: Option<Arc<WriteCuts>>,
     /// One span per cell, sorted by cell.
     cells: Vec<(u32, WriteSpan)>,
@@ -105,7 +105,7 @@ pub struct Writes {
 }
 
 impl Writes {
-    pub fn new(cuts: Option<Arc<WriteCuts>>) -> Self {
+    pub(crate) fn new(cuts: Option<Arc<WriteCuts>>) -> Self {
         Writes {
             cuts,
             ..Default::default()
@@ -113,14 +113,15 @@ impl Writes {
     }
 
     /// Every write kept whole, as the report would have them without cuts.
-    pub fn from_events(events: impl IntoIterator<Item = WriteEvent>) -> Self {
+    #[cfg(test)]
+    pub(crate) fn from_events(events: impl IntoIterator<Item = WriteEvent>) -> Self {
         Writes {
             whole: events.into_iter().collect(),
             ..Default::default()
         }
     }
 
-    pub fn push(&mut self, ev: WriteEvent) {
+    pub(crate) fn push(&mut self, ev: WriteEvent) {
         match self.cuts.as_ref().and_then(|c| c.cell(ev.time)) {
             Some(cell) => self.add_to_cell(cell, &WriteSpan::of(ev)),
             None => self.whole.push(ev),
@@ -140,19 +141,19 @@ impl Writes {
     }
 
     /// Adds the writes of `other`, read after these with the same cuts.
-    pub fn append(&mut self, other: Writes) {
+    pub(crate) fn append(&mut self, other: Writes) {
         for (cell, span) in &other.cells {
             self.add_to_cell(*cell, span);
         }
         self.whole.extend(other.whole);
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.cells.is_empty() && self.whole.is_empty()
     }
 
     /// The writes: the kept-together spans, then each write kept whole.
-    pub fn spans(&self) -> impl Iterator<Item = WriteSpan> + Clone + '_ {
+    pub(crate) fn spans(&self) -> impl Iterator<Item = WriteSpan> + Clone + '_ {
         self.cells
             .iter()
             .map(|&(_, s)| s)
@@ -160,7 +161,8 @@ impl Writes {
     }
 
     /// How many writes.
-    pub fn count(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn count(&self) -> u64 {
         self.spans().map(|s| s.writes).fold(0, u64::saturating_add)
     }
 }

@@ -7,7 +7,7 @@ use super::lines::{LineSink, Outcome};
 use super::InputReport;
 
 /// The registry's log, in a run directory.
-pub const FILE: &str = "zot.jsonl";
+pub(crate) const FILE: &str = "zot.jsonl";
 use super::window::{Outside, RecordWindow};
 use crate::timefmt::{self, Micros};
 use perfreport_scan::fields::{self, field, object, Field, Got, Kind, Pass, Record, Spec};
@@ -22,7 +22,7 @@ use super::BUCKET_SECS;
 
 /// What a registry request was, from the table in the spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Request {
+pub(crate) enum Request {
     UploadStart,
     BlobChunk,
     BlobComplete,
@@ -35,7 +35,7 @@ pub enum Request {
 /// Splits `/v2/<name>/blobs/...` or `/v2/<name>/manifests/<ref>`; names hold
 /// slashes. The first `/blobs/` before the query wins, else the first
 /// `/manifests/`; the reference ends at the query.
-pub fn classify<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'p str) {
+pub(crate) fn classify<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'p str) {
     let Some(rest) = path.strip_prefix("/v2/") else {
         return (Request::Other, "", "");
     };
@@ -92,16 +92,16 @@ fn manifest_request(method: &str) -> Request {
 }
 
 /// BuildKit's registry cache lives in repositories or tags named `cache`.
-pub fn is_cache(name: &str, reference: &str) -> bool {
+pub(crate) fn is_cache(name: &str, reference: &str) -> bool {
     name.contains("cache") || reference.contains("cache")
 }
 
-pub use super::writes::{WriteCuts, WriteEvent, WriteSpan, Writes};
+pub(crate) use super::writes::{WriteCuts, WriteEvent, WriteSpan, Writes};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LaneBucket {
-    pub cache_bytes: u64,
-    pub image_bytes: u64,
+pub(crate) struct LaneBucket {
+    pub(crate) cache_bytes: u64,
+    pub(crate) image_bytes: u64,
 }
 
 /// A change of the steady per-bucket bytes of long writes (see `Lane`).
@@ -118,7 +118,7 @@ struct LaneStep {
 /// bucket: a write of any length costs a few entries, and only the buckets
 /// a chart draws are ever walked (`buckets`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Lane {
+pub(crate) struct Lane {
     points: BTreeMap<i64, LaneBucket>,
     /// From each key on, every bucket gains the running sum of these.
     steps: BTreeMap<i64, LaneStep>,
@@ -149,19 +149,20 @@ impl Lane {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.points.is_empty()
     }
 
     /// The first and last bucket holding bytes (every spread touches both ends).
-    pub fn extent(&self) -> Option<(i64, i64)> {
+    pub(crate) fn extent(&self) -> Option<(i64, i64)> {
         let first = self.points.keys().next()?;
         let last = self.points.keys().next_back()?;
         Some((*first, *last))
     }
 
     /// Every bucket from `lo` to `hi`, with the bytes of every write that covers it.
-    pub fn buckets(&self, lo: i64, hi: i64) -> impl Iterator<Item = (i64, LaneBucket)> + '_ {
+    pub(crate) fn buckets(&self, lo: i64, hi: i64) -> impl Iterator<Item = (i64, LaneBucket)> + '_ {
         let mut running = self.steps.range(..lo).fold(LaneStep::default(), |a, (_, s)| LaneStep {
             cache: a.cache.wrapping_add(s.cache),
             image: a.image.wrapping_add(s.image),
@@ -204,23 +205,23 @@ pub struct ZotLog {
     /// `LineSink::learnt`): a cache, equal in every aggregate.
     shapes: Shapes,
     /// `HTTP API` lines.
-    pub requests: u64,
-    pub blob_write_bytes: u64,
-    pub cache_write_bytes: u64,
-    pub image_write_bytes: u64,
-    pub manifest_writes: u64,
-    pub blob_writes: u64,
+    pub(crate) requests: u64,
+    pub(crate) blob_write_bytes: u64,
+    pub(crate) cache_write_bytes: u64,
+    pub(crate) image_write_bytes: u64,
+    pub(crate) manifest_writes: u64,
+    pub(crate) blob_writes: u64,
     /// 2xx writes whose size is unknown (no Content-Length): not counted as zero bytes.
-    pub writes_unsized: u64,
-    pub failed_writes: u64,
-    pub upload_starts: u64,
-    pub reads: u64,
-    pub read_bytes: u64,
+    pub(crate) writes_unsized: u64,
+    pub(crate) failed_writes: u64,
+    pub(crate) upload_starts: u64,
+    pub(crate) reads: u64,
+    pub(crate) read_bytes: u64,
     /// 200 GETs without a bodySize: their bytes are unknown.
-    pub reads_unsized: u64,
+    pub(crate) reads_unsized: u64,
     /// Lines with another message, by message (`syncing image`, `HTTP API Audit`, ...).
-    pub by_message: BTreeMap<String, u64>,
-    pub not_json: u64,
+    pub(crate) by_message: BTreeMap<String, u64>,
+    pub(crate) not_json: u64,
     /// The fleet's node hosts; `node_writes[i]` are the 2xx writes from `hosts[i]`.
     hosts: NodeHosts,
     /// How finely the writes are kept (see `input::writes`).
@@ -235,18 +236,18 @@ pub struct ZotLog {
     other_writes: Writes,
     /// Writes that fell in one bucket, and those spread as read (see
     /// `spread_writes`); see `lane_within` for the whole lane.
-    pub series: Lane,
+    pub(crate) series: Lane,
     /// Writes whose latency spans buckets and may reach outside the run's
     /// window, kept to be spread where it is known (`lane_within`): a
     /// latency can be anything up to Go's largest duration, 292 years.
     /// Those inside the window run.json and the traces make (`WriteCuts`)
     /// are spread as they are read.
-    pub spread_writes: Vec<SpreadWrite>,
+    pub(crate) spread_writes: Vec<SpreadWrite>,
     /// Where a line's time must lie for it to be the run's (`None`: every
     /// line is); the lines outside are left out of every count here.
     window: Option<RecordWindow>,
     /// The lines left out for their time.
-    pub outside: Option<Outside>,
+    pub(crate) outside: Option<Outside>,
     /// The minute of the last time judged (see `timefmt::parse_rfc3339_after`).
     last_minute: MinuteMemo,
 }
@@ -289,10 +290,10 @@ impl PartialEq for MinuteMemo {
 /// The hosts (run.json `addr`) of the fleet's nodes, whose writes are kept
 /// apart to be tied to their targets. Shared by every chunk's aggregate.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct NodeHosts(Arc<[String]>);
+pub(crate) struct NodeHosts(Arc<[String]>);
 
 impl NodeHosts {
-    pub fn new(hosts: impl IntoIterator<Item = String>) -> Self {
+    pub(crate) fn new(hosts: impl IntoIterator<Item = String>) -> Self {
         let mut hosts: Vec<String> = hosts.into_iter().collect();
         hosts.sort();
         hosts.dedup();
@@ -308,12 +309,12 @@ impl NodeHosts {
     }
 
     /// Names the set, so a live view notices when run.json's nodes change.
-    pub fn tag(&self) -> String {
+    pub(crate) fn tag(&self) -> String {
         self.0.join(" ")
     }
 }
 
-pub fn client_host(client_ip: &str) -> &str {
+pub(crate) fn client_host(client_ip: &str) -> &str {
     // `[::1]:5000`, `10.0.3.12:45590`, or a bare address.
     if let Some(rest) = client_ip.strip_prefix('[') {
         return rest.split(']').next().unwrap_or(rest);
@@ -326,23 +327,23 @@ pub fn client_host(client_ip: &str) -> &str {
 
 /// A sized 2xx write whose latency spans more than one bucket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SpreadWrite {
+pub(crate) struct SpreadWrite {
     /// When the request began: its logged time less its latency.
-    pub from: Micros,
+    pub(crate) from: Micros,
     /// When it was logged, as it completed.
-    pub to: Micros,
-    pub bytes: u64,
-    pub cache: bool,
+    pub(crate) to: Micros,
+    pub(crate) bytes: u64,
+    pub(crate) cache: bool,
     /// The node host's index (see `NodeHosts`), for a node's own lane.
-    pub node: Option<u32>,
+    pub(crate) node: Option<u32>,
 }
 
 /// Writes that lasted beyond the window and were drawn clamped to it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Clamped {
-    pub writes: u64,
+pub(crate) struct Clamped {
+    pub(crate) writes: u64,
     /// The longest such write's latency.
-    pub longest: Micros,
+    pub(crate) longest: Micros,
 }
 
 impl ZotLog {
@@ -350,13 +351,13 @@ impl ZotLog {
     /// clamped to `window` (the run's, known only once every input is
     /// read), and how many writes were clamped. A write wholly outside the
     /// window stays an instant at its logged time, outside what is drawn.
-    pub fn lane_within(&self, window: Option<(Micros, Micros)>) -> (Lane, Clamped) {
+    pub(crate) fn lane_within(&self, window: Option<(Micros, Micros)>) -> (Lane, Clamped) {
         self.spread_within(self.series.clone(), None, window)
     }
 
     /// One node's own write-rate lane, as `lane_within` draws the registry's;
     /// `None` when `host` is not one of the nodes this aggregate keeps apart.
-    pub fn node_lane_within(&self, host: &str, window: Option<(Micros, Micros)>) -> Option<Lane> {
+    pub(crate) fn node_lane_within(&self, host: &str, window: Option<(Micros, Micros)>) -> Option<Lane> {
         let i = self.hosts.index(host)?;
         let base = self.node_series.get(i).cloned().unwrap_or_default();
         Some(self.spread_within(base, u32::try_from(i).ok(), window).0)
@@ -387,7 +388,7 @@ impl ZotLog {
 use super::bucket_of;
 
 /// Adds `bytes` to the buckets covering `[from, to]` in proportion to overlap.
-pub fn spread(lane: &mut Lane, from: Micros, to: Micros, bytes: u64, cache: bool) {
+pub(crate) fn spread(lane: &mut Lane, from: Micros, to: Micros, bytes: u64, cache: bool) {
     let width = BUCKET_SECS * 1_000_000;
     let first = from.div_euclid(width);
     let last = to.div_euclid(width);
@@ -513,7 +514,7 @@ fn parse_write(line: &[u8]) -> Result<Write<'_>, String> {
 impl ZotLog {
     /// An empty aggregate that keeps the writes of these hosts apart, as
     /// finely as `cuts` asks (every write whole without).
-    pub fn for_nodes(hosts: NodeHosts, cuts: Option<Arc<WriteCuts>>) -> Self {
+    pub(crate) fn for_nodes(hosts: NodeHosts, cuts: Option<Arc<WriteCuts>>) -> Self {
         ZotLog {
             hosts,
             other_writes: Writes::new(cuts.clone()),
@@ -523,20 +524,20 @@ impl ZotLog {
     }
 
     /// Leaves out the lines whose time lies outside `window`, counting them.
-    pub fn within(mut self, window: Option<RecordWindow>) -> Self {
+    pub(crate) fn within(mut self, window: Option<RecordWindow>) -> Self {
         self.window = window;
         self
     }
 
     /// The 2xx writes from one node's host, or `None` when it made none (or
     /// is not one of the hosts this aggregate was made for).
-    pub fn writes_from(&self, host: &str) -> Option<&Writes> {
+    pub(crate) fn writes_from(&self, host: &str) -> Option<&Writes> {
         let i = self.hosts.index(host)?;
         self.node_writes.get(i).filter(|w| !w.is_empty())
     }
 
     /// Every 2xx write with a time, from any client.
-    pub fn all_writes(&self) -> impl Iterator<Item = WriteSpan> + Clone + '_ {
+    pub(crate) fn all_writes(&self) -> impl Iterator<Item = WriteSpan> + Clone + '_ {
         self.node_writes
             .iter()
             .chain([&self.other_writes])
@@ -791,10 +792,10 @@ impl LineSink for ZotLog {
 /// Message kinds counted by name; a log of more kinds (a message that carries
 /// its own id, say) counts the rest together, so one input cannot grow the
 /// report, data.json and the page without bound. Totals stay exact.
-pub const MESSAGE_KINDS: usize = 64;
+pub(crate) const MESSAGE_KINDS: usize = 64;
 /// A message name longer than this is cut (on a character boundary).
-pub const MESSAGE_CHARS: usize = 120;
-pub const OTHER_MESSAGES: &str = "(other messages)";
+pub(crate) const MESSAGE_CHARS: usize = 120;
+pub(crate) const OTHER_MESSAGES: &str = "(other messages)";
 
 fn count_message(by_message: &mut BTreeMap<String, u64>, message: &str, n: u64) {
     if let Some(c) = by_message.get_mut(message) {
@@ -814,7 +815,7 @@ fn count_message(by_message: &mut BTreeMap<String, u64>, message: &str, n: u64) 
 
 /// What the report says of zot.jsonl beyond its parse: JSON lines none of
 /// which was a request.
-pub fn warn(log: Option<&ZotLog>, report: &mut InputReport) {
+pub(crate) fn warn(log: Option<&ZotLog>, report: &mut InputReport) {
     if let Some(z) = log {
         if report.present && report.records > 0 && z.requests == 0 {
             report.warnings.push(format!(

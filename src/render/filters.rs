@@ -11,19 +11,19 @@ use crate::view::human_bytes;
 use std::collections::HashMap;
 use tera::{Result, Value};
 
-pub const DASH: &str = "—";
+pub(crate) const DASH: &str = "—";
 
 fn num(v: &Value) -> Option<f64> {
     v.as_f64()
 }
 
 /// Seconds as `38m52s`; null as a dash.
-pub fn dur(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
+pub(crate) fn dur(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(num(v).map(human_duration).unwrap_or_else(|| DASH.into())))
 }
 
 /// Seconds as a plain number with a unit, for tables that are sorted by value.
-pub fn secs(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
+pub(crate) fn secs(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(
         num(v)
             .map(|s| format!("{} s", crate::fmt::fixed(s, 0)))
@@ -31,19 +31,19 @@ pub fn secs(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     ))
 }
 
-pub fn bytes(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
+pub(crate) fn bytes(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(num(v).map(human_bytes).unwrap_or_else(|| DASH.into())))
 }
 
 /// A percentage already in 0..100.
-pub fn pct(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
+pub(crate) fn pct(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(
         num(v).map(crate::fmt::percent).unwrap_or_else(|| DASH.into()),
     ))
 }
 
 /// A ratio in 0..1 as a percentage.
-pub fn ratio_pct(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
+pub(crate) fn ratio_pct(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(
         num(v)
             .map(|p| format!("{}%", crate::fmt::fixed(100.0 * p, 1)))
@@ -52,7 +52,7 @@ pub fn ratio_pct(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
 }
 
 /// Any value; null as a dash.
-pub fn or_dash(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
+pub(crate) fn or_dash(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(match v {
         Value::Null => DASH.into(),
         Value::String(s) => s.clone(),
@@ -66,7 +66,7 @@ pub fn or_dash(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
 
 /// A number rounded to `precision` decimals (tera's `round` fails on null);
 /// null, or anything not a number, as a dash.
-pub fn fixed(v: &Value, args: &HashMap<String, Value>) -> Result<Value> {
+pub(crate) fn fixed(v: &Value, args: &HashMap<String, Value>) -> Result<Value> {
     let precision = args.get("precision").and_then(Value::as_u64).unwrap_or(0).min(9) as i32;
     let scale = 10f64.powi(precision);
     Ok(Value::String(
@@ -80,7 +80,7 @@ pub fn fixed(v: &Value, args: &HashMap<String, Value>) -> Result<Value> {
 }
 
 /// A name as a markdown code span (see `escape::md_code`).
-pub fn md_code(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
+pub(crate) fn md_code(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(match v {
         Value::String(s) => crate::escape::md_code(s),
         Value::Null => DASH.into(),
@@ -105,7 +105,7 @@ impl tera::Filter for Escaped {
 }
 
 /// A path segment percent-encoded as `encodeURIComponent` does, for links.
-pub fn url_segment(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
+pub(crate) fn url_segment(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     let s = v.as_str().unwrap_or_default();
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
@@ -118,7 +118,7 @@ pub fn url_segment(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(out))
 }
 
-pub fn register(t: &mut tera::Tera) {
+pub(crate) fn register(t: &mut tera::Tera) {
     t.register_filter("url_segment", url_segment);
     let escaped: [(&str, FilterFn); 7] = [
         ("dur", dur),

@@ -9,28 +9,28 @@ use crate::output::OutFile;
 use crate::view::View;
 
 /// Embeds JSON inside `<script>` (see `escape::script_json`).
-pub use crate::escape::script_json as script_safe;
+pub(crate) use crate::escape::script_json as script_safe;
 
-pub const FILE: &str = "index.html";
+pub(crate) const FILE: &str = "index.html";
 const TEMPLATE: &str = include_str!("../../templates/index.html.tera");
 const CSS: &str = include_str!("../../assets/report.css");
 const JS: &str = include_str!("../../assets/page.js");
 
 /// The page is built from what the other renderers made of the same view.
-pub struct Html<'a> {
-    pub charts: &'a [OutFile],
-    pub markdown: &'a [OutFile],
-    pub json: &'a [OutFile],
+pub(crate) struct Html<'a> {
+    pub(crate) charts: &'a [OutFile],
+    pub(crate) markdown: &'a [OutFile],
+    pub(crate) json: &'a [OutFile],
     /// On a published site: the path to the site's root, for the run selector
     /// (which reads the list of runs from `runs.js` there, so adding a run
     /// does not rewrite every run page).
-    pub site_root: Option<&'a str>,
+    pub(crate) site_root: Option<&'a str>,
 }
 
 /// Markdown to HTML with raw HTML shown as text, not written as markup:
 /// whatever an input string smuggles past the escaping is displayed, never
 /// run. Every page perfreport renders from markdown goes through here.
-pub fn markdown_html(md: &str) -> String {
+pub(crate) fn markdown_html(md: &str) -> String {
     use pulldown_cmark::{Event, Options, Parser};
     let parser = Parser::new_ext(md, Options::ENABLE_TABLES).map(|event| match event {
         Event::Html(html) | Event::InlineHtml(html) => Event::Text(html),
@@ -43,7 +43,7 @@ pub fn markdown_html(md: &str) -> String {
 
 /// Markdown rendered to HTML, each `![..](charts/x.svg)` replaced by the
 /// chart itself, so the result requests nothing.
-pub fn markdown_with_inline_charts(md: &str, charts: &[OutFile]) -> String {
+pub(crate) fn markdown_with_inline_charts(md: &str, charts: &[OutFile]) -> String {
     let mut body = markdown_html(md);
     for chart in charts {
         let path = chart.path.to_string_lossy().replace('\\', "/");

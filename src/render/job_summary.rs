@@ -20,7 +20,7 @@ fn md_code(s: &str) -> String {
 }
 use crate::timefmt::human_duration;
 
-pub const FILE: &str = "summary.md";
+pub(crate) const FILE: &str = "summary.md";
 
 /// The job summary, as `gate --summary` appends it. `page_of`: where a
 /// run's page is on the published site (from its folder under the root),

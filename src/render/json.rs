@@ -7,13 +7,13 @@ use crate::output::OutFile;
 use crate::view::View;
 use serde::Serialize;
 
-pub const FILE: &str = "data.json";
+pub(crate) const FILE: &str = "data.json";
 
 /// What a command's `--json` prints (the name of its one file).
-pub const PRINTED: &str = "printed.json";
+pub(crate) const PRINTED: &str = "printed.json";
 
 /// The report's `data.json`.
-pub struct Json;
+pub(crate) struct Json;
 
 impl Export for Json {
     fn render(&self, view: &View) -> Result<Vec<OutFile>> {
@@ -47,7 +47,7 @@ impl<V: Serialize + ?Sized> Export<V> for Compact {
 /// A view as one line of JSON and a newline. Compact: a 12-hour run's
 /// series would double in size pretty-printed, and the page embeds this
 /// same text.
-pub fn compact<V: Serialize + ?Sized>(view: &V) -> Vec<u8> {
+pub(crate) fn compact<V: Serialize + ?Sized>(view: &V) -> Vec<u8> {
     // Serialising plain structs and maps cannot fail; if it ever did, an
     // empty object is better than a panic.
     let mut bytes = serde_json::to_vec(view).unwrap_or_else(|_| b"{}".to_vec());

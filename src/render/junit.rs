@@ -13,7 +13,7 @@ use crate::gate::Check;
 use crate::output::OutFile;
 use std::fmt::Write;
 
-pub const FILE: &str = "junit.xml";
+pub(crate) const FILE: &str = "junit.xml";
 
 /// JUnit XML, as `gate --junit` writes it.
 pub struct Junit;

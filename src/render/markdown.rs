@@ -10,7 +10,7 @@ use crate::output::OutFile;
 use crate::view::View;
 
 pub const FILE: &str = "report.md";
-pub const COMPARE: &str = "compare.md";
+pub(crate) const COMPARE: &str = "compare.md";
 const TEMPLATE: &str = include_str!("../../templates/report.md.tera");
 
 pub struct Markdown;
@@ -18,7 +18,7 @@ pub struct Markdown;
 /// A markdown template: every `{{ value }}` is escaped as markdown text
 /// (`escape::md_text`) unless a filter made it safe, so no input string
 /// becomes a block, a link, an image or HTML.
-pub fn markdown_engine(name: &'static str, template: &str) -> Result<tera::Tera> {
+pub(crate) fn markdown_engine(name: &'static str, template: &str) -> Result<tera::Tera> {
     let mut t = engine(name, template)?;
     t.set_escape_fn(crate::escape::md_text);
     t.autoescape_on(vec![name]);
@@ -26,7 +26,7 @@ pub fn markdown_engine(name: &'static str, template: &str) -> Result<tera::Tera>
 }
 
 /// A template with escaping off; an HTML page turns tera's HTML escaping on.
-pub fn engine(name: &str, template: &str) -> Result<tera::Tera> {
+pub(crate) fn engine(name: &str, template: &str) -> Result<tera::Tera> {
     let mut t = tera::Tera::default();
     t.autoescape_on(vec![]);
     super::filters::register(&mut t);

@@ -12,7 +12,7 @@ use crate::output::OutFile;
 use crate::view::View;
 use std::fmt::Write as _;
 
-pub const FILE: &str = "rocm_perf.prom";
+pub(crate) const FILE: &str = "rocm_perf.prom";
 
 /// `rocm_perf.prom`, on its own: `perfreport metrics` writes it to the collector's directory.
 pub struct Metrics;
@@ -60,7 +60,7 @@ fn ratio(pct: Option<f64>) -> Option<f64> {
     pct.map(|p| (p * 10.0).round() / 1000.0)
 }
 
-pub fn render(v: &View) -> String {
+pub(crate) fn render(v: &View) -> String {
     let families = [target_families(v), node_families(v), run_families(v)]
         .into_iter()
         .flatten();

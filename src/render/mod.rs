@@ -9,9 +9,9 @@
 //! prints; `history` holds history's files.
 
 pub mod charts;
-pub mod filters;
+pub(crate) mod filters;
 pub mod history;
-pub mod html;
+pub(crate) mod html;
 pub mod job_summary;
 pub mod json;
 pub mod junit;
@@ -55,7 +55,7 @@ pub const PALETTE: [(u8, u8, u8); 10] = [
 
 /// The cache lanes' series colours, by series name: the compiler cache's
 /// hits, misses and writes, the registry's layer cache and images.
-pub const LANE_COLOURS: [(&str, (u8, u8, u8)); 5] = [
+pub(crate) const LANE_COLOURS: [(&str, (u8, u8, u8)); 5] = [
     ("hits", (44, 160, 44)),
     ("misses", (214, 39, 40)),
     ("writes", (31, 119, 180)),
@@ -63,7 +63,7 @@ pub const LANE_COLOURS: [(&str, (u8, u8, u8)); 5] = [
     ("images", (127, 127, 127)),
 ];
 
-pub fn colour(i: usize) -> (u8, u8, u8) {
+pub(crate) fn colour(i: usize) -> (u8, u8, u8) {
     PALETTE[i % PALETTE.len()]
 }
 
@@ -71,10 +71,10 @@ pub fn colour(i: usize) -> (u8, u8, u8) {
 /// order: the first takes it as it is, the next ones darker or lighter
 /// (a mix toward black when negative, toward white when positive), so two
 /// targets on one node are told apart on the timeline and in the legend.
-pub const SHADES: [f64; 4] = [0.0, -0.45, 0.45, -0.7];
+pub(crate) const SHADES: [f64; 4] = [0.0, -0.45, 0.45, -0.7];
 
 /// The colour of the `shade`-th target on a node of colour `node`.
-pub fn target_colour(node: usize, shade: usize) -> (u8, u8, u8) {
+pub(crate) fn target_colour(node: usize, shade: usize) -> (u8, u8, u8) {
     let (r, g, b) = colour(node);
     let f = SHADES[shade % SHADES.len()];
     let mix = |c: u8| {
@@ -86,7 +86,7 @@ pub fn target_colour(node: usize, shade: usize) -> (u8, u8, u8) {
 
 /// The colour waiting for a dependency is drawn in: no builder's (grey
 /// outline on a pale ground), so it reads as time not spent building.
-pub const WAITING: (u8, u8, u8) = (120, 120, 120);
+pub(crate) const WAITING: (u8, u8, u8) = (120, 120, 120);
 
 /// How much of a builder's colour the light bands (setup, export, a record
 /// without steps) keep over the white ground.
@@ -96,27 +96,27 @@ pub const LIGHT_ALPHA: f64 = 0.35;
 /// told from a bar by its texture whatever the builder's colour, and black is
 /// at least ΔE76 49 from every colour of the palette (an orange such as
 /// #E6550D is 18 from one builder and 23 from another).
-pub const UPLOAD_INK: (u8, u8, u8) = (0, 0, 0);
-pub const UPLOAD_PAPER: (u8, u8, u8) = (255, 255, 255);
+pub(crate) const UPLOAD_INK: (u8, u8, u8) = (0, 0, 0);
+pub(crate) const UPLOAD_PAPER: (u8, u8, u8) = (255, 255, 255);
 /// The hatch's period and stripe width in pixels, stripes at 45°.
-pub const HATCH_PERIOD: u32 = 6;
-pub const HATCH_STRIPE: u32 = 3;
+pub(crate) const HATCH_PERIOD: u32 = 6;
+pub(crate) const HATCH_STRIPE: u32 = 3;
 /// The id of the hatch's `<pattern>` in the timeline's SVG.
-pub const HATCH_ID: &str = "upload-hatch";
+pub(crate) const HATCH_ID: &str = "upload-hatch";
 
 /// `#rrggbb`, as CSS and SVG take it.
-pub fn hex((r, g, b): (u8, u8, u8)) -> String {
+pub(crate) fn hex((r, g, b): (u8, u8, u8)) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
 /// A colour at `alpha` over white, as it shows on the charts' ground.
-pub fn over_white((r, g, b): (u8, u8, u8), alpha: f64) -> (u8, u8, u8) {
+pub(crate) fn over_white((r, g, b): (u8, u8, u8), alpha: f64) -> (u8, u8, u8) {
     let mix = |c: u8| (alpha * c as f64 + (1.0 - alpha) * 255.0).round() as u8;
     (mix(r), mix(g), mix(b))
 }
 
 /// WCAG 2 relative luminance of an sRGB colour.
-pub fn relative_luminance((r, g, b): (u8, u8, u8)) -> f64 {
+pub(crate) fn relative_luminance((r, g, b): (u8, u8, u8)) -> f64 {
     let lin = |c: u8| {
         let c = c as f64 / 255.0;
         if c <= 0.04045 {
@@ -129,14 +129,14 @@ pub fn relative_luminance((r, g, b): (u8, u8, u8)) -> f64 {
 }
 
 /// WCAG 2 contrast ratio, 1 to 21.
-pub fn contrast(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+pub(crate) fn contrast(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
     let (la, lb) = (relative_luminance(a), relative_luminance(b));
     (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
 }
 
 /// Black or white, whichever reads better on `ground`. On every colour of the
 /// palette, and every lighter one, that is at least 4.5:1 (WCAG AA).
-pub fn label_colour(ground: (u8, u8, u8)) -> (u8, u8, u8) {
+pub(crate) fn label_colour(ground: (u8, u8, u8)) -> (u8, u8, u8) {
     let (black, white) = ((0, 0, 0), (255, 255, 255));
     if contrast(black, ground) >= contrast(white, ground) {
         black
@@ -147,7 +147,7 @@ pub fn label_colour(ground: (u8, u8, u8)) -> (u8, u8, u8) {
 
 /// The page's colours, from the same constants as the charts, so they are
 /// defined once: embedded in `index.html` as JSON for `page.js`.
-pub fn page_style() -> serde_json::Value {
+pub(crate) fn page_style() -> serde_json::Value {
     let label: Vec<String> = PALETTE.iter().map(|c| hex(label_colour(*c))).collect();
     serde_json::json!({
         "palette": PALETTE.iter().map(|c| hex(*c)).collect::<Vec<_>>(),
@@ -171,12 +171,12 @@ pub fn page_style() -> serde_json::Value {
 }
 
 /// Everything a report consists of: data.json, charts, report.md, index.html.
-pub fn render_all(view: &View) -> Result<Vec<OutFile>> {
+pub(crate) fn render_all(view: &View) -> Result<Vec<OutFile>> {
     render_all_for(view, None)
 }
 
 /// As `render_all`; `site_root` is set for a run page of a published site.
-pub fn render_all_for(view: &View, site_root: Option<&str>) -> Result<Vec<OutFile>> {
+pub(crate) fn render_all_for(view: &View, site_root: Option<&str>) -> Result<Vec<OutFile>> {
     // The page embeds the other three; those are independent of each other.
     let (charts, (markdown, json)) = rayon::join(
         || charts::Charts.render(view),

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 /// The trace's name as a file; `perfreport trace` writes it where `-o` says, else to standard output.
-pub const FILE: &str = "trace.json";
+pub(crate) const FILE: &str = "trace.json";
 
 /// The trace-event JSON, on its own.
 pub struct Perfetto;
@@ -93,7 +93,7 @@ fn declarations(
     meta
 }
 
-pub fn render(v: &View) -> String {
+pub(crate) fn render(v: &View) -> String {
     let mut events: Vec<Value> = vec![];
     // Names of processes (pid, name, sort index) and tracks (pid, tid, name),
     // declared at the end only where events landed: a declared process or

@@ -9,7 +9,7 @@ use crate::input::run_json::Mode;
 use crate::view::placement::PlacementView;
 
 /// The section's template name, as report.md includes it.
-pub const SECTION: &str = "placement.md";
+pub(crate) const SECTION: &str = "placement.md";
 const TEMPLATE: &str = include_str!("../../templates/placement.md.tera");
 
 /// A link in MB/s as a rate people read (`2.8 MB/s`, `25 B/s`); null as a dash.
@@ -21,7 +21,7 @@ fn rate_filter(v: &tera::Value, _: &std::collections::HashMap<String, tera::Valu
 }
 
 /// Makes the section includable from another markdown template of `t`.
-pub fn add_section(t: &mut tera::Tera) -> Result<()> {
+pub(crate) fn add_section(t: &mut tera::Tera) -> Result<()> {
     t.register_filter("rate", rate_filter);
     t.add_raw_template(SECTION, TEMPLATE).map_err(|e| Error::Template {
         name: SECTION.into(),

@@ -9,8 +9,8 @@ use crate::output::OutFile;
 use plotters::prelude::*;
 
 const TEMPLATE: &str = include_str!("../../templates/ratios.md.tera");
-pub const PAGE: &str = include_str!("../../templates/markdown.html.tera");
-pub const CSS: &str = include_str!("../../assets/report.css");
+pub(crate) const PAGE: &str = include_str!("../../templates/markdown.html.tera");
+pub(crate) const CSS: &str = include_str!("../../assets/report.css");
 
 fn chart_name(i: usize) -> String {
     format!("charts/ratios-{i}.svg")

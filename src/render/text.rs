@@ -15,9 +15,9 @@ use crate::timefmt::human_duration;
 use std::fmt::Write;
 
 /// What each text is called as a file.
-pub const CHECK: &str = "check.txt";
-pub const GATE: &str = "gate.txt";
-pub const HISTORY: &str = "history.txt";
+pub(crate) const CHECK: &str = "check.txt";
+pub(crate) const GATE: &str = "gate.txt";
+pub(crate) const HISTORY: &str = "history.txt";
 
 /// The terminal's text. `allow_empty`: a night that gated nothing passes
 /// (gate's `--allow-empty`), as its verdict line says.

@@ -13,24 +13,24 @@ use crate::timefmt::Micros;
 use std::collections::{BTreeMap, HashMap};
 
 pub(super) struct Context<'a> {
-    pub run: &'a Run,
-    pub info: Option<&'a RunInfo>,
-    pub join: TargetJoin<'a>,
-    pub window: Option<(Micros, Micros)>,
+    pub(crate) run: &'a Run,
+    pub(crate) info: Option<&'a RunInfo>,
+    pub(crate) join: TargetJoin<'a>,
+    pub(crate) window: Option<(Micros, Micros)>,
     /// The window's start: every `*_s` offset is from here.
-    pub t0: Micros,
+    pub(crate) t0: Micros,
     /// The chain that set the wall clock and every target's slack; `None`
     /// while a record is open (who finishes last is not known yet).
-    pub critical: Option<Critical>,
+    pub(crate) critical: Option<Critical>,
     /// When each node's targets waited for a dependency, by node.
-    pub waits: BTreeMap<String, Vec<(Micros, Micros)>>,
+    pub(crate) waits: BTreeMap<String, Vec<(Micros, Micros)>>,
     /// The same by target: its node's idle stretches while it waited.
-    pub waiting: BTreeMap<String, Vec<(Micros, Micros)>>,
+    pub(crate) waiting: BTreeMap<String, Vec<(Micros, Micros)>>,
     node_info: HashMap<&'a str, &'a NodeInfo>,
 }
 
 impl<'a> Context<'a> {
-    pub fn new(run: &'a Run) -> Self {
+    pub(crate) fn new(run: &'a Run) -> Self {
         let info = run.info.as_ref();
         let join = join_targets(run);
         let window = super::window::run_window(run, &join);
@@ -68,12 +68,12 @@ impl<'a> Context<'a> {
     }
 
     /// Seconds from the window's start.
-    pub fn off(&self, t: Micros) -> f64 {
+    pub(crate) fn off(&self, t: Micros) -> f64 {
         secs(t - self.t0)
     }
 
     /// The node as run.json lists it.
-    pub fn node_info(&self, name: &str) -> Option<&'a NodeInfo> {
+    pub(crate) fn node_info(&self, name: &str) -> Option<&'a NodeInfo> {
         self.node_info.get(name).copied()
     }
 }

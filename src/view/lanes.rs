@@ -13,10 +13,10 @@ use crate::timefmt::{self, Micros, MICROS_PER_SEC};
 use std::collections::BTreeMap;
 
 pub(super) struct Lanes {
-    pub sccache: SccacheView,
-    pub zot: ZotView,
+    pub(crate) sccache: SccacheView,
+    pub(crate) zot: ZotView,
     /// The warning for registry writes that lasted beyond the window.
-    pub zot_clamped: Option<String>,
+    pub(crate) zot_clamped: Option<String>,
 }
 
 pub(super) fn build(cx: &Context, far: &BTreeMap<&'static str, FarRecords>, nodes: &[NodeView]) -> Lanes {
@@ -63,7 +63,7 @@ pub(super) fn warn_inputs(
 pub(super) struct FarRecords {
     /// For the lane: "3 writes (1.2 MB) lie outside ...".
     lane: String,
-    pub warning: String,
+    pub(crate) warning: String,
 }
 
 /// An instant to the minute, as a window is read.

@@ -14,15 +14,15 @@ use crate::timefmt::human_duration as dur;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub const SCHEMA: u32 = 1;
+pub(crate) const SCHEMA: u32 = 1;
 
 type Why = BTreeMap<String, String>;
 
 /// Where a figure comes from, and how many measurements it rests on.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Source {
-    pub from: String,
-    pub n: u32,
+pub(crate) struct Source {
+    pub(crate) from: String,
+    pub(crate) n: u32,
 }
 
 fn source(from: impl Into<String>, n: u32) -> Source {
@@ -31,110 +31,110 @@ fn source(from: impl Into<String>, n: u32) -> Source {
 
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct PlacementView {
-    pub schema: u32,
-    pub stamp: String,
-    pub mode: Option<Mode>,
+    pub(crate) schema: u32,
+    pub(crate) stamp: String,
+    pub(crate) mode: Option<Mode>,
     /// What the export figures are in a run of this kind.
-    pub run_kind: String,
-    pub targets: Vec<TargetCost>,
-    pub nodes: Vec<NodeLink>,
-    pub replay: ReplayView,
+    pub(crate) run_kind: String,
+    pub(crate) targets: Vec<TargetCost>,
+    pub(crate) nodes: Vec<NodeLink>,
+    pub(crate) replay: ReplayView,
     /// Whether the balancer's prices or its packing were off.
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// Medians over runs at the same coordinates (`placement --history`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub history: Option<HistoryView>,
+    pub(crate) history: Option<HistoryView>,
     /// Bad input, each named: what could not be used, and what was done instead.
-    pub problems: Vec<String>,
-    pub why_null: Why,
+    pub(crate) problems: Vec<String>,
+    pub(crate) why_null: Why,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
-pub struct TargetCost {
-    pub name: String,
-    pub node: Option<String>,
+pub(crate) struct TargetCost {
+    pub(crate) name: String,
+    pub(crate) node: Option<String>,
     /// The targets it waits for (placement.txt `after=`).
-    pub after: Vec<String>,
+    pub(crate) after: Vec<String>,
     /// Its own steps, from its trace.
-    pub build_s: Option<f64>,
+    pub(crate) build_s: Option<f64>,
     /// What its export weighs: its upload bytes, where the run kind lets them say so.
-    pub cache_bytes: Option<u64>,
+    pub(crate) cache_bytes: Option<u64>,
     /// The kind of run `cache_bytes` came from.
-    pub cache_bytes_run: Option<Mode>,
+    pub(crate) cache_bytes_run: Option<Mode>,
     /// What it uploaded in this run, which the replay prices.
-    pub uploaded_bytes: Option<u64>,
+    pub(crate) uploaded_bytes: Option<u64>,
     /// The balancer's estimate and its inputs (placement.txt).
-    pub est_s: Option<f64>,
-    pub balancer_build_s: Option<f64>,
-    pub balancer_cache_bytes: Option<u64>,
+    pub(crate) est_s: Option<f64>,
+    pub(crate) balancer_build_s: Option<f64>,
+    pub(crate) balancer_cache_bytes: Option<u64>,
     /// What it took: its whole record.
-    pub took_s: Option<f64>,
+    pub(crate) took_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub history: Option<TargetHistory>,
-    pub sources: BTreeMap<String, Source>,
-    pub why_null: Why,
+    pub(crate) history: Option<TargetHistory>,
+    pub(crate) sources: BTreeMap<String, Source>,
+    pub(crate) why_null: Why,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
-pub struct NodeLink {
-    pub name: String,
+pub(crate) struct NodeLink {
+    pub(crate) name: String,
     /// The fleet's declaration (run.json), else the balancer's (placement.txt).
-    pub link_mbps_declared: Option<f64>,
+    pub(crate) link_mbps_declared: Option<f64>,
     /// What the balancer priced uploads at on this node (placement.txt).
-    pub link_mbps_balancer: Option<f64>,
+    pub(crate) link_mbps_balancer: Option<f64>,
     /// Bytes over upload time of its targets' uploads.
-    pub link_mbps_measured: Option<f64>,
-    pub link_n: u32,
+    pub(crate) link_mbps_measured: Option<f64>,
+    pub(crate) link_n: u32,
     /// The link the replay prices uploads at: measured, else declared.
-    pub link_mbps_priced: Option<f64>,
+    pub(crate) link_mbps_priced: Option<f64>,
     /// Measured far from a declaration.
-    pub far: bool,
-    pub says: Vec<String>,
+    pub(crate) far: bool,
+    pub(crate) says: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub history: Option<Median>,
-    pub sources: BTreeMap<String, Source>,
-    pub why_null: Why,
+    pub(crate) history: Option<Median>,
+    pub(crate) sources: BTreeMap<String, Source>,
+    pub(crate) why_null: Why,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
-pub struct ReplayView {
+pub(crate) struct ReplayView {
     /// Why the replay could not run (then its figures are null).
-    pub why: Option<String>,
-    pub estimate: String,
-    pub ignores: Vec<String>,
-    pub actual_wall_s: Option<f64>,
+    pub(crate) why: Option<String>,
+    pub(crate) estimate: String,
+    pub(crate) ignores: Vec<String>,
+    pub(crate) actual_wall_s: Option<f64>,
     /// The placement as it ran, priced on the measured costs.
-    pub placed_wall_s: Option<f64>,
+    pub(crate) placed_wall_s: Option<f64>,
     /// The balancer's rule on the measured costs.
-    pub packed_wall_s: Option<f64>,
+    pub(crate) packed_wall_s: Option<f64>,
     /// placed − packed: what the packing saves on the same prices.
-    pub saved_s: Option<f64>,
-    pub moves: Vec<MoveView>,
-    pub packed: Vec<SlotView>,
-    pub left_out: Vec<LeftOut>,
-    pub sources: BTreeMap<String, Source>,
-    pub why_null: Why,
+    pub(crate) saved_s: Option<f64>,
+    pub(crate) moves: Vec<MoveView>,
+    pub(crate) packed: Vec<SlotView>,
+    pub(crate) left_out: Vec<LeftOut>,
+    pub(crate) sources: BTreeMap<String, Source>,
+    pub(crate) why_null: Why,
 }
 
 /// The balancer judged on its own terms: its prices (its estimate of each
 /// target against what the target took) and its packing (its own rule on
 /// its own prices, against the placement it made priced the same way).
 #[derive(Debug, Clone, Serialize, Default)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The targets whose record took more than half again, or less than
     /// two thirds, of the balancer's estimate.
-    pub prices_off: Vec<String>,
+    pub(crate) prices_off: Vec<String>,
     /// The targets whose estimate and record could both be compared.
-    pub prices_n: u32,
+    pub(crate) prices_n: u32,
     /// The placement as it ran, on the balancer's own prices.
-    pub own_placed_wall_s: Option<f64>,
+    pub(crate) own_placed_wall_s: Option<f64>,
     /// The balancer's rule on its own prices.
-    pub own_packed_wall_s: Option<f64>,
+    pub(crate) own_packed_wall_s: Option<f64>,
     /// Its rule on its own prices ends sooner than the placement it made.
-    pub packing_off: Option<bool>,
+    pub(crate) packing_off: Option<bool>,
     /// The finding in words.
-    pub says: String,
-    pub why_null: Why,
+    pub(crate) says: String,
+    pub(crate) why_null: Why,
 }
 
 /// The packing is off when its own rule on its own prices ends this much
@@ -142,57 +142,57 @@ pub struct Verdict {
 const PACKING_SLACK: f64 = 0.02;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct MoveView {
-    pub target: String,
-    pub from: String,
-    pub to: String,
+pub(crate) struct MoveView {
+    pub(crate) target: String,
+    pub(crate) from: String,
+    pub(crate) to: String,
     /// Its price there minus its price here.
-    pub saves_s: f64,
-    pub cost_from_s: f64,
-    pub cost_to_s: f64,
-    pub bytes: u64,
+    pub(crate) saves_s: f64,
+    pub(crate) cost_from_s: f64,
+    pub(crate) cost_to_s: f64,
+    pub(crate) bytes: u64,
     /// The move in words.
-    pub says: String,
+    pub(crate) says: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct SlotView {
-    pub target: String,
-    pub node: String,
-    pub start_s: f64,
-    pub end_s: f64,
+pub(crate) struct SlotView {
+    pub(crate) target: String,
+    pub(crate) node: String,
+    pub(crate) start_s: f64,
+    pub(crate) end_s: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct LeftOut {
-    pub target: String,
-    pub why: String,
+pub(crate) struct LeftOut {
+    pub(crate) target: String,
+    pub(crate) why: String,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
-pub struct HistoryView {
-    pub root: String,
-    pub mode: Option<Mode>,
-    pub arch: Option<String>,
-    pub max_jobs: Option<u32>,
+pub(crate) struct HistoryView {
+    pub(crate) root: String,
+    pub(crate) mode: Option<Mode>,
+    pub(crate) arch: Option<String>,
+    pub(crate) max_jobs: Option<u32>,
     /// The runs the medians are over, this one included.
-    pub runs: Vec<String>,
+    pub(crate) runs: Vec<String>,
     /// Runs under the root left out, each with why.
-    pub left_out: Vec<String>,
-    pub why_null: Why,
+    pub(crate) left_out: Vec<String>,
+    pub(crate) why_null: Why,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
-pub struct TargetHistory {
-    pub build_s: Median,
-    pub cache_bytes: Median,
+pub(crate) struct TargetHistory {
+    pub(crate) build_s: Median,
+    pub(crate) cache_bytes: Median,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
-pub struct Median {
-    pub median: Option<f64>,
-    pub n: u32,
-    pub why_null: Why,
+pub(crate) struct Median {
+    pub(crate) median: Option<f64>,
+    pub(crate) n: u32,
+    pub(crate) why_null: Why,
 }
 
 const ESTIMATE: &str = "An estimate, not a measurement: the balancer's rule (longest target first, each on the node where build + export bytes ÷ link ends soonest, after the targets it waits for) replayed on this run's measured costs, beside the placement as it ran priced the same way";
@@ -236,7 +236,7 @@ impl<'a> Lines<'a> {
 }
 
 /// The placement view of a built view (everything but `history`).
-pub fn build(view: &View, run: &Run) -> PlacementView {
+pub(crate) fn build(view: &View, run: &Run) -> PlacementView {
     let lines = Lines::of(run);
     let mut problems = lines_without_costs(run);
     let mut targets: Vec<TargetCost> = view
@@ -939,7 +939,7 @@ fn fill_replay(r: &mut ReplayView, out: &replay::Replay, jobs: &[Job], nodes: &[
 }
 
 /// A link in MB/s as people read a rate: "2.8 MB/s", "25 B/s".
-pub use crate::fmt::rate_mbps as rate;
+pub(crate) use crate::fmt::rate_mbps as rate;
 
 /// Six significant digits: a rate of a few bytes a second keeps its value
 /// (rounding to thousandths of a MB/s would make it 0, a measured zero).
@@ -982,7 +982,7 @@ fn move_says(m: &replay::Move, bytes: u64, from: Option<&NodeLink>, to: Option<&
 /// Medians over several runs' placement views (this run's first), per
 /// target and per node, each with its n; a figure no run measured is null
 /// with why.
-pub fn apply_history(p: &mut PlacementView, runs: &[&PlacementView], header: HistoryView) {
+pub(crate) fn apply_history(p: &mut PlacementView, runs: &[&PlacementView], header: HistoryView) {
     let targets: Vec<BTreeMap<&str, &TargetCost>> = runs
         .iter()
         .map(|r| r.targets.iter().map(|t| (t.name.as_str(), t)).collect())

@@ -8,7 +8,7 @@ use crate::timefmt::human_duration as dur;
 use crate::analysis::targets::outside_share_worth_telling;
 
 /// The sentences in the order the report opens with them.
-pub fn sentences(v: &View) -> Vec<String> {
+pub(crate) fn sentences(v: &View) -> Vec<String> {
     let mut out = vec![opening(v)];
     out.extend(critical_path(v));
     out.extend(still_running(v));

@@ -1,8 +1,10 @@
 //! Tests of the code's shape rather than its behaviour: the rules the tree
-//! keeps on its own (one-way module graph, one source per rule, sizes).
+//! keeps on its own (one-way module graph, one source per rule, sizes, the
+//! library's public surface).
 
 mod field_tables;
 mod module_graph;
 mod one_source;
+mod public_surface;
 mod sizes;
 mod source;

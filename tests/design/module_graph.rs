@@ -3,19 +3,11 @@
 //! commands above them. A reference back (`view` calling `render`) would make
 //! the layers one tangle again, so this reads `src/` and fails naming the cycle.
 
-use super::source::{code_only, rust_files};
+use super::source::{code_only, leading_ident, rust_files};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
-
-fn leading_ident(s: &str) -> &str {
-    let s = s.trim_start();
-    let end = s
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(s.len());
-    &s[..end]
-}
 
 /// The items of a `{...}` group at its own depth: `{model::{self, Run}, view}`
 /// gives `model::{self, Run}` and `view`.

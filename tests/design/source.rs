@@ -130,6 +130,15 @@ fn char_literal_len(chars: &[char], i: usize) -> Option<usize> {
     }
 }
 
+/// The identifier `s` starts with (after blanks): `model::{self}` gives `model`.
+pub fn leading_ident(s: &str) -> &str {
+    let s = s.trim_start();
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(s.len());
+    &s[..end]
+}
+
 /// Every `.rs` file under `dir`, sorted, leaving out what is not the
 /// project's own (vendored code, node modules, build output).
 pub fn rust_files(dir: &Path) -> Vec<PathBuf> {

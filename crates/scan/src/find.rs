@@ -26,7 +26,7 @@ pub fn find_byte(s: &[u8], byte: u8) -> Option<usize> {
 /// string's text ends if it is plain (the byte is a quote), or shows that
 /// it is not (any other).
 #[inline]
-pub fn find_string_end(s: &[u8]) -> Option<usize> {
+pub(crate) fn find_string_end(s: &[u8]) -> Option<usize> {
     let (blocks, tail) = s.as_chunks::<16>();
     let (quote, backslash, control) = (u8x16::splat(b'"'), u8x16::splat(b'\\'), u8x16::splat(0x1f));
     for (n, block) in blocks.iter().enumerate() {
@@ -192,7 +192,7 @@ impl<'a> Marks<'a> {
 
     /// The offset of the first marked byte at or after `from`.
     #[inline]
-    pub fn next_from(&mut self, from: usize) -> Option<usize> {
+    pub(crate) fn next_from(&mut self, from: usize) -> Option<usize> {
         let mut from = from;
         loop {
             if from < self.base || from - self.base >= 64 {

@@ -72,7 +72,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// This cursor if its line is plain (see `plain`).
-    pub fn into_plain(self) -> Option<Self> {
+    pub(crate) fn into_plain(self) -> Option<Self> {
         let line = self.s;
         // Branch-free over 32-byte blocks so the compiler can vectorise it.
         // (A 16-byte SIMD compare through `wide`, two blocks a test, was
@@ -102,18 +102,18 @@ impl<'a> Cursor<'a> {
     }
 
     /// Where the cursor is in the line.
-    pub fn offset(&self) -> usize {
+    pub(crate) fn offset(&self) -> usize {
         self.i
     }
 
     /// Moves the cursor (a shape replay reads values where it found them).
-    pub fn set_offset(&mut self, i: usize) {
+    pub(crate) fn set_offset(&mut self, i: usize) {
         self.i = i;
     }
 
     /// The text of the string whose quotes are at `start` and `end - 1`, as
     /// found by a shape replay (the same text `string` would give there).
-    pub fn string_at(&self, start: usize, end: usize) -> Scan<&'a str> {
+    pub(crate) fn string_at(&self, start: usize, end: usize) -> Scan<&'a str> {
         match (self.s.get(start), end.checked_sub(1).and_then(|e| self.s.get(e))) {
             (Some(b'"'), Some(b'"')) if end >= start + 2 => self.text.get(start + 1..end - 1).ok_or(Bail),
             _ => Err(Bail),
@@ -138,7 +138,7 @@ impl<'a> Cursor<'a> {
 
     /// The next byte that is not whitespace, not consumed.
     #[inline]
-    pub fn peek(&mut self) -> Option<u8> {
+    pub(crate) fn peek(&mut self) -> Option<u8> {
         self.ws();
         self.s.get(self.i).copied()
     }
@@ -154,7 +154,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// After the top-level value: only whitespace may follow.
-    pub fn end(&mut self) -> Scan<()> {
+    pub(crate) fn end(&mut self) -> Scan<()> {
         match self.peek() {
             None => Ok(()),
             Some(_) => Err(Bail),
@@ -162,7 +162,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A string value (the cursor is at its opening quote).
-    pub fn string(&mut self) -> Scan<&'a str> {
+    pub(crate) fn string(&mut self) -> Scan<&'a str> {
         if self.peek() != Some(b'"') {
             return Err(Bail);
         }
@@ -183,7 +183,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// `null`, consumed; false (and nothing consumed) for anything else.
-    pub fn null(&mut self) -> Scan<bool> {
+    pub(crate) fn null(&mut self) -> Scan<bool> {
         if self.peek() != Some(b'n') {
             return Ok(false);
         }
@@ -201,7 +201,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A number's text, checked against JSON's grammar.
-    pub fn number(&mut self) -> Scan<&'a str> {
+    pub(crate) fn number(&mut self) -> Scan<&'a str> {
         self.ws();
         let s = self.s;
         let start = self.i;
@@ -248,18 +248,10 @@ impl<'a> Cursor<'a> {
         self.text.get(start..i).ok_or(Bail)
     }
 
-    /// A number as `f64`, or `null` as `None` (what serde gives an `Option<f64>`).
-    pub fn opt_f64(&mut self) -> Scan<Option<f64>> {
-        if self.null()? {
-            return Ok(None);
-        }
-        self.f64().map(Some)
-    }
-
     /// A number as `f64`, correctly rounded as serde_json (with
     /// `float_roundtrip`) and Rust's own parser round, so both paths give the
     /// same bits. A value out of range is serde's error to report.
-    pub fn f64(&mut self) -> Scan<f64> {
+    pub(crate) fn f64(&mut self) -> Scan<f64> {
         self.ws();
         let start = self.i;
         match self.decimal() {
@@ -287,7 +279,7 @@ impl<'a> Cursor<'a> {
 
     /// A non-negative integer that fits a `u64`, read in one pass (anything
     /// else, such as `200.0`, `-1` or one past `u64::MAX`, is handed over).
-    pub fn u64(&mut self) -> Scan<u64> {
+    pub(crate) fn u64(&mut self) -> Scan<u64> {
         self.ws();
         let s = self.s;
         let start = self.i;
@@ -312,7 +304,7 @@ impl<'a> Cursor<'a> {
 
     /// Walks an object, calling `member` with each key; `member` must consume
     /// the value (with `skip` if it does not want it).
-    pub fn object(&mut self, mut member: impl FnMut(&mut Self, &'a str) -> Scan<()>) -> Scan<()> {
+    pub(crate) fn object(&mut self, mut member: impl FnMut(&mut Self, &'a str) -> Scan<()>) -> Scan<()> {
         self.items(b'{', b'}', |c, _| {
             if c.peek() != Some(b'"') {
                 return Err(Bail);
@@ -325,7 +317,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Walks an array, calling `element` with its index; `element` must consume the value.
-    pub fn array(&mut self, element: impl FnMut(&mut Self, usize) -> Scan<()>) -> Scan<()> {
+    pub(crate) fn array(&mut self, element: impl FnMut(&mut Self, usize) -> Scan<()>) -> Scan<()> {
         self.items(b'[', b']', element)
     }
 
@@ -360,7 +352,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Validates and passes over any value.
-    pub fn skip(&mut self) -> Scan<()> {
+    pub(crate) fn skip(&mut self) -> Scan<()> {
         match self.peek().ok_or(Bail)? {
             b'"' => self.pass_string().map(drop),
             b'{' => self.object(|c, _| c.skip()),
@@ -371,16 +363,6 @@ impl<'a> Cursor<'a> {
             _ => self.number().map(drop),
         }
     }
-}
-
-/// Sets a field seen for the first time; a repeated field is serde's error
-/// (for a derived struct) and so goes to the slow path.
-pub fn once<T>(slot: &mut Option<T>, value: T) -> Scan<()> {
-    if slot.is_some() {
-        return Err(Bail);
-    }
-    *slot = Some(value);
-    Ok(())
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use crate::number::Plain;
 use wide::u8x16;
 
 /// A caller's name for one of its fields (its own small enumeration).
-pub type Field = u8;
+pub(crate) type Field = u8;
 
 /// Literals up to this long are compared in registers.
 const HEAD: usize = 32;
@@ -93,7 +93,7 @@ struct Node {
 /// One field's value in a line: the field and where its text lies.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Value {
-    pub field: Field,
+    pub(crate) field: Field,
     pub start: usize,
     pub end: usize,
     /// A number's value, where the replay could read it exactly on its

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 /// How many problem lines a parser keeps verbatim; the rest are only counted.
-pub const MAX_PROBLEMS: usize = 5;
+pub(crate) const MAX_PROBLEMS: usize = 5;
 
 /// One line that could not be used, for the warning that names file and line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -204,7 +204,7 @@ where
 /// the stream starts inside an over-long line an earlier parse counted.
 /// `before`: the aggregate of what precedes the stream (a live view's),
 /// which the blocks are appended to in order.
-pub fn parse_stream<S, F, R>(
+pub(crate) fn parse_stream<S, F, R>(
     reader: &mut R,
     tail: Tail,
     keep_tail: bool,

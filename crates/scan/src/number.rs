@@ -15,7 +15,7 @@ use wide::u8x16;
 
 /// A plain number at the start of a text: where its parts end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Plain {
+pub(crate) struct Plain {
     negative: bool,
     whole: usize,
     fraction: usize,
@@ -45,7 +45,7 @@ impl Plain {
     /// The plain number `s` starts with, if it is one and no exponent
     /// follows (an exponent, like any other form, is the full grammar's).
     #[inline(always)]
-    pub fn scan(s: &[u8]) -> Option<Plain> {
+    pub(crate) fn scan(s: &[u8]) -> Option<Plain> {
         let negative = s.first() == Some(&b'-');
         let from = negative as usize;
         let digits = s.get(from..)?;
@@ -67,18 +67,13 @@ impl Plain {
 
     /// How many bytes the number takes.
     #[inline]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.negative as usize + self.whole + (self.fraction > 0) as usize + self.fraction
-    }
-
-    /// Never: a plain number has a digit.
-    pub fn is_empty(&self) -> bool {
-        false
     }
 
     /// Its value, if exact by the fast path; `s` is the text `scan` was given.
     #[inline(always)]
-    pub fn value(&self, s: &[u8]) -> Option<f64> {
+    pub(crate) fn value(&self, s: &[u8]) -> Option<f64> {
         if self.whole + self.fraction > 19 || self.fraction > 22 {
             return None;
         }

@@ -37,7 +37,7 @@ fn section_px(nodes: usize, legend: &Legend, note: bool) -> u32 {
     CAPTION_PX + legend.height + body + AXIS_PX + if note { NOTE_PX } else { 0 }
 }
 
-pub fn draw(view: &View) -> Result<String> {
+pub(crate) fn draw(view: &View) -> Result<String> {
     let axis = TimeAxis::for_span(x_max(view));
     let max_width = WIDTH - PLOT_LEFT as u32 - MARGIN;
     let sccache = Legend::new(sccache_entries(view), max_width);

@@ -44,7 +44,7 @@ fn legend_entries(shown: usize, left_out: usize) -> Vec<LegendEntry> {
     entries
 }
 
-pub fn draw(view: &View) -> Result<String> {
+pub(crate) fn draw(view: &View) -> Result<String> {
     let axis = TimeAxis::for_span(x_max(view));
     let span = axis.x(x_max(view));
     let drawn = |n: &&crate::view::NodeView| !n.cpu.t.is_empty() || !n.mem.t.is_empty();

@@ -1,9 +1,9 @@
 //! SVG charts, one chart per file under `charts/`, drawn with plotters.
 //! Time is the offset from the run's start on every chart, so they line up.
 
-pub mod cache_lanes;
-pub mod cpu_mem;
-pub mod timeline;
+pub(crate) mod cache_lanes;
+pub(crate) mod cpu_mem;
+pub(crate) mod timeline;
 
 use super::{Export, LIGHT_ALPHA};
 use crate::error::{Error, Result};
@@ -11,23 +11,23 @@ use crate::output::OutFile;
 use crate::view::View;
 use plotters::prelude::*;
 
-pub type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
+pub(crate) type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
-pub const WIDTH: u32 = 1100;
-pub const FONT: &str = "sans-serif";
+pub(crate) const WIDTH: u32 = 1100;
+pub(crate) const FONT: &str = "sans-serif";
 
 /// Every chart's margin and the width of the label column left of its plot:
 /// the same on every chart, so their time axes start at one x offset and
 /// the charts of report.md line up one under the other.
-pub const MARGIN: u32 = 12;
-pub const LABEL_AREA: u32 = 150;
+pub(crate) const MARGIN: u32 = 12;
+pub(crate) const LABEL_AREA: u32 = 150;
 /// Where every plot starts.
-pub const PLOT_LEFT: i32 = (MARGIN + LABEL_AREA) as i32;
+pub(crate) const PLOT_LEFT: i32 = (MARGIN + LABEL_AREA) as i32;
 
-pub struct Charts;
+pub(crate) struct Charts;
 
 /// The charts in the order the report shows them: (file name, drawing function).
-pub type DrawChart = fn(&View) -> Result<String>;
+pub(crate) type DrawChart = fn(&View) -> Result<String>;
 
 pub const ALL: [(&str, DrawChart); 3] = [
     ("charts/cpu-mem.svg", cpu_mem::draw),
@@ -47,7 +47,7 @@ impl Export for Charts {
 
 /// Draws into an SVG string of the given size; characters XML does not
 /// allow, from any text drawn, are quoted (`escape::xml_chars`).
-pub fn svg(
+pub(crate) fn svg(
     name: &str,
     size: (u32, u32),
     draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> DrawResult,
@@ -75,7 +75,7 @@ pub fn svg(
 }
 
 /// A chart on two f64 axes, as every chart here is.
-pub type Chart<'a> = ChartContext<
+pub(crate) type Chart<'a> = ChartContext<
     'a,
     SVGBackend<'a>,
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
@@ -83,7 +83,7 @@ pub type Chart<'a> = ChartContext<
 
 /// What a legend entry shows beside its name.
 #[derive(Clone, Copy)]
-pub enum Swatch {
+pub(crate) enum Swatch {
     Line(RGBColor),
     Dashed(RGBColor),
     /// A colour at an opacity over the white ground.
@@ -93,13 +93,13 @@ pub enum Swatch {
     Dot(RGBColor),
 }
 
-pub struct LegendEntry {
-    pub label: String,
-    pub swatch: Swatch,
+pub(crate) struct LegendEntry {
+    pub(crate) label: String,
+    pub(crate) swatch: Swatch,
 }
 
 impl LegendEntry {
-    pub fn new(label: impl Into<String>, swatch: Swatch) -> Self {
+    pub(crate) fn new(label: impl Into<String>, swatch: Swatch) -> Self {
         LegendEntry {
             label: label.into(),
             swatch,
@@ -113,24 +113,24 @@ const LEGEND_PAD: i32 = 6;
 const LEGEND_GAP: i32 = 18;
 const SWATCH_W: i32 = 18;
 /// The border of the legend's box; the tests find the legend by it.
-pub const LEGEND_BORDER: RGBColor = RGBColor(180, 180, 180);
+pub(crate) const LEGEND_BORDER: RGBColor = RGBColor(180, 180, 180);
 
 /// The series legend, styled alike on every chart, in a band of its own
 /// between the caption and the plot: a legend drawn over the plot hid the
 /// newest minutes of the data under it. Entries flow in rows, so any number
 /// of nodes fits; the chart grows by `height`.
-pub struct Legend {
+pub(crate) struct Legend {
     entries: Vec<LegendEntry>,
     /// Each entry's top-left corner inside the box.
     slots: Vec<(i32, i32)>,
     width: i32,
     /// The band's height, the space below the box included (0: no legend).
-    pub height: u32,
+    pub(crate) height: u32,
 }
 
 impl Legend {
     /// Lays the entries out in rows at most `max_width` pixels wide.
-    pub fn new(entries: Vec<LegendEntry>, max_width: u32) -> Self {
+    pub(crate) fn new(entries: Vec<LegendEntry>, max_width: u32) -> Self {
         let font = (FONT, LEGEND_FONT).into_font();
         let (mut x, mut row, mut width) = (LEGEND_PAD, 0, 0);
         let mut slots = Vec::with_capacity(entries.len());
@@ -162,7 +162,7 @@ impl Legend {
 
     /// Draws the legend at the top of `area`, its box starting `left` pixels
     /// in (where the plot starts); returns the area below it for the plot.
-    pub fn draw<'a>(
+    pub(crate) fn draw<'a>(
         &self,
         area: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
         left: i32,
@@ -209,11 +209,11 @@ impl Legend {
 
 /// The fill that `hatched` turns into the upload hatch. No chart uses this
 /// colour otherwise, and text cannot hold it (plotters escapes quotes).
-pub const HATCH_MARK: RGBColor = RGBColor(1, 2, 3);
+pub(crate) const HATCH_MARK: RGBColor = RGBColor(1, 2, 3);
 
 /// plotters has no patterns: the shapes filled with `HATCH_MARK` get the
 /// hatch's `<pattern>` (defined once at the top of the SVG) and an ink outline.
-pub fn hatched(svg: String) -> String {
+pub(crate) fn hatched(svg: String) -> String {
     use super::{hex, HATCH_ID, HATCH_PERIOD, HATCH_STRIPE, UPLOAD_INK, UPLOAD_PAPER};
     let mark = format!(
         "fill=\"{}\" stroke=\"none\"",
@@ -239,7 +239,7 @@ pub fn hatched(svg: String) -> String {
 }
 
 /// Keeps a value inside the axis range, so no point lands off the chart.
-pub fn clamp(v: f64, max: f64) -> f64 {
+pub(crate) fn clamp(v: f64, max: f64) -> f64 {
     if v.is_nan() {
         0.0
     } else {
@@ -247,13 +247,13 @@ pub fn clamp(v: f64, max: f64) -> f64 {
     }
 }
 
-pub fn rgb(i: usize) -> RGBColor {
+pub(crate) fn rgb(i: usize) -> RGBColor {
     let (r, g, b) = super::colour(i);
     RGBColor(r, g, b)
 }
 
 /// The x range of every chart: the run's window, else what the data spans.
-pub fn x_max(view: &View) -> f64 {
+pub(crate) fn x_max(view: &View) -> f64 {
     if let Some(w) = view.fleet.wall_s.filter(|w| *w > 0.0) {
         return w;
     }
@@ -274,13 +274,13 @@ pub fn x_max(view: &View) -> f64 {
 /// The time axis: minutes, or hours for runs longer than three hours.
 /// Charts plot time in this unit so the tick marks land on round values.
 #[derive(Debug, Clone, Copy)]
-pub struct TimeAxis {
-    pub scale: f64,
-    pub desc: &'static str,
+pub(crate) struct TimeAxis {
+    pub(crate) scale: f64,
+    pub(crate) desc: &'static str,
 }
 
 impl TimeAxis {
-    pub fn for_span(span_s: f64) -> Self {
+    pub(crate) fn for_span(span_s: f64) -> Self {
         if span_s > 3.0 * 3600.0 {
             TimeAxis {
                 scale: 3600.0,
@@ -294,10 +294,10 @@ impl TimeAxis {
         }
     }
     /// Seconds to axis units.
-    pub fn x(&self, s: f64) -> f64 {
+    pub(crate) fn x(&self, s: f64) -> f64 {
         s / self.scale
     }
-    pub fn label(&self, v: &f64) -> String {
+    pub(crate) fn label(&self, v: &f64) -> String {
         if v.fract().abs() < 1e-9 {
             format!("{v:.0}")
         } else {
@@ -308,7 +308,7 @@ impl TimeAxis {
 
 /// The name, or as much of it as fits in `width` pixels at `size` with an
 /// ellipsis; `None` when not even its first letter does.
-pub fn fitted(name: &str, width: i32, size: u32) -> Option<String> {
+pub(crate) fn fitted(name: &str, width: i32, size: u32) -> Option<String> {
     let font = (FONT, size).into_font();
     let fits = |s: &str| font.box_size(s).is_ok_and(|(w, _)| w as i32 <= width);
     if fits(name) {
@@ -331,7 +331,7 @@ pub fn fitted(name: &str, width: i32, size: u32) -> Option<String> {
 
 /// The least round value (1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten)
 /// at or above `v` (1 for 0): an axis's top whose ticks are round.
-pub fn round_up(v: f64) -> f64 {
+pub(crate) fn round_up(v: f64) -> f64 {
     if !v.is_finite() || v <= 0.0 {
         return 1.0;
     }
@@ -346,7 +346,7 @@ pub fn round_up(v: f64) -> f64 {
 }
 
 /// A centred message in place of a chart whose input is absent.
-pub fn message(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, text: &str) -> DrawResult {
+pub(crate) fn message(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, text: &str) -> DrawResult {
     let (w, h) = area.dim_in_pixel();
     let style = TextStyle::from((FONT, 16).into_font())
         .color(&RGBColor(110, 110, 110))
@@ -360,7 +360,7 @@ pub fn message(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, text: &st
 
 /// Splits a series at its `null`s into drawable runs.
 /// Points outside `0..=x_max` are left out (and break the line).
-pub fn segments(t: &[f64], v: &[Option<f64>], x_max: f64) -> Vec<Vec<(f64, f64)>> {
+pub(crate) fn segments(t: &[f64], v: &[Option<f64>], x_max: f64) -> Vec<Vec<(f64, f64)>> {
     let mut out = vec![];
     let mut cur = vec![];
     for (x, y) in t.iter().zip(v) {

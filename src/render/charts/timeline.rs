@@ -19,13 +19,13 @@ const MAX_ROWS: usize = 64;
 
 /// Rows of the chart: a node and its targets spread over lanes so that
 /// targets running at once on one node do not hide each other.
-pub struct Row<'a> {
-    pub node: String,
-    pub colour: usize,
-    pub lanes: Vec<Vec<&'a TargetView>>,
+pub(crate) struct Row<'a> {
+    pub(crate) node: String,
+    pub(crate) colour: usize,
+    pub(crate) lanes: Vec<Vec<&'a TargetView>>,
 }
 
-pub fn rows(view: &View) -> Vec<Row<'_>> {
+pub(crate) fn rows(view: &View) -> Vec<Row<'_>> {
     let mut rows: Vec<Row> = view
         .nodes
         .iter()
@@ -100,7 +100,7 @@ fn end_of(t: &TargetView) -> f64 {
 /// numbered there instead, and the number keyed under the legend: first
 /// drawn without a key to find them (only the plot's height depends on the
 /// key, not where a bar's pixels are), then again with it.
-pub fn draw(view: &View) -> Result<String> {
+pub(crate) fn draw(view: &View) -> Result<String> {
     let (svg, keyed) = draw_keyed(view, &[])?;
     if keyed.is_empty() {
         return Ok(svg);

@@ -21,10 +21,10 @@ const LEFT: i32 = 12;
 /// A chart draws the newest this many runs of its key (a year of nights):
 /// two points a pixel say nothing more and cost a megabyte; history.json
 /// and history.html keep every point.
-pub const CHART_RUNS: usize = 365;
+pub(crate) const CHART_RUNS: usize = 365;
 
 /// The chart of `key` (which must have a `chart` name).
-pub fn draw(key: &KeyView) -> Result<String> {
+pub(crate) fn draw(key: &KeyView) -> Result<String> {
     let name = key.chart.clone().unwrap_or_default();
     let entries = vec![
         LegendEntry::new("total per run", Swatch::Dot(rgb(0))),

@@ -2,8 +2,8 @@
 //! `history.md` (tera, escaped as report.md is) with one chart per key under
 //! `charts/`, and the site's `history.html`.
 
-pub mod chart;
-pub mod page;
+pub(crate) mod chart;
+pub(crate) mod page;
 
 use crate::error::{Error, Result};
 use crate::history::view::{HistoryView, KeyView};
@@ -11,7 +11,7 @@ use crate::output::OutFile;
 use std::collections::HashMap;
 use tera::Value;
 
-pub const MARKDOWN: &str = "history.md";
+pub(crate) const MARKDOWN: &str = "history.md";
 const TEMPLATE: &str = include_str!("../../../templates/history.md.tera");
 
 /// A figure built by perfreport from a number: no escaping needed.
@@ -53,7 +53,7 @@ fn template_error(name: &str) -> impl Fn(tera::Error) -> Error + '_ {
 }
 
 /// history.md: every input string escaped as markdown text.
-pub fn markdown(view: &HistoryView) -> Result<String> {
+pub(crate) fn markdown(view: &HistoryView) -> Result<String> {
     let mut t = crate::render::markdown::markdown_engine(MARKDOWN, TEMPLATE)?;
     t.register_filter("value", Safe(value));
     t.register_filter("signed", Safe(signed));
@@ -82,7 +82,7 @@ fn tidy(text: &str) -> String {
 }
 
 /// The site's `history.html` and `history.json` (without the charts the page draws itself).
-pub fn site_files(history: HistoryView) -> Result<Vec<OutFile>> {
+pub(crate) fn site_files(history: HistoryView) -> Result<Vec<OutFile>> {
     let page = page::render(&history)?;
     Ok(vec![
         OutFile::new(page::FILE, page),

@@ -10,7 +10,7 @@ use crate::render::html::{markdown_html, script_safe};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-pub const FILE: &str = "history.html";
+pub(crate) const FILE: &str = "history.html";
 const TEMPLATE: &str = include_str!("../../../templates/history.html.tera");
 const JS: &str = include_str!("../../../assets/history.js");
 
@@ -113,7 +113,7 @@ fn replace_image(body: &mut String, src: &str, with: &str) {
 
 /// history.html from a view whose keys still name their charts (where the
 /// panels go); `home` is the site's index, relative to the page.
-pub fn render(view: &HistoryView) -> Result<String> {
+pub(crate) fn render(view: &HistoryView) -> Result<String> {
     let mut body = markdown_html(&super::markdown(view)?);
     for (i, k) in view.keys.iter().enumerate() {
         if let Some(chart) = &k.chart {
