@@ -185,6 +185,16 @@ mod synth;
 
 /// A generated run of `nodes` nodes and `targets` targets (the sample's cold
 /// fleet first, then more), the same bytes every time.
+/// The benchmark's 12-hour run (`synth big`) made small for a test: logs
+/// of a few MB, node polls a minute apart.
+pub fn twelve_hour_run() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = synth::big(3_000_000, 1_000_000);
+    run.poll_s = 60.0;
+    synth::write_run(&run, dir.path()).unwrap();
+    dir
+}
+
 pub fn wide_run(nodes: usize, targets: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     synth::write_run(&synth::wide(nodes, targets, 20261105), dir.path()).unwrap();

@@ -365,3 +365,19 @@ fn eight_nodes_with_a_zig_zag_memory_line_keep_cpu_mem_svg_under_500_kb() {
         assert!(svg.contains(&format!(">\nn{n}\n<")), "n{n} is in the legend");
     }
 }
+
+/// A bug this pins: the cache lanes drew every 10 s bucket of a 12-hour
+/// run, about five to a pixel column, a 1.1 MB cache-lanes.svg in report.md
+/// and the page. Each column's lowest and highest draw the same picture.
+#[test]
+fn a_twelve_hour_run_draws_its_cache_lanes_in_under_500_kb() {
+    let run = super::twelve_hour_run();
+    let out = tempfile::tempdir().unwrap();
+    let o = report(run.path(), out.path(), &["-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = data(out.path());
+    let buckets = d["sccache"]["series"].as_array().unwrap().len();
+    assert!(buckets > 4000, "data.json keeps every 10 s bucket: {buckets}");
+    let svg = std::fs::read_to_string(out.path().join("charts/cache-lanes.svg")).unwrap();
+    assert!(svg.len() <= 500_000, "cache-lanes.svg is {} bytes", svg.len());
+}
