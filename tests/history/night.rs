@@ -472,6 +472,14 @@ fn history_leads_with_the_key_that_regressed_and_folds_one_run_keys_into_a_line(
         .unwrap_or_else(|| panic!("{md}"));
     let first_key = md.find("\n## ").unwrap();
     assert!(moved < first_key, "what moved comes before any key's section");
+    let listed = md[moved..first_key]
+        .lines()
+        .find(|l| l.starts_with("- warm · gfx1201 · max_jobs 32, "))
+        .unwrap_or_else(|| panic!("the regressed key is listed: {md}"));
+    assert!(
+        listed.contains(", 2026") && listed.contains(": regressed"),
+        "with its newest run and the verdict: {listed}"
+    );
     assert!(
         md[first_key..].starts_with("\n## warm · gfx1201 · max_jobs 32"),
         "the regressed key leads: {md}"

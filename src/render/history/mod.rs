@@ -63,8 +63,41 @@ pub(crate) fn markdown(view: &HistoryView) -> Result<String> {
     })?;
     ctx.insert("metrics", &crate::history::METRICS);
     ctx.insert("pooled", &view.keys.iter().map(|k| k.runs.len()).sum::<usize>());
+    // The keys the text lists apart, picked here: tera's `filter` and
+    // `concat` copy every key they are given, each with all its runs'
+    // figures, which was most of adding a run to a site of hundreds.
+    let moved: Vec<Listed> = view
+        .keys
+        .iter()
+        .filter(|k| k.newest_regressed)
+        .map(Listed::of)
+        .collect();
+    let ones: Vec<Listed> = view.keys.iter().filter(|k| k.runs.len() == 1).map(Listed::of).collect();
+    ctx.insert("moved", &moved);
+    ctx.insert("ones", &ones);
     let text = t.render(MARKDOWN, &ctx).map_err(template_error(MARKDOWN))?;
     Ok(tidy(&text))
+}
+
+/// A key as history.md lists it on one line: its label, first and newest
+/// runs and the verdict on the newest.
+#[derive(serde::Serialize)]
+struct Listed<'a> {
+    label: &'a str,
+    first: Option<&'a str>,
+    last: Option<&'a str>,
+    words: Option<&'a str>,
+}
+
+impl<'a> Listed<'a> {
+    fn of(k: &'a KeyView) -> Self {
+        Listed {
+            label: &k.label,
+            first: k.runs.first().map(String::as_str),
+            last: k.runs.last().map(String::as_str),
+            words: k.newest_verdict_words.as_deref(),
+        }
+    }
 }
 
 /// Collapses the blank lines the template's loops leave behind.
