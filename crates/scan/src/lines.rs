@@ -280,8 +280,11 @@ where
     // Bytes at the start of `buf` known to hold no newline: a line longer
     // than a block is searched once, not again on every read.
     let mut searched = 0;
+    // The last block's aggregate, not yet appended to `total`.
+    let mut pending: Option<(S, ParseStats)> = None;
     loop {
         if skipping {
+            total.append(pending.take());
             // The rest of an over-long line, already counted: hashed and dropped.
             let end = memchr::memchr(b'\n', &buf).map(|i| i + 1);
             let n = end.unwrap_or(buf.len());
@@ -292,6 +295,7 @@ where
         }
         if buf.is_empty() {
             if eof {
+                total.append(pending.take());
                 total.skipping = skipping;
                 return Ok(total);
             }
@@ -306,6 +310,7 @@ where
             (false, _, Some(nl)) => nl,
             // One line past the bound: counted now, the rest passed over unread.
             (false, _, None) if buf.len() > sz.max_line => {
+                total.append(pending.take());
                 total.overlong(&buf, hasher);
                 buf.clear();
                 skipping = true;
@@ -328,9 +333,13 @@ where
         // reads the next block (a read error is the caller's once the
         // chunks are in; a chunk's panic is raised here).
         let want = sz.block.max(carried + sz.chunk);
-        let ((sink, stats), read) = rayon::join(
+        let earlier = pending.take();
+        let (parsed, read) = rayon::join(
             || parse_block(block, is_end, tail, &make, &learnt, sz),
             || {
+                // The block before, appended in file order while this one
+                // is parsed: a merge is not left for both cores to wait on.
+                total.append(earlier);
                 hasher.write(block);
                 if eof {
                     Ok(true)
@@ -340,10 +349,10 @@ where
             },
         );
         total.bytes += cut as u64;
-        total.sink.append_block(sink);
-        total.stats.merge_following(stats);
+        pending = Some(parsed);
         let read_to_end = read?;
         if eof {
+            total.append(pending.take());
             if next.len() > sz.max_line {
                 // An unfinished last line already past the bound: the next
                 // parse passes over the rest of it.
@@ -362,6 +371,14 @@ where
 }
 
 impl<S: LineSink> LineParse<S> {
+    /// Appends a block's aggregate, the next in file order.
+    fn append(&mut self, block: Option<(S, ParseStats)>) {
+        if let Some((sink, stats)) = block {
+            self.sink.append_block(sink);
+            self.stats.merge_following(stats);
+        }
+    }
+
     /// Counts the line starting with `head`, longer than the bound, as malformed.
     fn overlong(&mut self, head: &[u8], hasher: &mut twox_hash::XxHash3_64) {
         self.stats.lines += 1;
