@@ -10,6 +10,7 @@ use crate::runs::fingerprint;
 use crate::{model, render, view};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
@@ -39,21 +40,23 @@ pub struct RunEntry {
     pub(crate) order: (Option<String>, String),
 }
 
+/// One run in the manifest: read owned, written borrowed from what publish
+/// holds (so writing it copies no run's figures).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-struct ManifestRun {
+struct ManifestRun<'a> {
     /// (file name, bytes, modification time in ns) of every file in the run folder.
-    inputs: Vec<(String, u64, i128)>,
-    entry: RunEntry,
+    inputs: Cow<'a, [(String, u64, i128)]>,
+    entry: Cow<'a, RunEntry>,
     /// What history keeps of the run, so the history page reads no run again.
     #[serde(default)]
-    figures: Option<crate::history::RunFigures>,
+    figures: Option<Cow<'a, crate::history::RunFigures>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
-struct Manifest {
+struct Manifest<'a> {
     /// A different tool rebuilds everything: its figures may differ.
     tool: String,
-    runs: BTreeMap<String, ManifestRun>,
+    runs: BTreeMap<String, ManifestRun<'a>>,
 }
 
 /// (folder, path, fingerprint, the entry to keep when nothing changed)
@@ -431,7 +434,7 @@ fn write_site_pages(
 /// The manifest the last publish left (empty when there is none or it
 /// cannot be read). Its keys name folders publish may remove: only names
 /// perfreport derives count, any other is ignored with a warning.
-fn previous_manifest(path: &Path, warnings: &mut Vec<String>) -> Manifest {
+fn previous_manifest(path: &Path, warnings: &mut Vec<String>) -> Manifest<'static> {
     let mut old: Manifest = std::fs::read(path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
@@ -468,7 +471,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         .collect();
     let found = discover_walked(walked, &mut out.warnings);
     let manifest_path = opts.site.join(MANIFEST);
-    let old = previous_manifest(&manifest_path, &mut out.warnings);
+    let mut old = previous_manifest(&manifest_path, &mut out.warnings);
     let tool_changed = old.tool != crate::view::Tool::cache_id();
 
     let plans: Vec<Plan> = found
@@ -479,12 +482,12 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
             let unchanged = old
                 .runs
                 .get(&dir)
-                .filter(|m| m.inputs == fp && m.figures.is_some() && pages_exist && !tool_changed && !opts.force);
+                .filter(|m| *m.inputs == *fp && m.figures.is_some() && pages_exist && !tool_changed && !opts.force);
             // The folder is the one derived now, never the entry's own `dir`.
             let keep = unchanged.map(|m| RunEntry {
                 dir: dir.clone(),
                 order: (m.entry.order.0.clone(), dir.clone()),
-                ..m.entry.clone()
+                ..m.entry.as_ref().clone()
             });
             (dir, path, fp, keep)
         })
@@ -498,13 +501,20 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
             (dir.clone(), entry, figures, written)
         })
         .collect();
-    let mut manifest = Manifest {
-        tool: crate::view::Tool::cache_id(),
-        runs: BTreeMap::new(),
-    };
+    // Each run's fingerprint, entry and figures, by folder (the manifest's
+    // order, which history and the gate see the runs in). The figures kept
+    // are moved out of the old manifest, never copied: there is one per run.
+    let mut rows: BTreeMap<&str, (&[(String, u64, i128)], RunEntry, Option<crate::history::RunFigures>)> =
+        BTreeMap::new();
     for (dir, _path, fp, keep) in &plans {
         let (entry, figures) = match keep {
-            Some(e) => (e.clone(), old.runs.get(dir).and_then(|m| m.figures.clone())),
+            Some(e) => (
+                e.clone(),
+                old.runs
+                    .get_mut(dir)
+                    .and_then(|m| m.figures.take())
+                    .map(Cow::into_owned),
+            ),
             None => {
                 let Some((_, e, figures, written)) = built.iter().find(|b| &b.0 == dir) else {
                     continue;
@@ -519,18 +529,11 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         };
         // The folder is the one derived now, as for the entry.
         let figures = figures.map(|f| crate::history::RunFigures { dir: dir.clone(), ..f });
-        manifest.runs.insert(
-            dir.clone(),
-            ManifestRun {
-                inputs: fp.clone(),
-                entry: entry.clone(),
-                figures,
-            },
-        );
-        out.runs.push(entry);
+        out.runs.push(entry.clone());
+        rows.insert(dir, (fp, entry, figures));
     }
     // Runs gone from the root leave the site too.
-    for gone in old.runs.keys().filter(|d| !manifest.runs.contains_key(*d)) {
+    for gone in old.runs.keys().filter(|d| !rows.contains_key(d.as_str())) {
         remove_run_folder(opts.site, gone, &mut out.warnings);
     }
     // Newest first: by started_at, else by folder name.
@@ -543,8 +546,32 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     if opts.compare_previous {
         compare_neighbours(opts, &plans, &out.runs)?;
     }
-    let figures: Vec<crate::history::RunFigures> = manifest.runs.values().filter_map(|m| m.figures.clone()).collect();
+    let mut figures = vec![];
+    let rows: Vec<(&str, &[(String, u64, i128)], RunEntry, Option<usize>)> = rows
+        .into_iter()
+        .map(|(dir, (fp, entry, f))| {
+            let at = f.map(|f| {
+                figures.push(f);
+                figures.len() - 1
+            });
+            (dir, fp, entry, at)
+        })
+        .collect();
     write_site_pages(opts, &out.runs, &figures, &unreadable)?;
+    let manifest = Manifest {
+        tool: crate::view::Tool::cache_id(),
+        runs: rows
+            .iter()
+            .map(|(dir, fp, entry, at)| {
+                let run = ManifestRun {
+                    inputs: Cow::Borrowed(*fp),
+                    entry: Cow::Borrowed(entry),
+                    figures: at.map(|i| Cow::Borrowed(&figures[i])),
+                };
+                (dir.to_string(), run)
+            })
+            .collect(),
+    };
     let mut m = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
     m.push(b'\n');
     write_atomic(&manifest_path, &m)?;

@@ -427,7 +427,7 @@ pub(crate) type Verdicts = BTreeMap<String, (bool, String)>;
 
 /// The history of `runs` (any order; those left out are listed, not pooled),
 /// each key led by the gate's verdict on its newest run from `verdicts`.
-pub fn build(root: &str, runs: &[RunFigures], verdicts: &Verdicts) -> HistoryView {
+pub fn build<'a>(root: &str, runs: impl IntoIterator<Item = &'a RunFigures>, verdicts: &Verdicts) -> HistoryView {
     let mut by_key: BTreeMap<Key, Vec<&RunFigures>> = BTreeMap::new();
     let mut left_out = vec![];
     for r in runs {
