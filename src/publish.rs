@@ -10,6 +10,7 @@ use crate::runs::fingerprint;
 use crate::{model, render, view};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -52,11 +53,41 @@ struct ManifestRun<'a> {
     figures: Option<Cow<'a, crate::history::RunFigures>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
-struct Manifest<'a> {
+/// `manifest.json`, each run's value `R`: read as the text it was written
+/// as, written as a [`Written`].
+#[derive(Debug, Serialize, Deserialize)]
+struct Manifest<R> {
     /// A different tool rebuilds everything: its figures may differ.
     tool: String,
-    runs: BTreeMap<String, ManifestRun<'a>>,
+    runs: BTreeMap<String, R>,
+}
+
+/// A run as the manifest writes it: the text the last publish wrote for a
+/// run that did not change (the same tool wrote it, so it is the text the run
+/// would serialise to; most of a site's runs, every time), else the run.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Written<'a> {
+    Unchanged(&'a RawValue),
+    Run(ManifestRun<'a>),
+}
+
+/// The manifest the last publish left: each run read, and the text it was
+/// written as.
+#[derive(Default)]
+struct Previous<'b> {
+    tool: String,
+    runs: BTreeMap<String, ManifestRun<'static>>,
+    text: BTreeMap<String, &'b RawValue>,
+}
+
+/// One run of the site as this publish leaves it.
+struct Row<'a> {
+    inputs: &'a [(String, u64, i128)],
+    entry: RunEntry,
+    figures: Option<crate::history::RunFigures>,
+    /// Its text in the old manifest, when it did not change.
+    text: Option<&'a RawValue>,
 }
 
 /// (folder, path, fingerprint, the entry to keep when nothing changed)
@@ -431,14 +462,24 @@ fn write_site_pages(
     Ok(())
 }
 
-/// The manifest the last publish left (empty when there is none or it
-/// cannot be read). Its keys name folders publish may remove: only names
-/// perfreport derives count, any other is ignored with a warning.
-fn previous_manifest(path: &Path, warnings: &mut Vec<String>) -> Manifest<'static> {
-    let mut old: Manifest = std::fs::read(path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
+/// The manifest the last publish left, from its bytes (empty when there is
+/// none or it cannot be read). Its keys name folders publish may remove:
+/// only names perfreport derives count, any other is ignored with a warning.
+fn previous_manifest<'b>(bytes: &'b [u8], warnings: &mut Vec<String>) -> Previous<'b> {
+    let read = |bytes: &'b [u8]| -> Option<Previous<'b>> {
+        let raw: Manifest<&RawValue> = serde_json::from_slice(bytes).ok()?;
+        let runs = raw
+            .runs
+            .iter()
+            .map(|(key, text)| Some((key.clone(), serde_json::from_str(text.get()).ok()?)))
+            .collect::<Option<_>>()?;
+        Some(Previous {
+            tool: raw.tool,
+            runs,
+            text: raw.runs,
+        })
+    };
+    let mut old = read(bytes).unwrap_or_default();
     old.runs.retain(|key, _| {
         let derived = is_folder_name(key);
         if !derived {
@@ -471,7 +512,8 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         .collect();
     let found = discover_walked(walked, &mut out.warnings);
     let manifest_path = opts.site.join(MANIFEST);
-    let mut old = previous_manifest(&manifest_path, &mut out.warnings);
+    let old_bytes = std::fs::read(&manifest_path).unwrap_or_default();
+    let mut old = previous_manifest(&old_bytes, &mut out.warnings);
     let tool_changed = old.tool != crate::view::Tool::cache_id();
 
     let plans: Vec<Plan> = found
@@ -501,20 +543,23 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
             (dir.clone(), entry, figures, written)
         })
         .collect();
-    // Each run's fingerprint, entry and figures, by folder (the manifest's
-    // order, which history and the gate see the runs in). The figures kept
-    // are moved out of the old manifest, never copied: there is one per run.
-    let mut rows: BTreeMap<&str, (&[(String, u64, i128)], RunEntry, Option<crate::history::RunFigures>)> =
-        BTreeMap::new();
+    // Each run's fingerprint, entry, figures and unchanged text, by folder
+    // (the manifest's order, which history and the gate see the runs in). The
+    // figures kept are moved out of the old manifest, never copied: there is
+    // one per run.
+    let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
     for (dir, _path, fp, keep) in &plans {
-        let (entry, figures) = match keep {
-            Some(e) => (
-                e.clone(),
-                old.runs
-                    .get_mut(dir)
-                    .and_then(|m| m.figures.take())
-                    .map(Cow::into_owned),
-            ),
+        let (entry, figures, text) = match keep {
+            Some(e) => {
+                let m = old.runs.get_mut(dir);
+                // Its text stands when it names the folder as derived now.
+                let same = m
+                    .as_ref()
+                    .is_some_and(|m| m.entry.as_ref() == e && m.figures.as_ref().is_some_and(|f| f.dir == *dir));
+                let figures = m.and_then(|m| m.figures.take()).map(Cow::into_owned);
+                let text = old.text.get(dir).copied().filter(|_| same);
+                (e.clone(), figures, text)
+            }
             None => {
                 let Some((_, e, figures, written)) = built.iter().find(|b| &b.0 == dir) else {
                     continue;
@@ -524,13 +569,21 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
                     source: std::io::Error::other(e.to_string()),
                 })?;
                 out.rebuilt.push(dir.clone());
-                (e.clone(), Some(figures.clone()))
+                (e.clone(), Some(figures.clone()), None)
             }
         };
         // The folder is the one derived now, as for the entry.
         let figures = figures.map(|f| crate::history::RunFigures { dir: dir.clone(), ..f });
         out.runs.push(entry.clone());
-        rows.insert(dir, (fp, entry, figures));
+        rows.insert(
+            dir,
+            Row {
+                inputs: fp,
+                entry,
+                figures,
+                text,
+            },
+        );
     }
     // Runs gone from the root leave the site too.
     for gone in old.runs.keys().filter(|d| !rows.contains_key(d.as_str())) {
@@ -547,14 +600,14 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         compare_neighbours(opts, &plans, &out.runs)?;
     }
     let mut figures = vec![];
-    let rows: Vec<(&str, &[(String, u64, i128)], RunEntry, Option<usize>)> = rows
+    let rows: Vec<(&str, Row, Option<usize>)> = rows
         .into_iter()
-        .map(|(dir, (fp, entry, f))| {
-            let at = f.map(|f| {
+        .map(|(dir, mut row)| {
+            let at = row.figures.take().map(|f| {
                 figures.push(f);
                 figures.len() - 1
             });
-            (dir, fp, entry, at)
+            (dir, row, at)
         })
         .collect();
     write_site_pages(opts, &out.runs, &figures, &unreadable)?;
@@ -562,11 +615,14 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         tool: crate::view::Tool::cache_id(),
         runs: rows
             .iter()
-            .map(|(dir, fp, entry, at)| {
-                let run = ManifestRun {
-                    inputs: Cow::Borrowed(*fp),
-                    entry: Cow::Borrowed(entry),
-                    figures: at.map(|i| Cow::Borrowed(&figures[i])),
+            .map(|(dir, row, at)| {
+                let run = match row.text {
+                    Some(text) => Written::Unchanged(text),
+                    None => Written::Run(ManifestRun {
+                        inputs: Cow::Borrowed(row.inputs),
+                        entry: Cow::Borrowed(&row.entry),
+                        figures: at.map(|i| Cow::Borrowed(&figures[i])),
+                    }),
                 };
                 (dir.to_string(), run)
             })
