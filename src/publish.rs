@@ -468,11 +468,13 @@ fn write_site_pages(
 fn previous_manifest<'b>(bytes: &'b [u8], warnings: &mut Vec<String>) -> Previous<'b> {
     let read = |bytes: &'b [u8]| -> Option<Previous<'b>> {
         let raw: Manifest<&RawValue> = serde_json::from_slice(bytes).ok()?;
-        let runs = raw
+        // Each run read on its own, so in parallel.
+        let runs: Vec<(String, ManifestRun)> = raw
             .runs
-            .iter()
+            .par_iter()
             .map(|(key, text)| Some((key.clone(), serde_json::from_str(text.get()).ok()?)))
             .collect::<Option<_>>()?;
+        let runs = runs.into_iter().collect();
         Some(Previous {
             tool: raw.tool,
             runs,
