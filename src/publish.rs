@@ -69,7 +69,7 @@ struct Manifest<R> {
 #[serde(untagged)]
 enum Written<'a> {
     Unchanged(&'a RawValue),
-    Run(ManifestRun<'a>),
+    Run(Box<ManifestRun<'a>>),
 }
 
 /// The manifest the last publish left: each run read, and the text it was
@@ -620,11 +620,11 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
             .map(|(dir, row, at)| {
                 let run = match row.text {
                     Some(text) => Written::Unchanged(text),
-                    None => Written::Run(ManifestRun {
+                    None => Written::Run(Box::new(ManifestRun {
                         inputs: Cow::Borrowed(row.inputs),
                         entry: Cow::Borrowed(&row.entry),
                         figures: at.map(|i| Cow::Borrowed(&figures[i])),
-                    }),
+                    })),
                 };
                 (dir.to_string(), run)
             })
