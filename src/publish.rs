@@ -90,6 +90,9 @@ struct Row<'a> {
     text: Option<&'a RawValue>,
 }
 
+/// A run reported again: (folder, entry, figures, whether its pages were written).
+type Built = (String, RunEntry, crate::history::RunFigures, Result<()>);
+
 /// (folder, path, fingerprint, the entry to keep when nothing changed)
 type Plan = (String, PathBuf, Vec<(String, u64, i128)>, Option<RunEntry>);
 
@@ -516,28 +519,9 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     let manifest_path = opts.site.join(MANIFEST);
     let old_bytes = std::fs::read(&manifest_path).unwrap_or_default();
     let mut old = previous_manifest(&old_bytes, &mut out.warnings);
-    let tool_changed = old.tool != crate::view::Tool::cache_id();
-
-    let plans: Vec<Plan> = found
-        .into_iter()
-        .map(|(dir, path)| {
-            let fp = fingerprint(&path);
-            let pages_exist = opts.site.join("runs").join(&dir).join("index.html").exists();
-            let unchanged = old
-                .runs
-                .get(&dir)
-                .filter(|m| *m.inputs == *fp && m.figures.is_some() && pages_exist && !tool_changed && !opts.force);
-            // The folder is the one derived now, never the entry's own `dir`.
-            let keep = unchanged.map(|m| RunEntry {
-                dir: dir.clone(),
-                order: (m.entry.order.0.clone(), dir.clone()),
-                ..m.entry.as_ref().clone()
-            });
-            (dir, path, fp, keep)
-        })
-        .collect();
+    let plans = plan(opts, found, &old);
     // The runs to rebuild, in parallel across runs.
-    let built: Vec<(String, RunEntry, crate::history::RunFigures, Result<()>)> = plans
+    let built: Vec<Built> = plans
         .par_iter()
         .filter(|p| p.3.is_none())
         .map(|(dir, path, _, _)| {
@@ -545,12 +529,50 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
             (dir.clone(), entry, figures, written)
         })
         .collect();
-    // Each run's fingerprint, entry, figures and unchanged text, by folder
-    // (the manifest's order, which history and the gate see the runs in). The
-    // figures kept are moved out of the old manifest, never copied: there is
-    // one per run.
+    let rows = gather_rows(opts, &plans, &built, &mut old, &mut out)?;
+    // Runs gone from the root leave the site too.
+    for gone in old.runs.keys().filter(|d| !rows.contains_key(d.as_str())) {
+        remove_run_folder(opts.site, gone, &mut out.warnings);
+    }
+    // Newest first: by started_at, else by folder name.
+    out.runs.sort_by(|a, b| b.order.cmp(&a.order));
+
+    if let Some(bench) = opts.bench {
+        let files = render::ratios::render(&crate::harness::ratios_view(bench, None)?)?;
+        write_all_inside(opts.site, Path::new("bench"), &files)?;
+    }
+    if opts.compare_previous {
+        compare_neighbours(opts, &plans, &out.runs)?;
+    }
+    let mut figures = vec![];
+    let rows: Vec<(&str, Row, Option<usize>)> = rows
+        .into_iter()
+        .map(|(dir, mut row)| {
+            let at = row.figures.take().map(|f| {
+                figures.push(f);
+                figures.len() - 1
+            });
+            (dir, row, at)
+        })
+        .collect();
+    write_site_pages(opts, &out.runs, &figures, &unreadable)?;
+    write_manifest(&manifest_path, &rows, &figures)?;
+    Ok(out)
+}
+
+/// Each run's fingerprint, entry, figures and unchanged text, by folder
+/// (the manifest's order, which history and the gate see the runs in). The
+/// figures kept are moved out of the old manifest, never copied: there is
+/// one per run.
+fn gather_rows<'a>(
+    opts: &PublishOptions,
+    plans: &'a [Plan],
+    built: &[Built],
+    old: &mut Previous<'a>,
+    out: &mut PublishOutcome,
+) -> Result<BTreeMap<&'a str, Row<'a>>> {
     let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
-    for (dir, _path, fp, keep) in &plans {
+    for (dir, _path, fp, keep) in plans {
         let (entry, figures, text) = match keep {
             Some(e) => {
                 let m = old.runs.get_mut(dir);
@@ -587,32 +609,40 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
             },
         );
     }
-    // Runs gone from the root leave the site too.
-    for gone in old.runs.keys().filter(|d| !rows.contains_key(d.as_str())) {
-        remove_run_folder(opts.site, gone, &mut out.warnings);
-    }
-    // Newest first: by started_at, else by folder name.
-    out.runs.sort_by(|a, b| b.order.cmp(&a.order));
+    Ok(rows)
+}
 
-    if let Some(bench) = opts.bench {
-        let files = render::ratios::render(&crate::harness::ratios_view(bench, None)?)?;
-        write_all_inside(opts.site, Path::new("bench"), &files)?;
-    }
-    if opts.compare_previous {
-        compare_neighbours(opts, &plans, &out.runs)?;
-    }
-    let mut figures = vec![];
-    let rows: Vec<(&str, Row, Option<usize>)> = rows
+/// Each run found with its fingerprint, and its entry when its pages stand
+/// as they are (same inputs, same tool, pages present, no `--force`).
+fn plan(opts: &PublishOptions, found: Vec<(String, PathBuf)>, old: &Previous) -> Vec<Plan> {
+    let tool_changed = old.tool != crate::view::Tool::cache_id();
+    found
         .into_iter()
-        .map(|(dir, mut row)| {
-            let at = row.figures.take().map(|f| {
-                figures.push(f);
-                figures.len() - 1
+        .map(|(dir, path)| {
+            let fp = fingerprint(&path);
+            let pages_exist = opts.site.join("runs").join(&dir).join("index.html").exists();
+            let unchanged = old
+                .runs
+                .get(&dir)
+                .filter(|m| *m.inputs == *fp && m.figures.is_some() && pages_exist && !tool_changed && !opts.force);
+            // The folder is the one derived now, never the entry's own `dir`.
+            let keep = unchanged.map(|m| RunEntry {
+                dir: dir.clone(),
+                order: (m.entry.order.0.clone(), dir.clone()),
+                ..m.entry.as_ref().clone()
             });
-            (dir, row, at)
+            (dir, path, fp, keep)
         })
-        .collect();
-    write_site_pages(opts, &out.runs, &figures, &unreadable)?;
+        .collect()
+}
+
+/// manifest.json: each run with its fingerprint, entry and figures (`at` in
+/// `figures`), an unchanged one as the text it was read as.
+fn write_manifest(
+    path: &Path,
+    rows: &[(&str, Row, Option<usize>)],
+    figures: &[crate::history::RunFigures],
+) -> Result<()> {
     let manifest = Manifest {
         tool: crate::view::Tool::cache_id(),
         runs: rows
@@ -632,8 +662,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     };
     let mut m = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
     m.push(b'\n');
-    write_atomic(&manifest_path, &m)?;
-    Ok(out)
+    write_atomic(path, &m).map(|_| ())
 }
 
 #[cfg(test)]
