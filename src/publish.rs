@@ -10,6 +10,8 @@ use crate::runs::fingerprint;
 use crate::{model, render, view};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
@@ -39,22 +41,57 @@ pub struct RunEntry {
     pub(crate) order: (Option<String>, String),
 }
 
+/// One run in the manifest: read owned, written borrowed from what publish
+/// holds (so writing it copies no run's figures).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-struct ManifestRun {
+struct ManifestRun<'a> {
     /// (file name, bytes, modification time in ns) of every file in the run folder.
-    inputs: Vec<(String, u64, i128)>,
-    entry: RunEntry,
+    inputs: Cow<'a, [(String, u64, i128)]>,
+    entry: Cow<'a, RunEntry>,
     /// What history keeps of the run, so the history page reads no run again.
     #[serde(default)]
-    figures: Option<crate::history::RunFigures>,
+    figures: Option<Cow<'a, crate::history::RunFigures>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
-struct Manifest {
+/// `manifest.json`, each run's value `R`: read as the text it was written
+/// as, written as a [`Written`].
+#[derive(Debug, Serialize, Deserialize)]
+struct Manifest<R> {
     /// A different tool rebuilds everything: its figures may differ.
     tool: String,
-    runs: BTreeMap<String, ManifestRun>,
+    runs: BTreeMap<String, R>,
 }
+
+/// A run as the manifest writes it: the text the last publish wrote for a
+/// run that did not change (the same tool wrote it, so it is the text the run
+/// would serialise to; most of a site's runs, every time), else the run.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Written<'a> {
+    Unchanged(&'a RawValue),
+    Run(Box<ManifestRun<'a>>),
+}
+
+/// The manifest the last publish left: each run read, and the text it was
+/// written as.
+#[derive(Default)]
+struct Previous<'b> {
+    tool: String,
+    runs: BTreeMap<String, ManifestRun<'static>>,
+    text: BTreeMap<String, &'b RawValue>,
+}
+
+/// One run of the site as this publish leaves it.
+struct Row<'a> {
+    inputs: &'a [(String, u64, i128)],
+    entry: RunEntry,
+    figures: Option<crate::history::RunFigures>,
+    /// Its text in the old manifest, when it did not change.
+    text: Option<&'a RawValue>,
+}
+
+/// A run reported again: (folder, entry, figures, whether its pages were written).
+type Built = (String, RunEntry, crate::history::RunFigures, Result<()>);
 
 /// (folder, path, fingerprint, the entry to keep when nothing changed)
 type Plan = (String, PathBuf, Vec<(String, u64, i128)>, Option<RunEntry>);
@@ -428,14 +465,26 @@ fn write_site_pages(
     Ok(())
 }
 
-/// The manifest the last publish left (empty when there is none or it
-/// cannot be read). Its keys name folders publish may remove: only names
-/// perfreport derives count, any other is ignored with a warning.
-fn previous_manifest(path: &Path, warnings: &mut Vec<String>) -> Manifest {
-    let mut old: Manifest = std::fs::read(path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
+/// The manifest the last publish left, from its bytes (empty when there is
+/// none or it cannot be read). Its keys name folders publish may remove:
+/// only names perfreport derives count, any other is ignored with a warning.
+fn previous_manifest<'b>(bytes: &'b [u8], warnings: &mut Vec<String>) -> Previous<'b> {
+    let read = |bytes: &'b [u8]| -> Option<Previous<'b>> {
+        let raw: Manifest<&RawValue> = serde_json::from_slice(bytes).ok()?;
+        // Each run read on its own, so in parallel.
+        let runs: Vec<(String, ManifestRun)> = raw
+            .runs
+            .par_iter()
+            .map(|(key, text)| Some((key.clone(), serde_json::from_str(text.get()).ok()?)))
+            .collect::<Option<_>>()?;
+        let runs = runs.into_iter().collect();
+        Some(Previous {
+            tool: raw.tool,
+            runs,
+            text: raw.runs,
+        })
+    };
+    let mut old = read(bytes).unwrap_or_default();
     old.runs.retain(|key, _| {
         let derived = is_folder_name(key);
         if !derived {
@@ -468,29 +517,11 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         .collect();
     let found = discover_walked(walked, &mut out.warnings);
     let manifest_path = opts.site.join(MANIFEST);
-    let old = previous_manifest(&manifest_path, &mut out.warnings);
-    let tool_changed = old.tool != crate::view::Tool::cache_id();
-
-    let plans: Vec<Plan> = found
-        .into_iter()
-        .map(|(dir, path)| {
-            let fp = fingerprint(&path);
-            let pages_exist = opts.site.join("runs").join(&dir).join("index.html").exists();
-            let unchanged = old
-                .runs
-                .get(&dir)
-                .filter(|m| m.inputs == fp && m.figures.is_some() && pages_exist && !tool_changed && !opts.force);
-            // The folder is the one derived now, never the entry's own `dir`.
-            let keep = unchanged.map(|m| RunEntry {
-                dir: dir.clone(),
-                order: (m.entry.order.0.clone(), dir.clone()),
-                ..m.entry.clone()
-            });
-            (dir, path, fp, keep)
-        })
-        .collect();
+    let old_bytes = std::fs::read(&manifest_path).unwrap_or_default();
+    let mut old = previous_manifest(&old_bytes, &mut out.warnings);
+    let plans = plan(opts, found, &old);
     // The runs to rebuild, in parallel across runs.
-    let built: Vec<(String, RunEntry, crate::history::RunFigures, Result<()>)> = plans
+    let built: Vec<Built> = plans
         .par_iter()
         .filter(|p| p.3.is_none())
         .map(|(dir, path, _, _)| {
@@ -498,39 +529,9 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
             (dir.clone(), entry, figures, written)
         })
         .collect();
-    let mut manifest = Manifest {
-        tool: crate::view::Tool::cache_id(),
-        runs: BTreeMap::new(),
-    };
-    for (dir, _path, fp, keep) in &plans {
-        let (entry, figures) = match keep {
-            Some(e) => (e.clone(), old.runs.get(dir).and_then(|m| m.figures.clone())),
-            None => {
-                let Some((_, e, figures, written)) = built.iter().find(|b| &b.0 == dir) else {
-                    continue;
-                };
-                written.as_ref().map_err(|e| Error::Write {
-                    path: opts.site.join("runs").join(dir),
-                    source: std::io::Error::other(e.to_string()),
-                })?;
-                out.rebuilt.push(dir.clone());
-                (e.clone(), Some(figures.clone()))
-            }
-        };
-        // The folder is the one derived now, as for the entry.
-        let figures = figures.map(|f| crate::history::RunFigures { dir: dir.clone(), ..f });
-        manifest.runs.insert(
-            dir.clone(),
-            ManifestRun {
-                inputs: fp.clone(),
-                entry: entry.clone(),
-                figures,
-            },
-        );
-        out.runs.push(entry);
-    }
+    let rows = gather_rows(opts, &plans, &built, &mut old, &mut out)?;
     // Runs gone from the root leave the site too.
-    for gone in old.runs.keys().filter(|d| !manifest.runs.contains_key(*d)) {
+    for gone in old.runs.keys().filter(|d| !rows.contains_key(d.as_str())) {
         remove_run_folder(opts.site, gone, &mut out.warnings);
     }
     // Newest first: by started_at, else by folder name.
@@ -543,12 +544,125 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     if opts.compare_previous {
         compare_neighbours(opts, &plans, &out.runs)?;
     }
-    let figures: Vec<crate::history::RunFigures> = manifest.runs.values().filter_map(|m| m.figures.clone()).collect();
+    let mut figures = vec![];
+    let rows: Vec<(&str, Row, Option<usize>)> = rows
+        .into_iter()
+        .map(|(dir, mut row)| {
+            let at = row.figures.take().map(|f| {
+                figures.push(f);
+                figures.len() - 1
+            });
+            (dir, row, at)
+        })
+        .collect();
     write_site_pages(opts, &out.runs, &figures, &unreadable)?;
+    write_manifest(&manifest_path, &rows, &figures)?;
+    Ok(out)
+}
+
+/// Each run's fingerprint, entry, figures and unchanged text, by folder
+/// (the manifest's order, which history and the gate see the runs in). The
+/// figures kept are moved out of the old manifest, never copied: there is
+/// one per run.
+fn gather_rows<'a>(
+    opts: &PublishOptions,
+    plans: &'a [Plan],
+    built: &[Built],
+    old: &mut Previous<'a>,
+    out: &mut PublishOutcome,
+) -> Result<BTreeMap<&'a str, Row<'a>>> {
+    let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
+    for (dir, _path, fp, keep) in plans {
+        let (entry, figures, text) = match keep {
+            Some(e) => {
+                let m = old.runs.get_mut(dir);
+                // Its text stands when it names the folder as derived now.
+                let same = m
+                    .as_ref()
+                    .is_some_and(|m| m.entry.as_ref() == e && m.figures.as_ref().is_some_and(|f| f.dir == *dir));
+                let figures = m.and_then(|m| m.figures.take()).map(Cow::into_owned);
+                let text = old.text.get(dir).copied().filter(|_| same);
+                (e.clone(), figures, text)
+            }
+            None => {
+                let Some((_, e, figures, written)) = built.iter().find(|b| &b.0 == dir) else {
+                    continue;
+                };
+                written.as_ref().map_err(|e| Error::Write {
+                    path: opts.site.join("runs").join(dir),
+                    source: std::io::Error::other(e.to_string()),
+                })?;
+                out.rebuilt.push(dir.clone());
+                (e.clone(), Some(figures.clone()), None)
+            }
+        };
+        // The folder is the one derived now, as for the entry.
+        let figures = figures.map(|f| crate::history::RunFigures { dir: dir.clone(), ..f });
+        out.runs.push(entry.clone());
+        rows.insert(
+            dir,
+            Row {
+                inputs: fp,
+                entry,
+                figures,
+                text,
+            },
+        );
+    }
+    Ok(rows)
+}
+
+/// Each run found with its fingerprint, and its entry when its pages stand
+/// as they are (same inputs, same tool, pages present, no `--force`).
+fn plan(opts: &PublishOptions, found: Vec<(String, PathBuf)>, old: &Previous) -> Vec<Plan> {
+    let tool_changed = old.tool != crate::view::Tool::cache_id();
+    found
+        .into_iter()
+        .map(|(dir, path)| {
+            let fp = fingerprint(&path);
+            let pages_exist = opts.site.join("runs").join(&dir).join("index.html").exists();
+            let unchanged = old
+                .runs
+                .get(&dir)
+                .filter(|m| *m.inputs == *fp && m.figures.is_some() && pages_exist && !tool_changed && !opts.force);
+            // The folder is the one derived now, never the entry's own `dir`.
+            let keep = unchanged.map(|m| RunEntry {
+                dir: dir.clone(),
+                order: (m.entry.order.0.clone(), dir.clone()),
+                ..m.entry.as_ref().clone()
+            });
+            (dir, path, fp, keep)
+        })
+        .collect()
+}
+
+/// manifest.json: each run with its fingerprint, entry and figures (`at` in
+/// `figures`), an unchanged one as the text it was read as.
+fn write_manifest(
+    path: &Path,
+    rows: &[(&str, Row, Option<usize>)],
+    figures: &[crate::history::RunFigures],
+) -> Result<()> {
+    let manifest = Manifest {
+        tool: crate::view::Tool::cache_id(),
+        runs: rows
+            .iter()
+            .map(|(dir, row, at)| {
+                let run = match row.text {
+                    Some(text) => Written::Unchanged(text),
+                    None => Written::Run(Box::new(ManifestRun {
+                        inputs: Cow::Borrowed(row.inputs),
+                        entry: Cow::Borrowed(&row.entry),
+                        figures: at.map(|i| Cow::Borrowed(&figures[i])),
+                    })),
+                };
+                (dir.to_string(), run)
+            })
+            .collect(),
+    };
     let mut m = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
     m.push(b'\n');
-    write_atomic(&manifest_path, &m)?;
-    Ok(out)
+    write_atomic(path, &m).map(|_| ())
 }
 
 #[cfg(test)]

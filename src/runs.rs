@@ -17,7 +17,12 @@ pub fn default_root() -> PathBuf {
 /// resolved): a symlinked run directory may lead elsewhere under the root,
 /// never out of it.
 fn inside(dir: &Path, real_root: Option<&Path>) -> bool {
-    real_root.is_some_and(|root| dir.canonicalize().is_ok_and(|d| d.starts_with(root)))
+    within(dir.canonicalize().ok().as_deref(), real_root)
+}
+
+/// Whether a real path (`None`: it could not be resolved) lies inside `real_root`.
+fn within(real: Option<&Path>, real_root: Option<&Path>) -> bool {
+    real.zip(real_root).is_some_and(|(d, root)| d.starts_with(root))
 }
 
 /// What a directory leading out of the root is called where it is named.
@@ -69,6 +74,10 @@ pub(crate) struct Walked {
 pub(crate) fn walk(root: &Path, leave_out: Option<&Path>) -> Walked {
     let leave_out = leave_out.and_then(|p| p.canonicalize().ok());
     let real_root = root.canonicalize().ok();
+    // The real path of each folder above the entry, by depth: an entry that
+    // is no link is its folder's real path and its name, so only a link is
+    // resolved (resolving every folder was a readlink per component).
+    let mut reals: Vec<Option<PathBuf>> = vec![real_root.clone()];
     let mut out = Walked::default();
     let mut walk = walkdir::WalkDir::new(root)
         .follow_links(true)
@@ -93,15 +102,22 @@ pub(crate) fn walk(root: &Path, leave_out: Option<&Path>) -> Walked {
         if !entry.file_type().is_dir() {
             continue;
         }
-        if !inside(entry.path(), real_root.as_deref()) {
+        reals.truncate(entry.depth());
+        let parent = reals.last().cloned().flatten();
+        let real = match parent {
+            Some(parent) if !entry.path_is_symlink() => Some(parent.join(entry.file_name())),
+            _ => entry.path().canonicalize().ok(),
+        };
+        if !within(real.as_deref(), real_root.as_deref()) {
             out.unreadable.push((entry.path().to_path_buf(), LEADS_OUT.to_string()));
             walk.skip_current_dir();
             continue;
         }
-        if leave_out.is_some() && entry.path().canonicalize().ok() == leave_out {
+        if leave_out.is_some() && real == leave_out {
             walk.skip_current_dir();
             continue;
         }
+        reals.push(real);
         if model::is_run_dir(entry.path()) {
             let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
             out.runs.push((rel.to_path_buf(), entry.path().to_path_buf()));

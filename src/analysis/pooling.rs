@@ -61,30 +61,44 @@ impl Coordinates {
     /// time, so those two are neither pooled nor compared. A run whose mode
     /// or arch is not recorded pools with none, not even another such run.
     pub(crate) fn differences(&self, other: &Coordinates) -> Vec<Difference> {
+        let [mode, arch, width] = self.matches(other);
         let mut out = vec![];
-        let mut differ = |coordinate, a: Option<String>, b: Option<String>, unknown_matches: bool| {
-            let same = match (&a, &b) {
-                (None, None) => unknown_matches,
-                (x, y) => x == y,
-            };
+        let mut differ = |coordinate, same: bool, a: Option<String>, b: Option<String>| {
             if !same {
                 out.push(Difference { coordinate, a, b });
             }
         };
-        differ("mode", self.mode.clone(), other.mode.clone(), false);
-        differ("arch", self.arch.clone(), other.arch.clone(), false);
+        differ("mode", mode, self.mode.clone(), other.mode.clone());
+        differ("arch", arch, self.arch.clone(), other.arch.clone());
         differ(
             "job width",
+            width,
             self.job_width.map(|w| w.to_string()),
             other.job_width.map(|w| w.to_string()),
-            true,
         );
         out
     }
 
-    /// Whether runs at these coordinates may be pooled or compared: no [`Coordinates::differences`].
+    /// Whether mode, arch and job width each match, by the rule above.
+    fn matches(&self, other: &Coordinates) -> [bool; 3] {
+        fn same<T: PartialEq>(a: &Option<T>, b: &Option<T>, unknown_matches: bool) -> bool {
+            match (a, b) {
+                (None, None) => unknown_matches,
+                (x, y) => x == y,
+            }
+        }
+        [
+            same(&self.mode, &other.mode, false),
+            same(&self.arch, &other.arch, false),
+            same(&self.job_width, &other.job_width, true),
+        ]
+    }
+
+    /// Whether runs at these coordinates may be pooled or compared: no
+    /// [`Coordinates::differences`] (asked for every pair of runs of a
+    /// history, so it allocates nothing).
     pub(crate) fn pools_with(&self, other: &Coordinates) -> bool {
-        self.differences(other).is_empty()
+        self.matches(other) == [true; 3]
     }
 }
 

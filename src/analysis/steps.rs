@@ -27,13 +27,13 @@ pub(crate) fn match_key(name: &str) -> Option<String> {
     step_numbers(name)?;
     let inner = name.strip_prefix('[')?;
     let close = inner.find(']')?;
-    let mut words: Vec<&str> = inner[..close].split_whitespace().collect();
-    words.pop(); // n/m
-                 // A platform holds a `/`; a stage name never does.
-    let stage = words.last().filter(|w| !w.contains('/')).copied();
+    let mut words = inner[..close].split_whitespace();
+    words.next_back(); // n/m
+                       // A platform holds a `/`; a stage name never does.
+    let stage = words.next_back().filter(|w| !w.contains('/'));
     let command = inner[close + 1..].trim();
     Some(match stage {
-        Some(stage) => format!("{stage} {command}"),
+        Some(stage) => [stage, command].join(" "),
         None => command.to_string(),
     })
 }

@@ -3,7 +3,7 @@
 //! moved"), and a headline that follows a stable target.
 
 use crate::analysis::spread;
-use crate::history::bands::{earlier, metric_band};
+use crate::history::bands::{metric_band, Comparable};
 use crate::history::{Key, RunFigures};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -25,9 +25,11 @@ pub struct IndexVerdict {
 /// Per run folder: its verdict and headline for the site's index.
 pub fn index_verdicts(all: &[RunFigures]) -> BTreeMap<String, IndexVerdict> {
     let expensive = most_expensive(all);
+    let comparable = Comparable::new(all);
     all.iter()
         .map(|run| {
-            let g = super::night::gate_run(all, run);
+            let before = comparable.earlier(run);
+            let g = super::night::gate_against(run, &before);
             let mut targets: Vec<&str> = g.regressed_checks().iter().map(|c| c.target.as_str()).collect();
             targets.sort_unstable();
             targets.dedup();
@@ -37,7 +39,6 @@ pub fn index_verdicts(all: &[RunFigures]) -> BTreeMap<String, IndexVerdict> {
             let headline = if run.left_out.is_some() {
                 None
             } else {
-                let before = earlier(all, run);
                 let h: Vec<String> = targets.iter().filter_map(|t| headline(&before, run, t)).collect();
                 (!h.is_empty()).then(|| h.join("; "))
             };

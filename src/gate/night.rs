@@ -229,8 +229,14 @@ pub(crate) fn pick(all: &[RunFigures], window_s: f64, now_us: i64) -> Picked<'_>
 }
 
 /// Gates `run` against the comparable runs of `all` that started before it.
+#[cfg(test)]
 pub(crate) fn gate_run(all: &[RunFigures], run: &RunFigures) -> GatedRun {
-    let earlier = bands::earlier(all, run);
+    gate_against(run, &bands::earlier(all, run))
+}
+
+/// Gates `run` against `earlier`, the comparable runs that started before it
+/// ([`bands::earlier`]).
+pub(crate) fn gate_against(run: &RunFigures, earlier: &[&RunFigures]) -> GatedRun {
     let mut g = GatedRun {
         dir: run.dir.clone(),
         stamp: run.stamp.clone(),
@@ -268,12 +274,12 @@ pub(crate) fn gate_run(all: &[RunFigures], run: &RunFigures) -> GatedRun {
         g.not_gated = Some(format!("no comparable run ({}) started before it", g.key));
         return g;
     }
-    let e = from_history(None, earlier.len(), bands::all_bands(&earlier, run));
+    let e = from_history(None, earlier.len(), bands::all_bands(earlier, run));
     g.against = super::against(&e);
     g.checks = checks(run, &e);
     g.checked = g.checks.iter().filter(|c| c.checked()).count();
     g.regressions = g.checks.iter().filter(|c| c.is_regression()).count();
-    g.unmeasured = unmeasured(&earlier, run);
+    g.unmeasured = unmeasured(earlier, run);
     g.unusable = !g.unmeasured.is_empty();
     (g.verdict, g.not_gated) = if g.regressions > 0 {
         (Verdict::Regressed, None)
@@ -341,7 +347,12 @@ fn no_band_why(checks: &[Check], runs: usize) -> String {
 /// Gates the night under a root whose runs are `all`, `now_us` being the clock.
 pub fn gate_night(all: &[RunFigures], window_s: f64, now_us: i64) -> Night {
     let picked = pick(all, window_s, now_us);
-    let runs: Vec<GatedRun> = picked.runs.iter().map(|r| gate_run(all, r)).collect();
+    let comparable = bands::Comparable::new(all);
+    let runs: Vec<GatedRun> = picked
+        .runs
+        .iter()
+        .map(|r| gate_against(r, &comparable.earlier(r)))
+        .collect();
     Night {
         newest: picked
             .runs

@@ -80,21 +80,44 @@ impl MetricBand {
 /// The runs comparable with `run` (same key, not left out) that came before
 /// it, the newest `spread::WINDOW` of them, oldest first.
 pub fn earlier<'a>(all: &'a [RunFigures], run: &RunFigures) -> Vec<&'a RunFigures> {
-    let key = run.key();
-    let at = (run.started_us, run.stamp.as_str());
-    // Two dated runs are ordered by their start alone: one that started at
-    // the same moment did not come before.
-    let before = |r: &RunFigures| match (r.started_us, run.started_us) {
-        (Some(a), Some(b)) => a < b,
-        _ => (r.started_us, r.stamp.as_str()) < at,
-    };
-    let mut v: Vec<&RunFigures> = all
-        .iter()
-        .filter(|r| r.left_out.is_none() && r.key() == key && before(r))
-        .collect();
-    v.sort_by(|a, b| a.order().cmp(&b.order()));
-    let skip = v.len().saturating_sub(spread::WINDOW);
-    v.split_off(skip)
+    Comparable::new(all).earlier(run)
+}
+
+/// The runs of a history that can be pooled (not left out), grouped by key,
+/// each group oldest first: what [`earlier`] asks of every run at once, so
+/// weighing each run of a site of hundreds groups and sorts them once, not
+/// once a run.
+pub(crate) struct Comparable<'a>(BTreeMap<super::Key, Vec<&'a RunFigures>>);
+
+impl<'a> Comparable<'a> {
+    pub(crate) fn new(all: &'a [RunFigures]) -> Comparable<'a> {
+        let mut by_key: BTreeMap<super::Key, Vec<&RunFigures>> = BTreeMap::new();
+        for r in all.iter().filter(|r| r.left_out.is_none()) {
+            by_key.entry(r.key()).or_default().push(r);
+        }
+        for runs in by_key.values_mut() {
+            runs.sort_by(|a, b| a.order().cmp(&b.order()));
+        }
+        Comparable(by_key)
+    }
+
+    /// The runs of `run`'s key that came before it, the newest
+    /// `spread::WINDOW` of them, oldest first.
+    pub(crate) fn earlier(&self, run: &RunFigures) -> Vec<&'a RunFigures> {
+        let Some(runs) = self.0.get(&run.key()) else {
+            return vec![];
+        };
+        let at = (run.started_us, run.stamp.as_str());
+        // Two dated runs are ordered by their start alone: one that started at
+        // the same moment did not come before. In a key's runs, oldest first,
+        // those before `run` are a prefix (undated runs sort first).
+        let before = |r: &&RunFigures| match (r.started_us, run.started_us) {
+            (Some(a), Some(b)) => a < b,
+            _ => (r.started_us, r.stamp.as_str()) < at,
+        };
+        let end = runs.partition_point(before);
+        runs[end.saturating_sub(spread::WINDOW)..end].to_vec()
+    }
 }
 
 /// The newest `spread::WINDOW` runs of `all` comparable with `run`, itself

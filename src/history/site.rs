@@ -12,11 +12,9 @@ pub(crate) fn view(
     unreadable: &[(String, String)],
     verdicts: &view::Verdicts,
 ) -> view::HistoryView {
-    let mut runs = figures.to_vec();
-    runs.extend(
-        unreadable
-            .iter()
-            .map(|(at, what)| RunFigures::unreadable(at, format!("{what}: skipped"))),
-    );
-    view::build(root, &runs, verdicts)
+    let unreadable: Vec<RunFigures> = unreadable
+        .iter()
+        .map(|(at, what)| RunFigures::unreadable(at, format!("{what}: skipped")))
+        .collect();
+    view::build(root, figures.iter().chain(&unreadable), verdicts)
 }

@@ -99,33 +99,48 @@ pub(crate) struct StepPoint {
 /// Only the slowest steps of each run are kept (`history::STEPS_KEPT`), so a
 /// line lacks the runs where its step was not among them.
 fn step_lines(runs: &[&RunFigures], target: &str) -> Vec<StepLine> {
-    let mut lines: BTreeMap<String, StepLine> = BTreeMap::new();
+    /// A line as it is gathered: its points as (run, step), copied out only
+    /// for the lines kept.
+    struct Gathered<'a> {
+        total_s: f64,
+        points: Vec<(usize, &'a crate::analysis::step_diff::StepRecord)>,
+    }
+    let mut lines: BTreeMap<String, Gathered> = BTreeMap::new();
     for (i, r) in runs.iter().enumerate() {
         let Some(t) = r.targets.get(target) else { continue };
         for s in &t.steps {
             let key = crate::analysis::steps::match_key(&s.name).unwrap_or_else(|| s.name.clone());
-            let line = lines.entry(key).or_insert_with(|| StepLine {
-                step: String::new(),
+            let line = lines.entry(key).or_insert_with(|| Gathered {
                 total_s: 0.0,
                 points: vec![],
             });
-            line.step = s.name.clone();
             line.total_s += s.s;
-            line.points.push(StepPoint {
-                stamp: r.stamp.clone(),
-                run: i,
-                value: s.s,
-                ran: s.ran,
-            });
+            line.points.push((i, s));
         }
     }
-    let mut v: Vec<StepLine> = lines.into_values().collect();
-    v.sort_by(|a, b| b.total_s.total_cmp(&a.total_s).then_with(|| a.step.cmp(&b.step)));
-    v.truncate(STEP_LINES);
-    for l in &mut v {
-        l.total_s = r1(l.total_s);
+    /// Its name in the newest run that has it.
+    fn name<'a>(l: &Gathered<'a>) -> &'a str {
+        l.points.last().map_or("", |(_, s)| s.name.as_str())
     }
-    v
+    let mut v: Vec<Gathered> = lines.into_values().collect();
+    v.sort_by(|a, b| b.total_s.total_cmp(&a.total_s).then_with(|| name(a).cmp(name(b))));
+    v.truncate(STEP_LINES);
+    v.iter()
+        .map(|l| StepLine {
+            step: name(l).to_string(),
+            total_s: r1(l.total_s),
+            points: l
+                .points
+                .iter()
+                .map(|(i, s)| StepPoint {
+                    stamp: runs[*i].stamp.clone(),
+                    run: *i,
+                    value: s.s,
+                    ran: s.ran,
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -427,7 +442,7 @@ pub(crate) type Verdicts = BTreeMap<String, (bool, String)>;
 
 /// The history of `runs` (any order; those left out are listed, not pooled),
 /// each key led by the gate's verdict on its newest run from `verdicts`.
-pub fn build(root: &str, runs: &[RunFigures], verdicts: &Verdicts) -> HistoryView {
+pub fn build<'a>(root: &str, runs: impl IntoIterator<Item = &'a RunFigures>, verdicts: &Verdicts) -> HistoryView {
     let mut by_key: BTreeMap<Key, Vec<&RunFigures>> = BTreeMap::new();
     let mut left_out = vec![];
     for r in runs {

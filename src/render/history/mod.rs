@@ -6,9 +6,10 @@ pub(crate) mod chart;
 pub(crate) mod page;
 
 use crate::error::{Error, Result};
-use crate::history::view::{HistoryView, KeyView};
+use crate::history::view::{ChangePoint, HistoryView, KeyView, LeftOut, MetricView, StepView};
 use crate::output::OutFile;
-use std::collections::HashMap;
+use crate::view::Tool;
+use std::collections::{BTreeMap, HashMap};
 use tera::Value;
 
 pub(crate) const MARKDOWN: &str = "history.md";
@@ -57,7 +58,7 @@ pub(crate) fn markdown(view: &HistoryView) -> Result<String> {
     let mut t = crate::render::markdown::markdown_engine(MARKDOWN, TEMPLATE)?;
     t.register_filter("value", Safe(value));
     t.register_filter("signed", Safe(signed));
-    let mut ctx = tera::Context::from_serialize(view).map_err(|e| Error::Template {
+    let mut ctx = tera::Context::from_serialize(TextView::of(view)).map_err(|e| Error::Template {
         name: MARKDOWN.into(),
         message: e.to_string(),
     })?;
@@ -77,6 +78,80 @@ pub(crate) fn markdown(view: &HistoryView) -> Result<String> {
     ctx.insert("ones", &ones);
     let text = t.render(MARKDOWN, &ctx).map_err(template_error(MARKDOWN))?;
     Ok(tidy(&text))
+}
+
+/// What history.md reads of the view: the tables' figures, not the points
+/// and step lines behind the charts. tera copies all it is given into its
+/// context, and those grow with every run of a site.
+#[derive(serde::Serialize)]
+struct TextView<'a> {
+    root: &'a str,
+    estimator: &'a str,
+    loaded_rule: &'a str,
+    keys: Vec<TextKey<'a>>,
+    left_out: &'a [LeftOut],
+    tool: &'a Tool,
+}
+
+#[derive(serde::Serialize)]
+struct TextKey<'a> {
+    label: &'a str,
+    runs: &'a [String],
+    newest_verdict_words: Option<&'a str>,
+    chart: Option<&'a str>,
+    targets: BTreeMap<&'a str, BTreeMap<&'a str, TextMetric<'a>>>,
+    loaded: &'a BTreeMap<String, BTreeMap<String, String>>,
+    /// How many runs `load_unknown` names.
+    load_unknown_runs: usize,
+}
+
+/// A metric's row: [`MetricView`] without its points.
+#[derive(serde::Serialize)]
+struct TextMetric<'a> {
+    n: usize,
+    median: Option<f64>,
+    newest: Option<f64>,
+    newest_vs_median_pct: Option<f64>,
+    spread_pct: Option<f64>,
+    step: &'a Option<StepView>,
+    loaded: Option<usize>,
+    change_point: &'a Option<ChangePoint>,
+}
+
+impl<'a> TextView<'a> {
+    fn of(v: &'a HistoryView) -> Self {
+        let metric = |m: &'a MetricView| TextMetric {
+            n: m.n,
+            median: m.median,
+            newest: m.newest,
+            newest_vs_median_pct: m.newest_vs_median_pct,
+            spread_pct: m.spread_pct,
+            step: &m.step,
+            loaded: m.loaded,
+            change_point: &m.change_point,
+        };
+        let key = |k: &'a KeyView| TextKey {
+            label: &k.label,
+            runs: &k.runs,
+            newest_verdict_words: k.newest_verdict_words.as_deref(),
+            chart: k.chart.as_deref(),
+            targets: k
+                .targets
+                .iter()
+                .map(|(t, ms)| (t.as_str(), ms.iter().map(|(m, v)| (m.as_str(), metric(v))).collect()))
+                .collect(),
+            loaded: &k.loaded,
+            load_unknown_runs: k.load_unknown.len(),
+        };
+        TextView {
+            root: &v.root,
+            estimator: v.estimator,
+            loaded_rule: v.loaded_rule,
+            keys: v.keys.iter().map(key).collect(),
+            left_out: &v.left_out,
+            tool: &v.tool,
+        }
+    }
 }
 
 /// A key as history.md lists it on one line: its label, first and newest
