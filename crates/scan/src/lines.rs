@@ -353,16 +353,7 @@ where
         let read_to_end = read?;
         if eof {
             total.append(pending.take());
-            if next.len() > sz.max_line {
-                // An unfinished last line already past the bound: the next
-                // parse passes over the rest of it.
-                total.overlong(&next, hasher);
-                skipping = true;
-            } else {
-                total.tail = next;
-            }
-            total.skipping = skipping;
-            return Ok(total);
+            return Ok(total.end_in_line(next, skipping, sz.max_line, hasher));
         }
         eof = read_to_end;
         std::mem::swap(&mut buf, &mut next);
@@ -377,6 +368,26 @@ impl<S: LineSink> LineParse<S> {
             self.sink.append_block(sink);
             self.stats.merge_following(stats);
         }
+    }
+
+    /// The file ends in the middle of `rest`: kept as the tail a resume
+    /// starts from, or, already past the bound, counted now and the rest of
+    /// it passed over by the next parse.
+    fn end_in_line(
+        mut self,
+        rest: Vec<u8>,
+        mut skipping: bool,
+        max_line: usize,
+        hasher: &mut twox_hash::XxHash3_64,
+    ) -> Self {
+        if rest.len() > max_line {
+            self.overlong(&rest, hasher);
+            skipping = true;
+        } else {
+            self.tail = rest;
+        }
+        self.skipping = skipping;
+        self
     }
 
     /// Counts the line starting with `head`, longer than the bound, as malformed.
