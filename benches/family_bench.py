@@ -133,18 +133,12 @@ def check(b, kind, name, d, tally, out):
         sys.exit(f"ABORT: perfreport and the {kind} baseline disagree on {name} ({d}):\n  " + "\n  ".join(diffs))
 
 
-def peak_rss(b, d, out):
-    res = subprocess.run([sys.executable, os.path.join(b.ROOT, "benches", "peak_rss_anon.py"), b.BIN, "report", d,
-                          "--out", out, "-q"], check=True, capture_output=True, text=True)
-    return float(res.stdout.strip())
-
-
 def memory(b, kind, name, d300, out):
     """Peak RssAnon at 30 MB, 300 MB and 1 GB; the 1 GB run is deleted after."""
     peaks = []
     for mb in MEMORY_MB:
         d = d300 if mb == FAMILY_MB else member_run(b, kind, name, mb)[0]
-        peaks.append(peak_rss(b, d, out))
+        peaks.append(b.peak_rss_anon(d, out))
         if mb >= 1000:
             drop(d)
     return peaks
@@ -195,7 +189,7 @@ def table(b, kind, rows):
             "| member | perfreport, whole command: median (min – max) | GB/s | baseline ("
             + ("regex + rayon" if kind == "sccache" else "sonic-rs + rayon") + ") | GB/s | perfreport ÷ baseline | "
             "library floor: sonic-rs parse only, nothing aggregated | cat | "
-            "peak RssAnon MB at 30 MB / 300 MB / 1 GB (spread) |",
+            f"peak RssAnon MB at 30 MB / 300 MB / 1 GB, median of {b.MEMORY_ROUNDS} (spread) |",
             "|---|---|---|---|---|---|---|---|---|"]
     return head + [row(r) for r in rows] + ["", b.steal_note(b.steal_sum([r["steal"] for r in rows]), marked=True), ""]
 
