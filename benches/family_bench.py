@@ -189,7 +189,7 @@ def table(b, kind, rows):
             "| member | perfreport, whole command: median (min – max) | GB/s | baseline ("
             + ("regex + rayon" if kind == "sccache" else "sonic-rs + rayon") + ") | GB/s | perfreport ÷ baseline | "
             "library floor: sonic-rs parse only, nothing aggregated | cat | "
-            f"peak RssAnon MB at 30 MB / 300 MB / 1 GB, median of {b.MEMORY_ROUNDS} (spread) |",
+            f"peak RssAnon MB at 30 MB / 300 MB / 1 GB, highest of {b.MEMORY_ROUNDS} (spread) |",
             "|---|---|---|---|---|---|---|---|---|"]
     return head + [row(r) for r in rows] + ["", b.steal_note(b.steal_sum([r["steal"] for r in rows]), marked=True), ""]
 
