@@ -68,7 +68,10 @@ fn documents_and_comments_cite_no_issue_numbers_or_sessions() {
             found.push(format!("{shown}:{line}: {text}"));
         }
     }
-    assert!(docs.len() > 5 && sources.len() > 20, "the documents and sources were not found");
+    assert!(
+        docs.len() > 5 && sources.len() > 20,
+        "the documents and sources were not found"
+    );
     assert!(
         found.is_empty(),
         "documents and comments tell the story of the work (git history keeps it):\n{}",
@@ -80,10 +83,19 @@ fn documents_and_comments_cite_no_issue_numbers_or_sessions() {
 fn benchmarks_md_is_how_to_run_it_and_todays_tables_not_a_journal() {
     let text = read(&Path::new(ROOT).join("BENCHMARKS.md"));
     let lines = text.lines().count();
-    assert!(lines <= BENCHMARKS_MAX_LINES, "BENCHMARKS.md is {lines} lines (at most {BENCHMARKS_MAX_LINES})");
-    assert!(text.contains("python3 benches/bench.py"), "BENCHMARKS.md does not say how to run the benchmark");
+    assert!(
+        lines <= BENCHMARKS_MAX_LINES,
+        "BENCHMARKS.md is {lines} lines (at most {BENCHMARKS_MAX_LINES})"
+    );
+    assert!(
+        text.contains("python3 benches/bench.py"),
+        "BENCHMARKS.md does not say how to run the benchmark"
+    );
     let todays = text.lines().filter(|l| l.starts_with("## Today's figures")).count();
-    assert_eq!(todays, 1, "BENCHMARKS.md has {todays} sections of today's figures, not one");
+    assert_eq!(
+        todays, 1,
+        "BENCHMARKS.md has {todays} sections of today's figures, not one"
+    );
 }
 
 #[test]
@@ -91,7 +103,11 @@ fn the_narration_check_finds_issue_numbers_and_sessions_in_comments_only_where_a
     let text = "// fixed in issue #12\nlet x = 1; // see issue 7\n/// the tenth session\n\
                 // a zot `HTTP API` line\nlet s = \"session\";\n";
     let lines: Vec<usize> = narrating_lines(text, true).into_iter().map(|(n, _)| n).collect();
-    assert_eq!(lines, vec![1, 3], "a comment line citing an issue or a session, not code");
+    assert_eq!(
+        lines,
+        vec![1, 3],
+        "a comment line citing an issue or a session, not code"
+    );
     let prose = "Rounds alternate (see #history-at-scale).\nLanded in (#37).\n";
     let lines: Vec<usize> = narrating_lines(prose, false).into_iter().map(|(n, _)| n).collect();
     assert_eq!(lines, vec![2], "an anchor is not an issue; `(#37)` is");
