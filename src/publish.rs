@@ -547,8 +547,9 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         })
         .collect();
     let rows = gather_rows(opts, &plans, &built, &mut old, &mut out)?;
-    // Runs gone from the root leave the site too.
-    for gone in old.runs.keys().filter(|d| !rows.contains_key(d.as_str())) {
+    // Runs gone from the root leave the site too, those whose entry could
+    // not be read as well (`remove_run_folder` takes only derived names).
+    for gone in old.text.keys().filter(|d| !rows.contains_key(d.as_str())) {
         remove_run_folder(opts.site, gone, &mut out.warnings);
     }
     // Newest first: by started_at, else by folder name.

@@ -241,4 +241,16 @@ fn a_corrupted_manifest_is_said_and_the_site_is_the_one_a_fresh_publish_gives() 
     let said = String::from_utf8_lossy(&o.stderr);
     assert!(said.contains("manifest.json cannot be read"), "{said}");
     same_as_fresh(site.path());
+    // A run gone from the root whose entry cannot be read still leaves the site.
+    let gone = "20261019T020000Z-broken";
+    let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    m["runs"][gone] = serde_json::json!("damaged");
+    std::fs::write(&manifest, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    std::fs::remove_dir_all(root.path().join(gone)).unwrap();
+    assert!(site.path().join("runs").join(gone).is_dir());
+    assert!(publish(root.path(), site.path()).status.success());
+    assert!(
+        !site.path().join("runs").join(gone).exists(),
+        "the gone run's folder is removed"
+    );
 }
