@@ -466,35 +466,52 @@ fn write_site_pages(
 }
 
 /// The manifest the last publish left, from its bytes (empty when there is
-/// none or it cannot be read). Its keys name folders publish may remove:
-/// only names perfreport derives count, any other is ignored with a warning.
+/// none). Its keys name folders publish may remove: only names perfreport
+/// derives count, any other is ignored with a warning. A manifest, or one
+/// run in it, that cannot be read is said and its runs reported again.
 fn previous_manifest<'b>(bytes: &'b [u8], warnings: &mut Vec<String>) -> Previous<'b> {
-    let read = |bytes: &'b [u8]| -> Option<Previous<'b>> {
-        let raw: Manifest<&RawValue> = serde_json::from_slice(bytes).ok()?;
-        // Each run read on its own, so in parallel.
-        let runs: Vec<(String, ManifestRun)> = raw
-            .runs
-            .par_iter()
-            .map(|(key, text)| Some((key.clone(), serde_json::from_str(text.get()).ok()?)))
-            .collect::<Option<_>>()?;
-        let runs = runs.into_iter().collect();
-        Some(Previous {
-            tool: raw.tool,
-            runs,
-            text: raw.runs,
-        })
+    if bytes.is_empty() {
+        return Previous::default();
+    }
+    let raw: Manifest<&RawValue> = match serde_json::from_slice(bytes) {
+        Ok(raw) => raw,
+        Err(e) => {
+            warnings.push(format!(
+                "{MANIFEST} cannot be read (line {} column {}): every run is reported again",
+                e.line(),
+                e.column()
+            ));
+            return Previous::default();
+        }
     };
-    let mut old = read(bytes).unwrap_or_default();
-    old.runs.retain(|key, _| {
-        let derived = is_folder_name(key);
-        if !derived {
+    // Each run read on its own, so in parallel.
+    let read: Vec<(&String, serde_json::Result<ManifestRun>)> = raw
+        .runs
+        .par_iter()
+        .map(|(key, text)| (key, serde_json::from_str(text.get())))
+        .collect();
+    let mut runs = BTreeMap::new();
+    for (key, run) in read {
+        if !is_folder_name(key) {
             warnings.push(format!(
                 "{MANIFEST}: entry {key:?} is not a run folder name perfreport derives: ignored"
             ));
+            continue;
         }
-        derived
-    });
-    old
+        match run {
+            Ok(run) => {
+                runs.insert(key.clone(), run);
+            }
+            Err(_) => warnings.push(format!(
+                "{MANIFEST}: entry {key:?} cannot be read: its run is reported again"
+            )),
+        }
+    }
+    Previous {
+        tool: raw.tool,
+        runs,
+        text: raw.runs,
+    }
 }
 
 pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
@@ -530,8 +547,9 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         })
         .collect();
     let rows = gather_rows(opts, &plans, &built, &mut old, &mut out)?;
-    // Runs gone from the root leave the site too.
-    for gone in old.runs.keys().filter(|d| !rows.contains_key(d.as_str())) {
+    // Runs gone from the root leave the site too, those whose entry could
+    // not be read as well (`remove_run_folder` takes only derived names).
+    for gone in old.text.keys().filter(|d| !rows.contains_key(d.as_str())) {
         remove_run_folder(opts.site, gone, &mut out.warnings);
     }
     // Newest first: by started_at, else by folder name.
@@ -746,5 +764,74 @@ mod tests {
         for key in ["20261020T020000Z", "a--b", "a~2d~2db", "~2e~2e", "run x"] {
             assert!(is_folder_name(key), "{key:?}");
         }
+    }
+
+    /// A run as a previous publish wrote it into the manifest.
+    fn written(dir: &str) -> String {
+        let entry = RunEntry {
+            dir: dir.into(),
+            stamp: dir.into(),
+            status: "complete".into(),
+            reason: None,
+            broken_inputs: vec![],
+            mode: "cold".into(),
+            arch: "x86_64".into(),
+            wall: "1m".into(),
+            targets: 1,
+            critical: "—".into(),
+            started: "—".into(),
+            order: (None, dir.into()),
+        };
+        let run = ManifestRun {
+            inputs: Cow::Owned(vec![("run.json".into(), 10, 20)]),
+            entry: Cow::Owned(entry),
+            figures: Some(Cow::Owned(crate::history::RunFigures::unreadable(dir, "x".into()))),
+        };
+        serde_json::to_string(&run).unwrap()
+    }
+
+    #[test]
+    fn one_manifest_run_that_cannot_be_read_is_named_and_the_others_still_count() {
+        let text = format!(
+            r#"{{"tool":"t","runs":{{"a":{},"b":[1],"c":{},"d":{{"inputs":"x"}}}}}}"#,
+            written("a"),
+            written("c")
+        );
+        let mut warnings = vec![];
+        let old = previous_manifest(text.as_bytes(), &mut warnings);
+        assert_eq!(
+            old.runs.keys().collect::<Vec<_>>(),
+            ["a", "c"],
+            "the readable runs are kept"
+        );
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings[0].contains("\"b\"") && warnings[1].contains("\"d\""),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_manifest_that_cannot_be_read_is_said_not_silently_dropped() {
+        let whole = format!(r#"{{"tool":"t","runs":{{"a":{}}}}}"#, written("a"));
+        let nested = format!(r#"{{"tool":"t","runs":{{"a":{}}}}}"#, "[".repeat(100_000));
+        for bad in [
+            &whole.as_bytes()[..whole.len() / 2],
+            b"[]",
+            b"\xff\xfe",
+            nested.as_bytes(),
+        ] {
+            let mut warnings = vec![];
+            let old = previous_manifest(bad, &mut warnings);
+            assert!(old.runs.is_empty());
+            assert!(
+                warnings.len() == 1 && warnings[0].contains("cannot be read"),
+                "{warnings:?}"
+            );
+        }
+        // No manifest yet (a new site): nothing to say.
+        let mut warnings = vec![];
+        previous_manifest(b"", &mut warnings);
+        assert!(warnings.is_empty());
     }
 }

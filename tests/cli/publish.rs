@@ -199,3 +199,58 @@ fn publish_compare_previous_adds_a_section_to_both_runs_report_pages() {
     let oldest = page(COLD);
     assert!(oldest.contains("Until the next run (20261021T020000Z)"));
 }
+
+#[test]
+fn a_corrupted_manifest_is_said_and_the_site_is_the_one_a_fresh_publish_gives() {
+    let root = root_of_runs();
+    let fresh = tempfile::tempdir().unwrap();
+    assert!(publish(root.path(), fresh.path()).status.success());
+    let same_as_fresh = |site: &std::path::Path| {
+        for p in walk(fresh.path()) {
+            let rel = p.strip_prefix(fresh.path()).unwrap();
+            let (want, got) = (
+                std::fs::read(&p).unwrap(),
+                std::fs::read(site.join(rel)).unwrap_or_default(),
+            );
+            if rel == std::path::Path::new("manifest.json") {
+                // An unchanged run is written back as the text it was read
+                // as: the same JSON, in the layout the edit left.
+                let json = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).unwrap();
+                assert_eq!(json(&want), json(&got), "manifest.json");
+            } else {
+                assert!(want == got, "{} differs", rel.display());
+            }
+        }
+    };
+    // One run's value is not an object: it alone is rebuilt, and said.
+    let site = tempfile::tempdir().unwrap();
+    assert!(publish(root.path(), site.path()).status.success());
+    let manifest = site.path().join("manifest.json");
+    let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    m["runs"][WARM] = serde_json::json!([1]);
+    std::fs::write(&manifest, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    let o = publish(root.path(), site.path());
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(said.contains(&format!("{WARM:?} cannot be read")), "{said}");
+    assert!(said.contains("(1 rebuilt"), "the other runs stand: {said}");
+    same_as_fresh(site.path());
+    // Cut short: every run is rebuilt, and that is said.
+    let text = std::fs::read(&manifest).unwrap();
+    std::fs::write(&manifest, &text[..text.len() / 2]).unwrap();
+    let o = publish(root.path(), site.path());
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(said.contains("manifest.json cannot be read"), "{said}");
+    same_as_fresh(site.path());
+    // A run gone from the root whose entry cannot be read still leaves the site.
+    let gone = "20261019T020000Z-broken";
+    let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    m["runs"][gone] = serde_json::json!("damaged");
+    std::fs::write(&manifest, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    std::fs::remove_dir_all(root.path().join(gone)).unwrap();
+    assert!(site.path().join("runs").join(gone).is_dir());
+    assert!(publish(root.path(), site.path()).status.success());
+    assert!(
+        !site.path().join("runs").join(gone).exists(),
+        "the gone run's folder is removed"
+    );
+}
