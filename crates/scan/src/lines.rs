@@ -4,8 +4,9 @@
 //! that rayon parses in parallel, each into a mergeable aggregate. Merging
 //! happens in file order, so line numbers in warnings stay exact.
 //!
-//! The next block is read (and this one hashed) while this block's chunks
-//! are parsed: one `rayon::join` per block.
+//! The next block is read, this one hashed and the previous block's
+//! aggregate appended while this block's chunks are parsed: one
+//! `rayon::join` per block, so neither core waits on the serial work.
 
 use crate::json_shape::Shapes;
 use rayon::prelude::*;
