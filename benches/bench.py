@@ -39,7 +39,7 @@ generator is rebuilt. Nothing here is a pass/fail test: the figures go into
 BENCHMARKS.md.
 
 Time on this project's 2-core machine, host quiet: part one about a
-minute, part two about six (it generates about 27 GB: every member at
+minute, part two about ten (it generates about 27 GB: every member at
 30 MB, 300 MB and 1 GB, the 1 GB ones deleted after), after the two
 release builds. The 300 MB members are kept for the next run; BENCH_KIND
 runs fewer kinds.
