@@ -4,7 +4,15 @@
 use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
-    let out = Command::new("git").args(args).output().ok()?;
+    // No optional locks: `git status` would otherwise refresh and rewrite
+    // the index (it does on a fresh clone), which is a file this script
+    // watches, so the next cargo command would rerun it and rebuild the
+    // crate with nothing changed.
+    let out = Command::new("git")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .args(args)
+        .output()
+        .ok()?;
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())

@@ -32,11 +32,7 @@ fn metrics_textfile_passes_promtool_and_omits_what_was_not_measured() {
     );
     let promtool = std::path::Path::new("/usr/bin/promtool");
     if !promtool.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            ".ci/run installs Debian's prometheus for promtool"
-        );
-        eprintln!("SKIPPED promtool check: no /usr/bin/promtool");
+        crate::util::skipped("no /usr/bin/promtool (.ci/run installs Debian's prometheus)");
         return;
     }
     let mut child = Command::new(promtool)

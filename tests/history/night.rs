@@ -63,12 +63,10 @@ fn junit_read_back(file: &Path) -> Option<Value> {
                 Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
                 Err(e) => e.to_string(),
             };
-            assert!(
-                std::env::var_os("CI").is_none(),
+            crate::util::skipped(&format!(
                 "junitparser could not read {}: {why} (.ci/run installs tests/tools/junit/requirements.txt)",
                 file.display()
-            );
-            eprintln!("SKIPPED: junitparser is not installed (pip install -r tests/tools/junit/requirements.txt)");
+            ));
             None
         }
     }
