@@ -6,19 +6,17 @@
 pub(crate) mod comparable;
 
 use crate::analysis::step_diff::{self, StepChange};
+use crate::figures::{secs_ms, Figures, Metric, NodeFigures, Provenance, TargetFigures};
 use crate::history::why;
-use crate::history::RunFigures;
-use crate::view::View;
 use comparable::{comparable, Comparability};
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// Without history, a change within this share of the earlier value is called noise.
 pub(crate) const DEFAULT_BAND_PCT: f64 = 10.0;
 
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Change {
-    pub(crate) metric: &'static str,
+    pub(crate) metric: Metric,
     pub(crate) a: Option<f64>,
     pub(crate) b: Option<f64>,
     pub(crate) delta: Option<f64>,
@@ -70,13 +68,13 @@ pub struct CompareView {
     pub(crate) targets: Vec<TargetChange>,
     pub(crate) nodes: Vec<TargetChange>,
     /// The tool that compared, and each run's own provenance (inputs, coordinates).
-    pub(crate) tool: crate::view::Tool,
-    pub(crate) provenance_a: crate::view::Provenance,
-    pub(crate) provenance_b: crate::view::Provenance,
+    pub(crate) tool: crate::figures::Tool,
+    pub(crate) provenance_a: Provenance,
+    pub(crate) provenance_b: Provenance,
 }
 
 /// A time-like metric: lower is better. `steps_cached`: higher is better.
-fn verdict(metric: &str, a: f64, b: f64, band_pct: f64) -> String {
+fn verdict(metric: Metric, a: f64, b: f64, band_pct: f64) -> String {
     let delta = b - a;
     if delta == 0.0 {
         return "unchanged".into();
@@ -86,14 +84,14 @@ fn verdict(metric: &str, a: f64, b: f64, band_pct: f64) -> String {
         return "within noise".into();
     }
     match (metric, delta > 0.0) {
-        ("steps_cached", true) => "more cached".into(),
-        ("steps_cached", false) => "fewer cached".into(),
+        (Metric::StepsCached, true) => "more cached".into(),
+        (Metric::StepsCached, false) => "fewer cached".into(),
         (_, true) => "slower".into(),
         (_, false) => "faster".into(),
     }
 }
 
-fn change(metric: &'static str, a: Option<f64>, b: Option<f64>, band: (f64, String, usize)) -> Change {
+fn change(metric: Metric, a: Option<f64>, b: Option<f64>, band: (f64, String, usize)) -> Change {
     let (band_pct, band_from, band_runs) = band;
     let (delta, delta_pct, v) = match (a, b) {
         (Some(a), Some(b)) => {
@@ -159,23 +157,43 @@ fn noise_band(b: crate::history::bands::MetricBand) -> (f64, String, usize) {
 
 /// Compares B against A. `history`: the runs of a history root; those
 /// comparable with B (same mode, arch and job width) that started before it
-/// set the noise bands, so no band rests on a night after B.
-pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
+/// set the noise bands, so no band rests on a night after B. Both runs are
+/// read just now (their provenance is known).
+pub fn compare(a: &Figures, b: &Figures, history: &[Figures]) -> CompareView {
+    let unknown = || Provenance {
+        tool: crate::figures::Tool::this(),
+        inputs: Default::default(),
+        run: crate::figures::RunCoordinates {
+            stamp: String::new(),
+            mode: crate::figures::Measured::missing("not known"),
+            arch: crate::figures::Measured::missing("not known"),
+            namespace: crate::figures::Measured::missing("not known"),
+            sccache_prefix: crate::figures::Measured::missing("not known"),
+            nodes: vec![],
+            job_width: crate::figures::Measured::missing("not known"),
+            revision: crate::figures::Measured::missing("not known"),
+            why_null: Default::default(),
+        },
+    };
+    let (pa, pb) = (
+        a.provenance.clone().unwrap_or_else(unknown),
+        b.provenance.clone().unwrap_or_else(unknown),
+    );
     let mut out = CompareView {
         a: a.stamp.clone(),
         b: b.stamp.clone(),
         comparable: true,
         reasons: vec![],
         warnings: vec![],
-        revision_a: a.provenance.run.revision.clone(),
-        revision_b: b.provenance.run.revision.clone(),
+        revision_a: a.revision.value().cloned(),
+        revision_b: b.revision.value().cloned(),
         targets: vec![],
         nodes: vec![],
-        tool: crate::view::Tool::this(),
-        provenance_a: a.provenance.clone(),
-        provenance_b: b.provenance.clone(),
+        tool: crate::figures::Tool::this(),
+        provenance_a: pa,
+        provenance_b: pb,
     };
-    match comparable(&a.provenance, &b.provenance) {
+    match comparable(&out.provenance_a, &out.provenance_b) {
         Comparability::No { reasons } => {
             out.comparable = false;
             out.reasons = reasons;
@@ -183,80 +201,86 @@ pub fn compare(a: &View, b: &View, history: &[RunFigures]) -> CompareView {
         }
         Comparability::Yes { warnings } => out.warnings = warnings,
     }
-    let history = crate::history::bands::earlier(history, &RunFigures::from_view("", b));
-    let target_band = |t: &str, m: &str| noise_band(crate::history::bands::metric_band(&history, t, m));
-    let node_band = |n: &str, m: &str| noise_band(crate::history::bands::node_band(&history, n, m));
-    type Get = fn(&crate::view::TargetView) -> Option<f64>;
-    let metrics: [(&'static str, Get); 5] = [
-        ("total_s", |t| t.total_s),
-        ("build_s", |t| t.build_s),
-        ("gap_s", |t| t.gap_s),
-        ("upload_s", |t| t.upload_s),
-        ("steps_cached", |t| t.steps_cached.map(|x| x as f64)),
-    ];
-    let b_targets: BTreeMap<&str, &crate::view::TargetView> = b.targets.iter().map(|t| (t.name.as_str(), t)).collect();
-    for ta in &a.targets {
-        let Some(tb) = b_targets.get(ta.name.as_str()) else {
+    let history = crate::history::bands::earlier(history, b);
+    let target_band = |t: &str, m: Metric| noise_band(crate::history::bands::metric_band(&history, t, m));
+    let node_band = |n: &str, m: Metric| noise_band(crate::history::bands::node_band(&history, n, m));
+    for (name, ta) in &a.targets {
+        let Some(tb) = b.targets.get(name) else {
             continue;
         };
-        let moved = match (&ta.node, &tb.node) {
-            (Some(x), Some(y)) if x != y => Some(format!("moved from {x} to {y}: it could not use {x}'s local cache")),
-            _ => None,
-        };
-        let changes: Vec<Change> = metrics
-            .iter()
-            .map(|(m, get)| change(m, get(ta), get(tb), target_band(&ta.name, m)))
-            .collect();
-        let steps = step_diff::diff(&ta.step_records(), &tb.step_records());
-        let build_delta = changes.iter().find(|c| c.metric == "build_s").and_then(|c| c.delta);
-        let beside = beside(ta, tb);
-        let why = headline_change(&changes).map(|c| {
-            why::sentence(&why::Why {
-                target: &ta.name,
-                metric: c.metric,
-                delta: c.delta,
-                steps: &steps,
-                beside: &beside,
-                moved: moved.as_deref(),
-                revision_a: out.revision_a.as_deref(),
-                revision_b: out.revision_b.as_deref(),
-            })
-        });
-        out.targets.push(TargetChange {
-            target: ta.name.clone(),
-            node_a: ta.node.clone(),
-            node_b: tb.node.clone(),
-            moved,
-            changes,
-            steps_explain_pct: Some(build_delta.and_then(|d| step_diff::explained_pct(&steps, d, why::TOP))),
-            steps: Some(steps),
-            beside: Some(beside),
-            why,
-        });
+        out.targets.push(target_change(name, ta, tb, &out, target_band));
     }
-    out.nodes = node_changes(a, b, node_band);
+    // A's timeline order (by start, then name), as its report lists them.
+    out.targets.sort_by(|x, y| {
+        let start = |t: &TargetChange| a.targets.get(&t.target).and_then(|f| f.start.get());
+        (start(x).is_none(), start(x), &x.target).cmp(&(start(y).is_none(), start(y), &y.target))
+    });
+    out.nodes = node_changes(&a.nodes, &b.nodes, node_band);
     out
 }
 
+/// One target's change from A to B: each metric against its band, its
+/// steps matched, what moved beside them, and why in a sentence.
+fn target_change(
+    name: &str,
+    ta: &TargetFigures,
+    tb: &TargetFigures,
+    out: &CompareView,
+    band: impl Fn(&str, Metric) -> (f64, String, usize),
+) -> TargetChange {
+    let moved = match (ta.node.value(), tb.node.value()) {
+        (Some(x), Some(y)) if x != y => Some(format!("moved from {x} to {y}: it could not use {x}'s local cache")),
+        _ => None,
+    };
+    let changes: Vec<Change> = Metric::TARGET
+        .iter()
+        .map(|m| change(*m, ta.metric(*m).get(), tb.metric(*m).get(), band(name, *m)))
+        .collect();
+    let steps = step_diff::diff(&ta.steps, &tb.steps);
+    let build_delta = changes.iter().find(|c| c.metric == Metric::Build).and_then(|c| c.delta);
+    let beside = beside(ta, tb);
+    let why = headline_change(&changes).map(|c| {
+        why::sentence(&why::Why {
+            target: name,
+            metric: c.metric,
+            delta: c.delta,
+            steps: &steps,
+            beside: &beside,
+            moved: moved.as_deref(),
+            revision_a: out.revision_a.as_deref(),
+            revision_b: out.revision_b.as_deref(),
+        })
+    });
+    TargetChange {
+        target: name.to_string(),
+        node_a: ta.node.value().cloned(),
+        node_b: tb.node.value().cloned(),
+        moved,
+        changes,
+        steps_explain_pct: Some(build_delta.and_then(|d| step_diff::explained_pct(&steps, d, why::TOP))),
+        steps: Some(steps),
+        beside: Some(beside),
+        why,
+    }
+}
+
 /// Each node's busy, idle and mean CPU from A to B, banded by `band`.
-fn node_changes(a: &View, b: &View, band: impl Fn(&str, &str) -> (f64, String, usize)) -> Vec<TargetChange> {
+fn node_changes(
+    a: &std::collections::BTreeMap<String, NodeFigures>,
+    b: &std::collections::BTreeMap<String, NodeFigures>,
+    band: impl Fn(&str, Metric) -> (f64, String, usize),
+) -> Vec<TargetChange> {
     let mut rows = vec![];
-    for na in &a.nodes {
-        let Some(nb) = b.nodes.iter().find(|n| n.name == na.name) else {
+    for (name, na) in a {
+        let Some(nb) = b.get(name) else {
             continue;
         };
-        let changes = vec![
-            change("busy_s", na.busy_s, nb.busy_s, band(&na.name, "busy_s")),
-            change("idle_s", na.idle_s, nb.idle_s, band(&na.name, "idle_s")),
-            change(
-                "cpu_pct_mean",
-                na.cpu_pct_mean,
-                nb.cpu_pct_mean,
-                band(&na.name, "cpu_pct_mean"),
-            ),
-        ];
+        let changes = Metric::NODE
+            .iter()
+            .map(|m| change(*m, na.metric(*m).get(), nb.metric(*m).get(), band(name, *m)))
+            .collect();
         rows.push(TargetChange {
-            target: na.name.clone(),
+            target: name.clone(),
             node_a: None,
             node_b: None,
             moved: None,
@@ -271,23 +295,24 @@ fn node_changes(a: &View, b: &View, band: impl Fn(&str, &str) -> (f64, String, u
 }
 
 /// What moved beside a target's steps.
-fn beside(a: &crate::view::TargetView, b: &crate::view::TargetView) -> Vec<why::Beside> {
-    let bytes = |t: &crate::view::TargetView| t.upload_bytes.map(|x| x as f64);
+fn beside(a: &TargetFigures, b: &TargetFigures) -> Vec<why::Beside> {
+    let time = |t: &TargetFigures, f: fn(&TargetFigures) -> &crate::figures::Measured<i64>| f(t).get().map(secs_ms);
+    let bytes = |t: &TargetFigures| t.upload_bytes.get().map(|x| x as f64);
     vec![
         why::Beside {
             what: "setup_s",
-            a: a.setup_s,
-            b: b.setup_s,
+            a: time(a, |t| &t.setup),
+            b: time(b, |t| &t.setup),
         },
         why::Beside {
             what: "export_s",
-            a: a.export_s,
-            b: b.export_s,
+            a: time(a, |t| &t.export),
+            b: time(b, |t| &t.export),
         },
         why::Beside {
             what: "upload_s",
-            a: a.upload_s,
-            b: b.upload_s,
+            a: time(a, |t| &t.upload),
+            b: time(b, |t| &t.upload),
         },
         why::Beside {
             what: "upload_bytes",
@@ -296,8 +321,8 @@ fn beside(a: &crate::view::TargetView, b: &crate::view::TargetView) -> Vec<why::
         },
         why::Beside {
             what: "upload_mbps",
-            a: a.upload_mbps,
-            b: b.upload_mbps,
+            a: a.upload_mbps.get(),
+            b: b.upload_mbps.get(),
         },
     ]
 }
@@ -305,12 +330,12 @@ fn beside(a: &crate::view::TargetView, b: &crate::view::TargetView) -> Vec<why::
 /// The change a target's sentence explains: its build when that moved
 /// beyond the noise, else its total.
 fn headline_change(changes: &[Change]) -> Option<&Change> {
-    let moved = |m: &str| {
+    let moved = |m: Metric| {
         changes
             .iter()
             .find(|c| c.metric == m && matches!(c.verdict.as_str(), "slower" | "faster"))
     };
-    moved("build_s").or_else(|| moved("total_s"))
+    moved(Metric::Build).or_else(|| moved(Metric::Total))
 }
 
 #[cfg(test)]
@@ -319,33 +344,26 @@ mod tests {
 
     #[test]
     fn a_change_inside_the_band_is_no_ranking() {
-        assert_eq!(verdict("build_s", 100.0, 105.0, 10.0), "within noise");
-        assert_eq!(verdict("build_s", 100.0, 130.0, 10.0), "slower");
-        assert_eq!(verdict("build_s", 100.0, 70.0, 10.0), "faster");
-        assert_eq!(verdict("steps_cached", 2.0, 9.0, 10.0), "more cached");
+        assert_eq!(verdict(Metric::Build, 100.0, 105.0, 10.0), "within noise");
+        assert_eq!(verdict(Metric::Build, 100.0, 130.0, 10.0), "slower");
+        assert_eq!(verdict(Metric::Build, 100.0, 70.0, 10.0), "faster");
+        assert_eq!(verdict(Metric::StepsCached, 2.0, 9.0, 10.0), "more cached");
     }
 
     #[test]
     fn the_noise_band_is_the_gates_band_and_says_its_n() {
         let run = |build: f64| {
-            let mut r = RunFigures {
-                mode: Some("warm".into()),
-                arch: Some("gfx1201".into()),
-                ..Default::default()
-            };
-            r.targets.insert(
-                "pytorch".into(),
-                crate::history::TargetFigures {
-                    build_s: Some(build),
-                    ..Default::default()
-                },
-            );
+            let mut r = Figures::dated("r", 0, Some("warm"));
+            let mut t = TargetFigures::unmeasured("not measured");
+            t.set(Metric::Build, build);
+            r.targets.insert("pytorch".into(), t);
             r
         };
         let runs = [run(90.0), run(100.0), run(110.0)];
-        let refs: Vec<&RunFigures> = runs.iter().collect();
+        let refs: Vec<&Figures> = runs.iter().collect();
         // Median 100, MAD 10: spread 14.826%, band 3× that.
-        let band_of = |runs: &[&RunFigures]| noise_band(crate::history::bands::metric_band(runs, "pytorch", "build_s"));
+        let band_of =
+            |runs: &[&Figures]| noise_band(crate::history::bands::metric_band(runs, "pytorch", Metric::Build));
         let (band, from, n) = band_of(&refs);
         assert!((band - 44.478).abs() < 1e-9, "{band}");
         assert_eq!(
@@ -354,10 +372,10 @@ mod tests {
         );
         // Identical runs show no spread: the band is floored, so 100 s -> 100.5 s is noise.
         let same = [run(100.0), run(100.0), run(100.0)];
-        let same: Vec<&RunFigures> = same.iter().collect();
+        let same: Vec<&Figures> = same.iter().collect();
         let (band, from, _) = band_of(&same);
         assert_eq!(band, 5.0, "5 s of 100 s: {from}");
-        assert_eq!(verdict("build_s", 100.0, 100.5, band), "within noise");
+        assert_eq!(verdict(Metric::Build, 100.0, 100.5, band), "within noise");
         let (band, from, n) = band_of(&refs[..2]);
         assert_eq!((band, n), (DEFAULT_BAND_PCT, 0));
         assert!(from.starts_with("assumed: no history (2 earlier"), "{from}");

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(
-    name = perfreport::view::Tool::NAME,
+    name = perfreport::figures::Tool::NAME,
     version = VERSION,
     about = "Static reports for build-fleet performance runs"
 )]
@@ -50,7 +50,7 @@ enum Command {
 }
 
 /// The version with the commit it was built from, as every report records it.
-const VERSION: &str = perfreport::view::Tool::VERSION_LINE;
+const VERSION: &str = perfreport::figures::Tool::VERSION_LINE;
 
 fn main() -> ExitCode {
     let command = Cli::parse().command;

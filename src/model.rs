@@ -49,7 +49,7 @@ pub(crate) const FIXED_INPUTS: [&str; 7] = [RUN_JSON, PLACEMENT, SAMPLES, SCCACH
 pub(crate) struct TargetTrace {
     pub(crate) target: String,
     pub(crate) spans: Vec<Span>,
-    pub(crate) figures: crate::analysis::targets::TargetFigures,
+    pub(crate) figures: crate::analysis::targets::TraceFigures,
 }
 
 #[derive(Debug, Clone)]
@@ -343,7 +343,7 @@ pub(crate) fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) 
 /// The window run.json and the traces make (`analysis::window::core`), and
 /// whether its end is still open (a run in flight grows to its newest
 /// record); `None` when run.json gives no `started_at`.
-fn anchored_window(run: &Run, figures: &[&crate::analysis::targets::TargetFigures]) -> Option<AnchoredWindow> {
+fn anchored_window(run: &Run, figures: &[&crate::analysis::targets::TraceFigures]) -> Option<AnchoredWindow> {
     use crate::analysis::window;
     let info = run.info.as_ref();
     let (started, finished) = (info.and_then(|i| i.started_at), info.and_then(|i| i.finished_at));
@@ -622,7 +622,7 @@ fn read_logs(
             .map(|(target, file)| read_trace(dir, target, file))
             .collect()
     };
-    let figures: Vec<&crate::analysis::targets::TargetFigures> = traces
+    let figures: Vec<&crate::analysis::targets::TraceFigures> = traces
         .iter()
         .filter_map(|(t, _)| t.as_ref())
         .filter(|t| !t.spans.is_empty())

@@ -7,7 +7,7 @@
 use crate::error::{Error, Result};
 use crate::output::{real_dir_inside, write_all_inside, write_atomic, OutFile};
 use crate::runs::fingerprint;
-use crate::{model, render, view};
+use crate::{model, render};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -15,7 +15,6 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
-const SITE_TEMPLATE: &str = include_str!("../templates/site.html.tera");
 pub(crate) const MANIFEST: &str = "manifest.json";
 
 /// One run as the site index lists it; display-ready.
@@ -50,7 +49,7 @@ struct ManifestRun<'a> {
     entry: Cow<'a, RunEntry>,
     /// What history keeps of the run, so the history page reads no run again.
     #[serde(default)]
-    figures: Option<Cow<'a, crate::history::RunFigures>>,
+    figures: Option<Cow<'a, crate::figures::Figures>>,
 }
 
 /// `manifest.json`, each run's value `R`: read as the text it was written
@@ -85,13 +84,13 @@ struct Previous<'b> {
 struct Row<'a> {
     inputs: &'a [(String, u64, i128)],
     entry: RunEntry,
-    figures: Option<crate::history::RunFigures>,
+    figures: Option<crate::figures::Figures>,
     /// Its text in the old manifest, when it did not change.
     text: Option<&'a RawValue>,
 }
 
 /// A run reported again: (folder, entry, figures, whether its pages were written).
-type Built = (String, RunEntry, crate::history::RunFigures, Result<()>);
+type Built = (String, RunEntry, crate::figures::Figures, Result<()>);
 
 /// (folder, path, fingerprint, the entry to keep when nothing changed)
 type Plan = (String, PathBuf, Vec<(String, u64, i128)>, Option<RunEntry>);
@@ -253,49 +252,46 @@ fn remove_run_folder(site: &Path, name: &str, warnings: &mut Vec<String>) {
     }
 }
 
-fn entry_of(dir: &str, v: &view::View, broken: Option<String>) -> RunEntry {
-    let status = match (&broken, v.in_flight) {
+fn entry_of(dir: &str, f: &crate::figures::Figures, broken_inputs: &[String], broken: Option<String>) -> RunEntry {
+    let status = match (&broken, f.in_flight) {
         (Some(_), _) => "broken",
         (None, true) => "in flight",
         (None, false) => "complete",
     };
     RunEntry {
         dir: dir.to_string(),
-        stamp: v.stamp.clone(),
+        stamp: f.stamp.clone(),
         status: status.into(),
         reason: broken,
-        broken_inputs: v
-            .inputs
-            .values()
-            .filter(|i| i.present && i.contract_broken)
-            .map(|i| i.name.clone())
-            .collect(),
-        mode: v
-            .mode
-            .map(|m| format!("{m:?}").to_lowercase())
-            .unwrap_or_else(|| "—".into()),
-        arch: v.arch.clone().unwrap_or_else(|| "—".into()),
-        wall: v
+        broken_inputs: broken_inputs.to_vec(),
+        mode: f.mode.value().cloned().unwrap_or_else(|| "—".into()),
+        arch: f.arch.value().cloned().unwrap_or_else(|| "—".into()),
+        wall: f
             .fleet
-            .wall_s
-            .map(crate::timefmt::human_duration)
+            .wall
+            .get()
+            .map(|w| crate::timefmt::human_duration(crate::figures::secs_ms(w)))
             .unwrap_or_else(|| "—".into()),
-        targets: v.targets.len(),
-        critical: v
+        targets: f.targets.len(),
+        critical: f
             .fleet
             .critical
-            .as_ref()
+            .value()
             .map(|c| c.node.clone())
             .unwrap_or_else(|| "—".into()),
-        started: v.window.as_ref().map(|w| w.start.clone()).unwrap_or_else(|| "—".into()),
-        order: (v.started_at.clone(), dir.to_string()),
+        started: f
+            .window
+            .value()
+            .map(|w| crate::timefmt::format_rfc3339(w.start))
+            .unwrap_or_else(|| "—".into()),
+        order: (f.started_us().map(crate::timefmt::format_rfc3339), dir.to_string()),
     }
 }
 
 /// Reports one run into `site/runs/<dir>/`; a run that cannot be reported
 /// becomes a broken entry with the reason, never a failed publish.
-fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::history::RunFigures, Result<()>) {
-    let unreadable = |reason: String| crate::history::RunFigures::unreadable(dir, format!("broken: {reason}"));
+fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::figures::Figures, Result<()>) {
+    let unreadable = |reason: String| crate::figures::Figures::unreadable(dir, format!("broken: {reason}"));
     let broken_entry = |reason: String| RunEntry {
         dir: dir.to_string(),
         stamp: dir.to_string(),
@@ -322,9 +318,9 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::history::
         Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(())),
     };
     // Every present input broke its contract: nothing in the report can be trusted.
-    let broken = crate::history::broken_reason(&report.view);
-    let entry = entry_of(dir, &report.view, broken);
-    let figures = crate::history::RunFigures::from_view(dir, &report.view);
+    let entry = entry_of(dir, &report.figures, &report.broken_inputs, report.broken.clone());
+    let mut figures = report.figures;
+    figures.dir = dir.to_string();
     let files = match render::render_all_for(&report.view, Some("../../")) {
         Ok(f) => f,
         Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(())),
@@ -334,7 +330,7 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::history::
         .find(|f| f.path == Path::new("report.md"))
         .map(|f| String::from_utf8_lossy(&f.bytes).into_owned())
         .unwrap_or_default();
-    let html = markdown_page(&format!("run {}", report.view.stamp), &md);
+    let html = render::site::markdown_page(&format!("run {}", report.view.stamp), &md);
     let mut files = files;
     files.push(OutFile::new("report.html", html));
     let written = write_all_inside(site, &Path::new("runs").join(dir), &files).map(|_| ());
@@ -346,11 +342,11 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::history::
 /// Pairs that are not comparable say why instead of ranking anything.
 fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) -> Result<()> {
     let usable: Vec<&RunEntry> = runs.iter().filter(|r| r.status != "broken").collect();
-    let load = |dir: &str| -> Option<view::View> {
+    let load = |dir: &str| -> Option<crate::figures::Figures> {
         let path = &plans.iter().find(|p| p.0 == dir)?.1;
-        model::load(path).ok().map(|r| view::build(&r))
+        model::load(path).ok().map(|r| crate::measure::analyse(&r).figures)
     };
-    let views: BTreeMap<&str, view::View> = usable
+    let views: BTreeMap<&str, crate::figures::Figures> = usable
         .iter()
         .filter_map(|r| Some((r.dir.as_str(), load(&r.dir)?)))
         .collect();
@@ -381,7 +377,7 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
         }
         let out = real_dir_inside(opts.site, &Path::new("runs").join(&r.dir))?;
         let md = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
-        let page = markdown_page(&format!("run {}", v.stamp), &format!("{md}{sections}"));
+        let page = render::site::markdown_page(&format!("run {}", v.stamp), &format!("{md}{sections}"));
         write_atomic(&out.join("report.html"), page.as_bytes())?;
     }
     Ok(())
@@ -401,45 +397,22 @@ fn demote(md: &str) -> String {
         .join("\n")
 }
 
-/// report.md as a page: its markdown with raw HTML shown as text, the
-/// charts as images beside it.
-fn markdown_page(title: &str, md: &str) -> String {
-    let body = render::html::markdown_html(md);
-    let body = format!(
-        "<p><a href=\"index.html\">Interactive page</a> · <a href=\"../../index.html\">All runs</a> · <a href=\"../../history.html\">History</a></p>\n{body}"
-    );
-    let render = || -> Result<String> {
-        let mut t = render::markdown::engine("page", render::ratios::PAGE)?;
-        t.autoescape_on(vec!["page"]);
-        let mut ctx = tera::Context::new();
-        ctx.insert("css", render::ratios::CSS);
-        ctx.insert("title", title);
-        ctx.insert("body", &body);
-        t.render("page", &ctx).map_err(|e| Error::Template {
-            name: "page".into(),
-            message: format!("{e:?}"),
-        })
-    };
-    render().unwrap_or(body)
-}
-
 /// The site-wide pages: the run list the selectors read, the history from
 /// the manifest's figures, and the index with each run's gate verdict.
 fn write_site_pages(
     opts: &PublishOptions,
     runs: &[RunEntry],
-    figures: &[crate::history::RunFigures],
+    figures: &[crate::figures::Figures],
     unreadable: &[(String, String)],
 ) -> Result<()> {
     let runs_js: Vec<serde_json::Value> = runs
         .iter()
         .map(|r| serde_json::json!({"dir": r.dir, "stamp": r.stamp, "mode": r.mode, "status": r.status}))
         .collect();
-    let js = format!(
-        "// The runs of this site, newest first: read by each run page's selector.\nwindow.PERF_RUNS = {};\n",
-        render::html::script_safe(&serde_json::to_string(&runs_js).unwrap_or_else(|_| "[]".into()))
-    );
-    write_atomic(&opts.site.join("runs.js"), js.as_bytes())?;
+    write_atomic(
+        &opts.site.join("runs.js"),
+        render::site::runs_script(&runs_js).as_bytes(),
+    )?;
     let verdicts = crate::gate::index::index_verdicts(figures);
     let history = crate::history::site::view(
         &opts.root.display().to_string(),
@@ -450,17 +423,7 @@ fn write_site_pages(
     for f in render::history::site_files(history)? {
         write_atomic(&opts.site.join(&f.path), &f.bytes)?;
     }
-    let mut t = render::markdown::engine("site.html", SITE_TEMPLATE)?;
-    t.autoescape_on(vec!["site.html"]);
-    let mut ctx = tera::Context::new();
-    ctx.insert("css", render::ratios::CSS);
-    ctx.insert("runs", runs);
-    ctx.insert("verdicts", &verdicts);
-    ctx.insert("bench", &opts.bench.is_some());
-    let index = t.render("site.html", &ctx).map_err(|e| Error::Template {
-        name: "site.html".into(),
-        message: format!("{e:?}"),
-    })?;
+    let index = render::site::index_page(&runs, &verdicts, opts.bench.is_some())?;
     write_atomic(&opts.site.join("index.html"), index.as_bytes())?;
     Ok(())
 }
@@ -615,7 +578,7 @@ fn gather_rows<'a>(
             }
         };
         // The folder is the one derived now, as for the entry.
-        let figures = figures.map(|f| crate::history::RunFigures { dir: dir.clone(), ..f });
+        let figures = figures.map(|f| crate::figures::Figures { dir: dir.clone(), ..f });
         out.runs.push(entry.clone());
         rows.insert(
             dir,
@@ -633,7 +596,7 @@ fn gather_rows<'a>(
 /// Each run found with its fingerprint, and its entry when its pages stand
 /// as they are (same inputs, same tool, pages present, no `--force`).
 fn plan(opts: &PublishOptions, found: Vec<(String, PathBuf)>, old: &Previous) -> Vec<Plan> {
-    let tool_changed = old.tool != crate::view::Tool::cache_id();
+    let tool_changed = old.tool != crate::figures::Tool::cache_id();
     found
         .into_iter()
         .map(|(dir, path)| {
@@ -656,13 +619,9 @@ fn plan(opts: &PublishOptions, found: Vec<(String, PathBuf)>, old: &Previous) ->
 
 /// manifest.json: each run with its fingerprint, entry and figures (`at` in
 /// `figures`), an unchanged one as the text it was read as.
-fn write_manifest(
-    path: &Path,
-    rows: &[(&str, Row, Option<usize>)],
-    figures: &[crate::history::RunFigures],
-) -> Result<()> {
+fn write_manifest(path: &Path, rows: &[(&str, Row, Option<usize>)], figures: &[crate::figures::Figures]) -> Result<()> {
     let manifest = Manifest {
-        tool: crate::view::Tool::cache_id(),
+        tool: crate::figures::Tool::cache_id(),
         runs: rows
             .iter()
             .map(|(dir, row, at)| {
@@ -785,7 +744,7 @@ mod tests {
         let run = ManifestRun {
             inputs: Cow::Owned(vec![("run.json".into(), 10, 20)]),
             entry: Cow::Owned(entry),
-            figures: Some(Cow::Owned(crate::history::RunFigures::unreadable(dir, "x".into()))),
+            figures: Some(Cow::Owned(crate::figures::Figures::unreadable(dir, "x".into()))),
         };
         serde_json::to_string(&run).unwrap()
     }

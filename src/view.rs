@@ -1,169 +1,77 @@
 //! The view model: everything the renderers show, and exactly what
-//! `data.json` serialises. Built once from the run model and the analysis;
-//! the renderers only read it.
+//! `data.json` serialises. Built once from the run's figures
+//! (`analysis::figures`), which it places and formats; the renderers only
+//! read it. Each `null` in it is a `Measured` figure's, beside its reason
+//! (`figures::explained`).
 
+use crate::figures::explained::{explained, Notes, Reasons};
+use crate::figures::Measured;
+pub(crate) use crate::figures::{InputIdentity, Provenance, Tool};
 use crate::input::artifacts::Artifact;
 use crate::input::run_json::Mode;
 use crate::input::InputReport;
+use crate::measure::Analysed;
 use crate::model::{self, Run};
 pub(crate) use crate::timefmt::human_bytes;
-use crate::timefmt::{self, Micros, MICROS_PER_SEC};
+use crate::timefmt::{self, Micros};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-mod context;
 mod fleet;
 mod lanes;
 mod mode;
 mod nodes;
 pub mod placement;
-mod provenance;
 pub(crate) mod summary;
 mod targets;
-mod why;
-mod window;
-
-use context::Context;
 
 pub(crate) const SCHEMA: u32 = 1;
 
-/// Points per chart series at most: display resolution, peaks kept.
-pub(crate) const MAX_SERIES_POINTS: usize = 2000;
-/// Up to this many nodes each series keeps `MAX_SERIES_POINTS`; a larger
-/// fleet shares what eight would have, so data.json and the page stay the
-/// same size however many nodes poll.
-pub(crate) const FULL_DETAIL_NODES: usize = 8;
+pub(crate) use crate::analysis::nodes::{reduce_min_max, FULL_DETAIL_NODES};
 
-/// The points one node's series may keep in a fleet of `nodes`.
-pub(crate) fn series_budget(nodes: usize) -> usize {
-    // Four points is the least a reduced series keeps (a bucket's extremes).
-    (MAX_SERIES_POINTS * FULL_DETAIL_NODES / nodes.max(1)).clamp(4, MAX_SERIES_POINTS)
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct View {
-    pub(crate) schema: u32,
-    pub stamp: String,
-    pub(crate) mode: Option<Mode>,
-    /// What `total` includes in this mode, said next to every total.
-    pub(crate) mode_note: String,
-    pub(crate) arch: Option<String>,
-    pub(crate) namespace: Option<String>,
-    pub(crate) in_flight: bool,
-    /// run.json's `started_at`, which orders runs (RFC 3339).
-    pub(crate) started_at: Option<String>,
-    pub(crate) tool: Tool,
-    pub(crate) window: Option<Window>,
-    /// The report's opening sentences: what matters, in words.
-    pub(crate) summary: Vec<String>,
-    /// Every warning of every input, and of the analysis.
-    pub warnings: Vec<String>,
-    pub(crate) inputs: BTreeMap<String, InputReport>,
-    pub(crate) targets: Vec<TargetView>,
-    pub(crate) nodes: Vec<NodeView>,
-    pub(crate) fleet: FleetView,
-    /// The chain of targets that set the wall clock, earliest first;
-    /// `null` while a record is open.
-    pub(crate) critical_path: Option<Vec<LinkView>>,
-    pub(crate) sccache: SccacheView,
-    pub(crate) zot: ZotView,
-    pub(crate) artifacts: Vec<Artifact>,
-    /// The balancer's costs as measured, and its rule replayed on them.
-    pub(crate) placement: placement::PlacementView,
-    /// What is needed to decide later whether a figure still holds.
-    pub(crate) provenance: Provenance,
-    /// Why a field above is `null`, keyed by field name.
-    pub(crate) why_null: BTreeMap<String, String>,
-    /// Why a chart draws nothing, keyed by chart (`cpu_mem`); absent when
-    /// every chart draws. The SVG and the page both only read it.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) why_empty: BTreeMap<&'static str, String>,
+explained! {
+    #[derive(Debug, Clone)]
+    pub struct View {
+        [plain] pub(crate) schema: u32,
+        [plain] pub stamp: String,
+        [measured] pub(crate) mode: Measured<Mode>,
+        /// What `total` includes in this mode, said next to every total.
+        [plain] pub(crate) mode_note: String,
+        [measured] pub(crate) arch: Measured<String>,
+        [measured] pub(crate) namespace: Measured<String>,
+        [plain] pub(crate) in_flight: bool,
+        /// run.json's `started_at`, which orders runs (RFC 3339).
+        [measured] pub(crate) started_at: Measured<String>,
+        [plain] pub(crate) tool: Tool,
+        [measured] pub(crate) window: Measured<Window>,
+        /// The report's opening sentences: what matters, in words.
+        [plain] pub(crate) summary: Vec<String>,
+        /// Every warning of every input, and of the analysis.
+        [plain] pub warnings: Vec<String>,
+        [plain] pub(crate) inputs: BTreeMap<String, InputReport>,
+        [plain] pub(crate) targets: Vec<TargetView>,
+        [plain] pub(crate) nodes: Vec<NodeView>,
+        [plain] pub(crate) fleet: FleetView,
+        /// The chain of targets that set the wall clock, earliest first;
+        /// `null` while a record is open.
+        [measured] pub(crate) critical_path: Measured<Vec<LinkView>>,
+        [plain] pub(crate) sccache: SccacheView,
+        [plain] pub(crate) zot: ZotView,
+        [plain] pub(crate) artifacts: Vec<Artifact>,
+        /// The balancer's costs as measured, and its rule replayed on them.
+        [plain] pub(crate) placement: placement::PlacementView,
+        /// What is needed to decide later whether a figure still holds.
+        [plain] pub(crate) provenance: Provenance,
+        /// Why a field above is `null`, keyed by field name.
+        [why_null] pub(crate) why_null: Reasons,
+        /// Why a chart draws nothing, keyed by chart (`cpu_mem`); absent when
+        /// every chart draws. The SVG and the page both only read it.
+        [skip_empty] pub(crate) why_empty: BTreeMap<&'static str, String>,
+    }
 }
 
 /// The CPU and memory chart's key in `View::why_empty`.
 pub(crate) const CPU_MEM: &str = "cpu_mem";
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Tool {
-    pub(crate) name: &'static str,
-    pub(crate) version: &'static str,
-    /// The commit the binary was built from (`-dirty` with local changes).
-    pub(crate) commit: &'static str,
-}
-
-/// The tool's identity, stated once: what every output, cache and
-/// `--version` records of the binary that made it.
-impl Tool {
-    pub const NAME: &'static str = "perfreport";
-    pub(crate) const VERSION: &'static str = env!("CARGO_PKG_VERSION");
-    pub(crate) const COMMIT: &'static str = env!("PERFREPORT_COMMIT");
-    /// `--version`: the version with the commit it was built from.
-    pub const VERSION_LINE: &'static str =
-        concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PERFREPORT_COMMIT"), ")");
-
-    pub(crate) fn this() -> Tool {
-        Tool {
-            name: Self::NAME,
-            version: Self::VERSION,
-            commit: Self::COMMIT,
-        }
-    }
-
-    /// Version and commit, `0.1.0 7d9bb3130d26`: what a cache of figures
-    /// is keyed by, so another build reads every run again.
-    pub(crate) fn cache_id() -> String {
-        format!("{} {}", Self::VERSION, Self::COMMIT)
-    }
-}
-
-/// `perfreport 0.1.0 (commit 7d9bb3130d26)`: who made a report, in its text.
-impl std::fmt::Display for Tool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {} (commit {})", self.name, self.version, self.commit)
-    }
-}
-
-/// One input as read: enough to tell whether it changed since.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct InputIdentity {
-    pub(crate) bytes: Option<u64>,
-    pub(crate) mtime: Option<String>,
-    pub(crate) xxh3: Option<String>,
-    pub(crate) read_as: Option<String>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) why_null: BTreeMap<String, String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct NodeCoordinate {
-    pub(crate) name: String,
-    pub(crate) cores: Option<u32>,
-}
-
-/// The run's coordinates: what decides what it may be compared with.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct RunCoordinates {
-    pub(crate) stamp: String,
-    pub(crate) mode: Option<Mode>,
-    pub(crate) arch: Option<String>,
-    pub(crate) namespace: Option<String>,
-    pub(crate) sccache_prefix: Option<String>,
-    pub(crate) nodes: Vec<NodeCoordinate>,
-    pub(crate) job_width: Option<u32>,
-    /// The build repository's revision the run built (run.json `revision`).
-    pub(crate) revision: Option<String>,
-    pub(crate) why_null: BTreeMap<String, String>,
-}
-
-/// Nothing in here changes between two runs of the same tool on the same
-/// inputs: no generation time, no host name.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct Provenance {
-    pub(crate) tool: Tool,
-    /// Present inputs only, by file name.
-    pub(crate) inputs: BTreeMap<String, InputIdentity>,
-    pub(crate) run: RunCoordinates,
-}
 
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Window {
@@ -208,57 +116,58 @@ pub(crate) struct SlowStep {
     pub(crate) cached: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct TargetView {
-    pub(crate) name: String,
-    pub(crate) node: Option<String>,
-    pub(crate) builder: Option<String>,
-    /// RFC 3339.
-    pub(crate) start: Option<String>,
-    pub(crate) end: Option<String>,
-    /// Offsets from the window's start, for the timeline.
-    pub(crate) start_s: Option<f64>,
-    pub(crate) end_s: Option<f64>,
-    pub(crate) total_s: Option<f64>,
-    pub(crate) build_s: Option<f64>,
-    pub(crate) gap_s: Option<f64>,
-    pub(crate) gap_pct: Option<f64>,
-    pub(crate) setup_s: Option<f64>,
-    pub(crate) export_s: Option<f64>,
-    pub(crate) upload_s: Option<f64>,
-    pub(crate) upload_pct: Option<f64>,
-    pub(crate) upload_bytes: Option<u64>,
-    /// `trace` (sizes on its upload spans) or `registry` (zot.jsonl writes from its node).
-    pub(crate) upload_bytes_source: Option<&'static str>,
-    /// Bytes per second of upload time, in MB/s.
-    pub(crate) upload_mbps: Option<f64>,
-    pub(crate) steps_total: Option<u64>,
-    pub(crate) steps_cached: Option<u64>,
-    pub(crate) registry_calls: Option<u64>,
-    /// The balancer's estimate (placement.txt `est_s`).
-    pub(crate) est_s: Option<f64>,
-    /// placement.txt's `after=`: the target it may not start before; absent
-    /// when it waits for none (a declaration, not a measurement).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) after: Option<String>,
-    /// How much later it could have ended without moving the run's end (0
-    /// on the critical path).
-    pub(crate) slack_s: Option<f64>,
-    /// Its node idle while it waited for `after`, as `[start_s, end_s]`.
-    pub(crate) waiting: Vec<[f64; 2]>,
-    /// Its place among its node's targets in timeline order: which shade
-    /// of the builder's colour it takes, so targets on one node differ.
-    pub(crate) shade: usize,
-    pub(crate) phases: Vec<Band>,
-    pub(crate) uploads: Vec<[f64; 2]>,
-    pub(crate) steps: Vec<StepView>,
-    /// Its slowest steps (at most `SLOWEST_STEPS`), longest first, each with
-    /// its share of the build: where the build went, without opening the trace.
-    pub(crate) slowest_steps: Vec<SlowStep>,
-    /// Why a field is `null`, keyed by field name.
-    pub(crate) why_null: BTreeMap<String, String>,
-    /// The same reasons grouped for people: "`total_s`, `gap_s`: why".
-    pub(crate) notes: Vec<String>,
+explained! {
+    #[derive(Debug, Clone)]
+    pub(crate) struct TargetView {
+        [plain] pub(crate) name: String,
+        [measured] pub(crate) node: Measured<String>,
+        [measured] pub(crate) builder: Measured<String>,
+        /// RFC 3339.
+        [measured] pub(crate) start: Measured<String>,
+        [measured] pub(crate) end: Measured<String>,
+        /// Offsets from the window's start, for the timeline.
+        [measured] pub(crate) start_s: Measured<f64>,
+        [measured] pub(crate) end_s: Measured<f64>,
+        [measured] pub(crate) total_s: Measured<f64>,
+        [measured] pub(crate) build_s: Measured<f64>,
+        [measured] pub(crate) gap_s: Measured<f64>,
+        [measured] pub(crate) gap_pct: Measured<f64>,
+        [measured] pub(crate) setup_s: Measured<f64>,
+        [measured] pub(crate) export_s: Measured<f64>,
+        [measured] pub(crate) upload_s: Measured<f64>,
+        [measured] pub(crate) upload_pct: Measured<f64>,
+        [measured] pub(crate) upload_bytes: Measured<u64>,
+        /// `trace` (sizes on its upload spans) or `registry` (zot.jsonl writes from its node).
+        [measured] pub(crate) upload_bytes_source: Measured<String>,
+        /// Bytes per second of upload time, in MB/s.
+        [measured] pub(crate) upload_mbps: Measured<f64>,
+        [measured] pub(crate) steps_total: Measured<u64>,
+        [measured] pub(crate) steps_cached: Measured<u64>,
+        [measured] pub(crate) registry_calls: Measured<u64>,
+        /// The balancer's estimate (placement.txt `est_s`).
+        [measured] pub(crate) est_s: Measured<f64>,
+        /// placement.txt's `after=`: the target it may not start before; absent
+        /// when it waits for none (a declaration, not a measurement).
+        [skip_none] pub(crate) after: Option<String>,
+        /// How much later it could have ended without moving the run's end (0
+        /// on the critical path).
+        [measured] pub(crate) slack_s: Measured<f64>,
+        /// Its node idle while it waited for `after`, as `[start_s, end_s]`.
+        [plain] pub(crate) waiting: Vec<[f64; 2]>,
+        /// Its place among its node's targets in timeline order: which shade
+        /// of the builder's colour it takes, so targets on one node differ.
+        [plain] pub(crate) shade: usize,
+        [plain] pub(crate) phases: Vec<Band>,
+        [plain] pub(crate) uploads: Vec<[f64; 2]>,
+        [plain] pub(crate) steps: Vec<StepView>,
+        /// Its slowest steps (at most `SLOWEST_STEPS`), longest first, each with
+        /// its share of the build: where the build went, without opening the trace.
+        [plain] pub(crate) slowest_steps: Vec<SlowStep>,
+        /// Why a field is `null`, keyed by field name.
+        [why_null] pub(crate) why_null: Reasons,
+        /// The same reasons grouped for people: "`total_s`, `gap_s`: why".
+        [notes] pub(crate) notes: Notes,
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -269,38 +178,41 @@ pub(crate) struct Series {
     pub(crate) v: Vec<Option<f64>>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct NodeView {
-    pub(crate) name: String,
-    pub(crate) builder: Option<String>,
-    pub(crate) addr: Option<String>,
-    pub(crate) cores: Option<u32>,
-    pub(crate) link_mbps: Option<f64>,
-    /// Colour index shared by every chart.
-    pub(crate) colour: usize,
-    pub(crate) targets: Vec<String>,
-    pub(crate) busy_s: Option<f64>,
-    pub(crate) idle_s: Option<f64>,
-    /// Of `idle_s`, the time its targets waited for an `after=` dependency
-    /// still building elsewhere.
-    pub(crate) waiting_s: Option<f64>,
-    /// The rest of `idle_s`: nothing to do.
-    pub(crate) nothing_to_do_s: Option<f64>,
-    /// Idle from this node's last target's end to the end of the run.
-    pub(crate) idle_after_s: Option<f64>,
-    pub(crate) finished_s: Option<f64>,
-    pub(crate) cpu_pct_mean: Option<f64>,
-    pub(crate) mem_pct_max: Option<f64>,
-    pub(crate) load1_max: Option<f64>,
-    /// The node's load at its last poll (history marks a node past its cores as loaded).
-    pub(crate) load1_end: Option<f64>,
-    pub(crate) counter_resets: u64,
-    pub(crate) gaps: u64,
-    pub(crate) cpu: Series,
-    pub(crate) mem: Series,
-    /// True when a series was reduced to display resolution (peaks kept).
-    pub(crate) reduced: bool,
-    pub(crate) why_null: BTreeMap<String, String>,
+explained! {
+    #[derive(Debug, Clone)]
+    pub(crate) struct NodeView {
+        [plain] pub(crate) name: String,
+        [measured] pub(crate) builder: Measured<String>,
+        [measured] pub(crate) addr: Measured<String>,
+        [measured] pub(crate) cores: Measured<u32>,
+        [measured] pub(crate) link_mbps: Measured<f64>,
+        /// Colour index shared by every chart.
+        [plain] pub(crate) colour: usize,
+        [plain] pub(crate) targets: Vec<String>,
+        [measured] pub(crate) busy_s: Measured<f64>,
+        [measured] pub(crate) idle_s: Measured<f64>,
+        /// Of `idle_s`, the time its targets waited for an `after=` dependency
+        /// still building elsewhere.
+        [measured] pub(crate) waiting_s: Measured<f64>,
+        /// The rest of `idle_s`: nothing to do.
+        [measured] pub(crate) nothing_to_do_s: Measured<f64>,
+        /// Idle from this node's last target's end to the end of the run.
+        [measured] pub(crate) idle_after_s: Measured<f64>,
+        [measured] pub(crate) finished_s: Measured<f64>,
+        [measured] pub(crate) cpu_pct_mean: Measured<f64>,
+        [measured] pub(crate) mem_pct_max: Measured<f64>,
+        [measured] pub(crate) load1_max: Measured<f64>,
+        /// The node's load at its last poll (history marks a node past its cores as loaded).
+        [measured] pub(crate) load1_end: Measured<f64>,
+        [plain] pub(crate) counter_resets: u64,
+        [plain] pub(crate) gaps: u64,
+        [plain] pub(crate) cpu: Series,
+        [plain] pub(crate) mem: Series,
+        /// True when a series was reduced to display resolution (peaks kept).
+        [plain] pub(crate) reduced: bool,
+        /// Why a field is `null`; `cpu.v`/`mem.v`: why a series has nulls.
+        [why_null] pub(crate) why_null: Reasons,
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -311,25 +223,27 @@ pub(crate) struct CriticalView {
     pub(crate) last_target: String,
 }
 
-/// One link of the critical path.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct LinkView {
-    pub(crate) target: String,
-    pub(crate) node: Option<String>,
-    /// RFC 3339.
-    pub(crate) start: String,
-    pub(crate) end: String,
-    pub(crate) start_s: f64,
-    pub(crate) end_s: f64,
-    /// Its record, end minus start.
-    pub(crate) took_s: f64,
-    /// The target it could not start before, or `null` at the chain's head.
-    pub(crate) waited_for: Option<String>,
-    /// `after` (its `after=` dependency) or `queue` (ahead of it on its node).
-    pub(crate) waited_how: Option<&'static str>,
-    /// From when it was otherwise ready to its start; `null` with `waited_for`.
-    pub(crate) wait_s: Option<f64>,
-    pub(crate) why_null: BTreeMap<String, String>,
+explained! {
+    /// One link of the critical path.
+    #[derive(Debug, Clone)]
+    pub(crate) struct LinkView {
+        [plain] pub(crate) target: String,
+        [measured] pub(crate) node: Measured<String>,
+        /// RFC 3339.
+        [plain] pub(crate) start: String,
+        [plain] pub(crate) end: String,
+        [plain] pub(crate) start_s: f64,
+        [plain] pub(crate) end_s: f64,
+        /// Its record, end minus start.
+        [plain] pub(crate) took_s: f64,
+        /// The target it could not start before, or `null` at the chain's head.
+        [measured] pub(crate) waited_for: Measured<String>,
+        /// `after` (its `after=` dependency) or `queue` (ahead of it on its node).
+        [measured] pub(crate) waited_how: Measured<String>,
+        /// From when it was otherwise ready to its start; `null` with `waited_for`.
+        [measured] pub(crate) wait_s: Measured<f64>,
+        [why_null] pub(crate) why_null: Reasons,
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -340,19 +254,21 @@ pub(crate) struct EstimateView {
     pub(crate) ratio: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct FleetView {
-    pub(crate) wall_s: Option<f64>,
-    /// Sum of the targets' totals.
-    pub(crate) work_s: Option<f64>,
-    /// Sum of every node's idle time inside the window.
-    pub(crate) idle_s: Option<f64>,
-    /// `null` while any record is still open: who finishes last is not known yet.
-    pub(crate) critical: Option<CriticalView>,
-    /// Nodes with a record that has not ended.
-    pub(crate) still_running: Vec<String>,
-    pub(crate) estimate_misses: Vec<EstimateView>,
-    pub(crate) why_null: BTreeMap<String, String>,
+explained! {
+    #[derive(Debug, Clone)]
+    pub(crate) struct FleetView {
+        [measured] pub(crate) wall_s: Measured<f64>,
+        /// Sum of the targets' totals.
+        [measured] pub(crate) work_s: Measured<f64>,
+        /// Sum of every node's idle time inside the window.
+        [measured] pub(crate) idle_s: Measured<f64>,
+        /// `null` while any record is still open: who finishes last is not known yet.
+        [measured] pub(crate) critical: Measured<CriticalView>,
+        /// Nodes with a record that has not ended.
+        [plain] pub(crate) still_running: Vec<String>,
+        [plain] pub(crate) estimate_misses: Vec<EstimateView>,
+        [why_null] pub(crate) why_null: Reasons,
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -384,31 +300,34 @@ pub(crate) struct ZotNodeLane {
     pub(crate) image_bytes: Vec<u64>,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct SccacheView {
-    pub(crate) present: bool,
-    /// Why the figures are `null`.
-    pub(crate) why: Option<String>,
-    pub(crate) hits: Option<u64>,
-    pub(crate) misses: Option<u64>,
-    pub(crate) writes: Option<u64>,
-    pub(crate) write_bytes: Option<u64>,
-    pub(crate) hit_ratio: Option<f64>,
-    pub(crate) writes_unsized: Option<u64>,
-    pub(crate) failed_writes: Option<u64>,
-    pub(crate) overhead: Option<u64>,
-    pub(crate) checks: Option<u64>,
-    pub(crate) other_prefix: Option<u64>,
-    pub(crate) bucket_s: i64,
-    pub(crate) series: Vec<SccachePoint>,
-    /// Each node's own requests (by run.json `addr`), in the view's node
-    /// order; a node without an address has none.
-    pub(crate) by_node: Vec<SccacheNodeLane>,
-    /// Why the lane draws less than the totals above (records outside the
-    /// run's window, a window too long to draw); the charts show it.
-    pub(crate) lane_why: Option<String>,
-    /// Why a figure is `null` while the others were measured.
-    pub(crate) why_null: BTreeMap<String, String>,
+explained! {
+    #[derive(Debug, Clone, Default)]
+    pub(crate) struct SccacheView {
+        [plain] pub(crate) present: bool,
+        /// Why the figures are `null`.
+        [plain] pub(crate) why: Option<String>,
+        [plain] pub(crate) hits: Option<u64>,
+        [plain] pub(crate) misses: Option<u64>,
+        [plain] pub(crate) writes: Option<u64>,
+        [section] pub(crate) write_bytes: Option<Measured<u64>>,
+        [section] pub(crate) hit_ratio: Option<Measured<f64>>,
+        [plain] pub(crate) writes_unsized: Option<u64>,
+        [plain] pub(crate) failed_writes: Option<u64>,
+        [plain] pub(crate) overhead: Option<u64>,
+        [plain] pub(crate) checks: Option<u64>,
+        [plain] pub(crate) other_prefix: Option<u64>,
+        [plain] pub(crate) bucket_s: i64,
+        [plain] pub(crate) series: Vec<SccachePoint>,
+        /// Each node's own requests (by run.json `addr`), in the view's node
+        /// order; a node without an address has none.
+        [plain] pub(crate) by_node: Vec<SccacheNodeLane>,
+        /// Why the lane draws less than the totals above (records outside the
+        /// run's window, a window too long to draw); the charts show it.
+        [plain] pub(crate) lane_why: Option<String>,
+        /// Why a figure is `null` while the others were measured;
+        /// `series.write_bytes`: why a bucket's is.
+        [why_null] pub(crate) why_null: Reasons,
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -418,62 +337,47 @@ pub(crate) struct ZotPoint {
     pub(crate) image_bytes: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct ZotView {
-    pub(crate) present: bool,
-    pub(crate) why: Option<String>,
-    pub(crate) requests: Option<u64>,
-    pub(crate) blob_write_bytes: Option<u64>,
-    /// Bytes written to layer-cache repositories or tags (blobs and manifests).
-    pub(crate) cache_write_bytes: Option<u64>,
-    /// Bytes written to image repositories (blobs and manifests).
-    pub(crate) image_write_bytes: Option<u64>,
-    pub(crate) manifest_writes: Option<u64>,
-    pub(crate) blob_writes: Option<u64>,
-    pub(crate) writes_unsized: Option<u64>,
-    pub(crate) failed_writes: Option<u64>,
-    pub(crate) reads: Option<u64>,
-    /// `null` when some 200 GET carried no bodySize.
-    pub(crate) read_bytes: Option<u64>,
-    pub(crate) not_json: Option<u64>,
-    pub(crate) by_message: BTreeMap<String, u64>,
-    pub(crate) bucket_s: i64,
-    pub(crate) series: Vec<ZotPoint>,
-    /// Each node's own writes (by run.json `addr`), in the view's node
-    /// order; a node without an address has none.
-    pub(crate) by_node: Vec<ZotNodeLane>,
-    /// Why the lane draws less than the totals above (writes outside the
-    /// run's window, a window too long to draw); the charts show it.
-    pub(crate) lane_why: Option<String>,
-    /// Why a figure is `null` while the others were measured.
-    pub(crate) why_null: BTreeMap<String, String>,
+explained! {
+    #[derive(Debug, Clone, Default)]
+    pub(crate) struct ZotView {
+        [plain] pub(crate) present: bool,
+        [plain] pub(crate) why: Option<String>,
+        [plain] pub(crate) requests: Option<u64>,
+        [plain] pub(crate) blob_write_bytes: Option<u64>,
+        /// Bytes written to layer-cache repositories or tags (blobs and manifests).
+        [plain] pub(crate) cache_write_bytes: Option<u64>,
+        /// Bytes written to image repositories (blobs and manifests).
+        [plain] pub(crate) image_write_bytes: Option<u64>,
+        [plain] pub(crate) manifest_writes: Option<u64>,
+        [plain] pub(crate) blob_writes: Option<u64>,
+        [plain] pub(crate) writes_unsized: Option<u64>,
+        [plain] pub(crate) failed_writes: Option<u64>,
+        [plain] pub(crate) reads: Option<u64>,
+        /// `null` when some 200 GET carried no bodySize.
+        [section] pub(crate) read_bytes: Option<Measured<u64>>,
+        [plain] pub(crate) not_json: Option<u64>,
+        [plain] pub(crate) by_message: BTreeMap<String, u64>,
+        [plain] pub(crate) bucket_s: i64,
+        [plain] pub(crate) series: Vec<ZotPoint>,
+        /// Each node's own writes (by run.json `addr`), in the view's node
+        /// order; a node without an address has none.
+        [plain] pub(crate) by_node: Vec<ZotNodeLane>,
+        /// Why the lane draws less than the totals above (writes outside the
+        /// run's window, a window too long to draw); the charts show it.
+        [plain] pub(crate) lane_why: Option<String>,
+        /// Why a figure is `null` while the others were measured.
+        [why_null] pub(crate) why_null: Reasons,
+    }
 }
 
 /// Rounds for output: milliseconds are plenty, and fewer digits keep the
 /// files small and stable.
-impl TargetView {
-    /// Its steps, one record per step (`analysis::step_diff::records`).
-    pub(crate) fn step_records(&self) -> Vec<crate::analysis::step_diff::StepRecord> {
-        crate::analysis::step_diff::records(
-            self.steps
-                .iter()
-                .map(|s| (s.name.as_str(), s.vertex.as_deref(), s.end_s - s.start_s, s.cached)),
-        )
-    }
-}
-
 fn r3(x: f64) -> f64 {
-    round_to(x, 1000.0)
+    crate::figures::ms(x)
 }
 
 fn r1(x: f64) -> f64 {
-    round_to(x, 10.0)
-}
-
-/// `x` rounded to `1/scale`; a number too large to scale is already whole
-/// enough, and is kept rather than becoming infinite.
-fn round_to(x: f64, scale: f64) -> f64 {
-    let r = (x * scale).round() / scale;
+    let r = (x * 10.0).round() / 10.0;
     if r.is_finite() {
         r
     } else {
@@ -482,77 +386,74 @@ fn round_to(x: f64, scale: f64) -> f64 {
 }
 
 fn secs(us: Micros) -> f64 {
-    r3(us as f64 / MICROS_PER_SEC)
+    crate::figures::secs_ms(us)
 }
 
-/// Reduces a series to at most `max` points, keeping each bucket's minimum
-/// and maximum in time order so peaks survive; gaps (`None`) are kept.
-pub(crate) fn reduce_min_max(points: &[(Micros, Option<f64>)], max: usize) -> (Vec<(Micros, Option<f64>)>, bool) {
-    if points.len() <= max || max < 4 {
-        return (points.to_vec(), false);
-    }
-    let per = points.len().div_ceil(max / 2);
-    let mut out = Vec::with_capacity(max + 8);
-    for bucket in points.chunks(per) {
-        crate::analysis::nodes::reduce_bucket(bucket, &mut out);
-    }
-    (out, true)
-}
-
-fn series(points: &[(Micros, Option<f64>)], t0: Micros, budget: usize) -> (Series, bool) {
-    let (points, reduced) = reduce_min_max(points, budget);
+/// A series at display resolution as offsets from the window's start.
+fn series(points: &[(Micros, Option<f64>)], t0: Micros) -> Series {
     let mut s = Series::default();
     for (t, v) in points {
         s.t.push(secs(t - t0));
         s.v.push(v.map(r1));
     }
-    (s, reduced)
+    s
 }
 
-/// Builds the view of a run: each section by its own builder, over the
-/// targets joined once (`context`); the rules are in `analysis`.
+/// Builds the view of a run from its figures: each section by its own
+/// builder, placing the figures on the run's window and formatting them.
 pub fn build(run: &Run) -> View {
-    let cx = Context::new(run);
-    let info = cx.info;
+    of(&crate::measure::analyse(run))
+}
+
+/// The view of a run already analysed.
+pub(crate) fn of(a: &Analysed) -> View {
+    let (cx, f) = (&a.cx, &a.figures);
+    let run = cx.run;
     let mut warnings = input_warnings(run);
     let far = cx.window.map(|w| lanes::far_records(run, w)).unwrap_or_default();
     warnings.extend(far.values().map(|f| f.warning.clone()));
-    let targets = targets::build(&cx);
-    let nodes = nodes::build(&cx, &targets, &mut warnings);
-    let fleet = fleet::build(&cx, &targets, &nodes, &mut warnings);
-    let lanes = lanes::build(&cx, &far, &nodes);
+    let targets = targets::build(a);
+    warnings.extend(a.node_warnings.iter().cloned());
+    let nodes = nodes::build(a);
+    warnings.extend(a.fleet_warnings.iter().cloned());
+    let fleet = fleet::build(a);
+    let lanes = lanes::build(cx, f, &far, &nodes);
     warnings.extend(lanes.zot_clamped.clone());
-    let mode = info.and_then(|i| i.mode);
+    let mode = crate::measure::run_mode(cx);
     let mut view = View {
         schema: SCHEMA,
         stamp: run.stamp().to_string(),
+        mode_note: mode::mode_note(mode.get(), &mode::uploads_seen(&targets)),
         mode,
-        mode_note: mode::mode_note(mode, &mode::uploads_seen(&targets)),
-        arch: info.and_then(|i| i.arch.clone()),
-        namespace: info.and_then(|i| i.namespace.clone()),
+        arch: crate::measure::run_arch(cx),
+        namespace: crate::measure::run_namespace(cx),
         in_flight: run.in_flight(),
-        started_at: info.and_then(|i| i.started_at).map(timefmt::format_rfc3339),
+        started_at: crate::measure::run_started(cx).map(timefmt::format_rfc3339),
         tool: Tool::this(),
-        window: window::window_view(run, cx.window),
+        window: f.window.clone().map(|w| Window {
+            start: timefmt::format_rfc3339(w.start),
+            end: timefmt::format_rfc3339(w.end),
+            wall_s: secs(w.end - w.start),
+            source: if w.from_run_json { "run.json" } else { "events" },
+        }),
         summary: vec![],
         warnings,
         inputs: run.inputs.iter().map(|i| (i.name.clone(), i.clone())).collect(),
-        provenance: provenance::build(run, &nodes),
+        provenance: a.provenance.clone(),
         targets,
         nodes,
         fleet,
-        critical_path: fleet::critical_path(&cx),
+        critical_path: fleet::critical_path(a),
         sccache: lanes.sccache,
         zot: lanes.zot,
         artifacts: run.artifacts.clone(),
         placement: Default::default(),
-        why_null: BTreeMap::new(),
+        why_null: Reasons::new(),
         why_empty: BTreeMap::new(),
     };
     view.why_empty
         .extend(nodes::why_cpu_mem_empty(run, &view.nodes).map(|w| (CPU_MEM, w)));
     lanes::warn_inputs(&mut view.inputs, lanes.zot_clamped, &far);
-    why::explain(&mut view, run);
     view.placement = placement::build(&view, run);
     view.summary = summary::sentences(&view);
     view
@@ -567,24 +468,6 @@ fn input_warnings(run: &Run) -> Vec<String> {
         }
     }
     warnings
-}
-
-/// Groups fields that are null for the same reason.
-pub(crate) fn group_reasons(why: &BTreeMap<String, String>) -> Vec<String> {
-    let mut by_reason: Vec<(&str, Vec<&str>)> = vec![];
-    for (field, reason) in why {
-        match by_reason.iter_mut().find(|(r, _)| r == reason) {
-            Some((_, fields)) => fields.push(field),
-            None => by_reason.push((reason, vec![field])),
-        }
-    }
-    by_reason
-        .into_iter()
-        .map(|(reason, fields)| {
-            let fields: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
-            format!("{}: {reason}", fields.join(", "))
-        })
-        .collect()
 }
 
 #[cfg(test)]

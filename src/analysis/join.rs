@@ -3,7 +3,7 @@
 //! at the cost of a lookup rather than a scan.
 
 use super::fleet::Record;
-use super::targets::TargetFigures;
+use super::targets::TraceFigures;
 use crate::input::placement::Placement;
 use crate::timefmt::Micros;
 use std::collections::{BTreeMap, HashMap};
@@ -12,7 +12,7 @@ pub(crate) struct TargetJoin<'a> {
     /// Every target any input names, sorted, once.
     pub(crate) names: Vec<String>,
     /// The figures of each target whose trace yielded spans.
-    pub(crate) figures: BTreeMap<&'a str, TargetFigures>,
+    pub(crate) figures: BTreeMap<&'a str, TraceFigures>,
     placement_by_target: HashMap<&'a str, &'a Placement>,
     names_by_node: HashMap<&'a str, Vec<&'a str>>,
     /// Where an open record is taken to end (the window's end).
@@ -21,7 +21,7 @@ pub(crate) struct TargetJoin<'a> {
 
 /// A record's interval: an open record (in flight) runs to `window_end`,
 /// else to its last step; a record without an end or a step has none.
-pub(crate) fn record_interval(f: &TargetFigures, window_end: Option<Micros>) -> Option<(Micros, Micros)> {
+pub(crate) fn record_interval(f: &TraceFigures, window_end: Option<Micros>) -> Option<(Micros, Micros)> {
     let end = match (f.end, f.open) {
         (Some(e), _) => Some(e),
         (None, true) => window_end.or(f.last_step_end),
@@ -36,7 +36,7 @@ impl<'a> TargetJoin<'a> {
     pub(crate) fn new(
         announced: &[String],
         placements: &'a [Placement],
-        figures: BTreeMap<&'a str, TargetFigures>,
+        figures: BTreeMap<&'a str, TraceFigures>,
         traced: impl IntoIterator<Item = &'a str>,
     ) -> Self {
         let mut names: Vec<String> = announced.to_vec();
@@ -74,7 +74,7 @@ impl<'a> TargetJoin<'a> {
         self.placement_by_target.get(target).copied()
     }
 
-    pub(crate) fn figures(&self, target: &str) -> Option<&TargetFigures> {
+    pub(crate) fn figures(&self, target: &str) -> Option<&TraceFigures> {
         self.figures.get(target)
     }
 
@@ -146,8 +146,8 @@ mod tests {
         }
     }
 
-    fn record(start: Micros, end: Option<Micros>, open: bool, last_step_end: Option<Micros>) -> TargetFigures {
-        TargetFigures {
+    fn record(start: Micros, end: Option<Micros>, open: bool, last_step_end: Option<Micros>) -> TraceFigures {
+        TraceFigures {
             start: Some(start),
             end,
             open,
@@ -175,7 +175,7 @@ mod tests {
             Some((10, 40))
         );
         assert_eq!(record_interval(&record(10, None, false, None), Some(99)), None);
-        let unstarted = TargetFigures::default();
+        let unstarted = TraceFigures::default();
         assert_eq!(record_interval(&unstarted, Some(99)), None);
     }
 

@@ -366,6 +366,33 @@ impl NodeFold {
     }
 }
 
+/// Points per chart series at most: display resolution, peaks kept.
+pub(crate) const MAX_SERIES_POINTS: usize = 2000;
+/// Up to this many nodes each series keeps `MAX_SERIES_POINTS`; a larger
+/// fleet shares what eight would have, so data.json and the page stay the
+/// same size however many nodes poll.
+pub(crate) const FULL_DETAIL_NODES: usize = 8;
+
+/// The points one node's series may keep in a fleet of `nodes`.
+pub(crate) fn series_budget(nodes: usize) -> usize {
+    // Four points is the least a reduced series keeps (a bucket's extremes).
+    (MAX_SERIES_POINTS * FULL_DETAIL_NODES / nodes.max(1)).clamp(4, MAX_SERIES_POINTS)
+}
+
+/// Reduces a series to at most `max` points, keeping each bucket's minimum
+/// and maximum in time order so peaks survive; gaps (`None`) are kept.
+pub(crate) fn reduce_min_max(points: &[(Micros, Option<f64>)], max: usize) -> (Vec<(Micros, Option<f64>)>, bool) {
+    if points.len() <= max || max < 4 {
+        return (points.to_vec(), false);
+    }
+    let per = points.len().div_ceil(max / 2);
+    let mut out = Vec::with_capacity(max + 8);
+    for bucket in points.chunks(per) {
+        reduce_bucket(bucket, &mut out);
+    }
+    (out, true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,11 +2,11 @@
 //! export, and while the record has not ended, a "running" band to the
 //! window's end, so its node does not look idle while it builds.
 
-use super::targets::TargetFigures;
+use super::targets::TraceFigures;
 use crate::timefmt::Micros;
 
 /// The phases of a record as `(phase, start, end)`, in time order.
-pub(crate) fn phase_bands(f: &TargetFigures, window_end: Option<Micros>) -> Vec<(&'static str, Micros, Micros)> {
+pub(crate) fn phase_bands(f: &TraceFigures, window_end: Option<Micros>) -> Vec<(&'static str, Micros, Micros)> {
     let mut bands = vec![];
     if let (Some(s), Some(fs)) = (f.start, f.first_step) {
         bands.push(("setup", s, fs));
@@ -35,8 +35,8 @@ mod tests {
         first_step: Option<Micros>,
         last_step_end: Option<Micros>,
         end: Option<Micros>,
-    ) -> TargetFigures {
-        TargetFigures {
+    ) -> TraceFigures {
+        TraceFigures {
             start: Some(start),
             first_step,
             last_step_end,

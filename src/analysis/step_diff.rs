@@ -3,21 +3,11 @@
 //! bake target (`steps::match_key`), largest change first.
 
 use super::steps;
-use serde::{Deserialize, Serialize};
+use crate::figures::secs_ms;
+use crate::timefmt::Micros;
+use serde::Serialize;
 
-/// One step of one run, as the diff (and history) keeps it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct StepRecord {
-    /// The step's name as the trace spells it.
-    pub(crate) name: String,
-    /// Its vertex digest; `None` when the trace carries none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) vertex: Option<String>,
-    /// Seconds its spans took (a cached step: its `load cache:` spans).
-    pub(crate) s: f64,
-    /// It ran; `false`: it only came from the layer cache.
-    pub(crate) ran: bool,
-}
+pub(crate) use crate::figures::Step as StepRecord;
 
 impl StepRecord {
     fn key(&self) -> String {
@@ -27,24 +17,24 @@ impl StepRecord {
 
 /// The steps of one target, one record per step: the spans of one vertex
 /// (else one name) summed, ran when any of them ran. In order of first
-/// appearance. Input: (name, vertex, seconds, cached) per span.
+/// appearance. Input: (name, vertex, microseconds, cached) per span.
 pub(crate) fn records<'a, I>(spans: I) -> Vec<StepRecord>
 where
-    I: IntoIterator<Item = (&'a str, Option<&'a str>, f64, bool)>,
+    I: IntoIterator<Item = (&'a str, Option<&'a str>, Micros, bool)>,
 {
     let mut out: Vec<StepRecord> = Vec::new();
     let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (name, vertex, secs, cached) in spans {
+    for (name, vertex, us, cached) in spans {
         let id = vertex.map_or_else(|| format!("name:{name}"), |v| format!("vertex:{v}"));
-        let secs = if secs.is_finite() { secs.max(0.0) } else { 0.0 };
+        let us = us.max(0);
         match at.get(&id) {
             Some(&i) => {
                 let r = &mut out[i];
                 // A vertex that ran and also loaded from cache counts as ran:
                 // its time is the running one.
                 match (r.ran, !cached) {
-                    (false, true) => (r.s, r.ran) = (secs, true),
-                    (x, y) if x == y => r.s += secs,
+                    (false, true) => (r.us, r.ran) = (us, true),
+                    (x, y) if x == y => r.us = r.us.saturating_add(us),
                     _ => {}
                 }
                 if !cached {
@@ -56,7 +46,7 @@ where
                 out.push(StepRecord {
                     name: name.to_string(),
                     vertex: vertex.map(str::to_string),
-                    s: secs,
+                    us,
                     ran: !cached,
                 });
             }
@@ -68,7 +58,7 @@ where
 /// The `limit` records that took longest, longest first (ties by name).
 pub(crate) fn slowest(records: &[StepRecord], limit: usize) -> Vec<StepRecord> {
     let mut v = records.to_vec();
-    v.sort_by(|a, b| b.s.total_cmp(&a.s).then_with(|| a.name.cmp(&b.name)));
+    v.sort_by(|a, b| b.us.cmp(&a.us).then_with(|| a.name.cmp(&b.name)));
     v.truncate(limit);
     v
 }
@@ -125,17 +115,13 @@ impl StepChange {
     }
 }
 
-fn r3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
-
 fn change(a: Option<&StepRecord>, b: Option<&StepRecord>, vertex_changed: Option<bool>) -> StepChange {
     let (sa, sb) = (State::of(a), State::of(b));
     StepChange {
         step: b.or(a).map(|r| r.name.clone()).unwrap_or_default(),
-        a_s: a.map(|r| r3(r.s)),
-        b_s: b.map(|r| r3(r.s)),
-        delta_s: r3(b.map_or(0.0, |r| r.s) - a.map_or(0.0, |r| r.s)),
+        a_s: a.map(|r| secs_ms(r.us)),
+        b_s: b.map(|r| secs_ms(r.us)),
+        delta_s: secs_ms(b.map_or(0, |r| r.us) - a.map_or(0, |r| r.us)),
         a: sa,
         b: sb,
         vertex_changed,
@@ -236,7 +222,7 @@ mod tests {
         StepRecord {
             name: name.into(),
             vertex: vertex.map(Into::into),
-            s,
+            us: (s * 1e6).round() as Micros,
             ran,
         }
     }
@@ -244,12 +230,12 @@ mod tests {
     #[test]
     fn spans_of_one_vertex_are_one_step_and_running_beats_loading() {
         let r = records([
-            ("[builder 1/2] FROM x", Some("v1"), 0.5, true),
-            ("[builder 2/2] RUN make", Some("v2"), 0.1, true),
-            ("[builder 2/2] RUN make", Some("v2"), 1.0, false),
-            ("[builder 1/2] FROM x", Some("v1"), 2.0, false),
-            ("[lint 1/1] RUN check", None, 3.0, false),
-            ("[lint 1/1] RUN check", None, 4.0, false),
+            ("[builder 1/2] FROM x", Some("v1"), 500_000, true),
+            ("[builder 2/2] RUN make", Some("v2"), 100_000, true),
+            ("[builder 2/2] RUN make", Some("v2"), 1_000_000, false),
+            ("[builder 1/2] FROM x", Some("v1"), 2_000_000, false),
+            ("[lint 1/1] RUN check", None, 3_000_000, false),
+            ("[lint 1/1] RUN check", None, 4_000_000, false),
         ]);
         assert_eq!(
             r,

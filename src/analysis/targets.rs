@@ -2,8 +2,9 @@
 
 use super::intervals;
 use super::steps;
+use crate::figures::{Measured, Missing, Value};
 use crate::input::trace::Span;
-use crate::timefmt::{Micros, MICROS_PER_SEC};
+use crate::timefmt::Micros;
 use std::collections::{BTreeMap, HashSet};
 
 /// One step as drawn on the timeline (hover shows its name: the command).
@@ -29,26 +30,27 @@ pub(crate) enum Root {
     Ended,
 }
 
-/// What the trace of one target says. `None` means not measured; the
-/// matching entry of `why_null` says why.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TargetFigures {
+/// What the trace of one target says; a figure it cannot give says why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceFigures {
     pub(crate) start: Option<Micros>,
     pub(crate) end: Option<Micros>,
     /// The record has not ended (no root span, or a root without an end).
     pub(crate) open: bool,
     /// Its root span, as `open` and `why_null["total_s"]` say it.
     pub(crate) root: Root,
-    pub(crate) total_s: Option<f64>,
+    pub(crate) total: Measured<Micros>,
     pub(crate) first_step: Option<Micros>,
     pub(crate) last_step_end: Option<Micros>,
-    pub(crate) build_s: Option<f64>,
-    pub(crate) gap_s: Option<f64>,
-    pub(crate) setup_s: Option<f64>,
-    pub(crate) export_s: Option<f64>,
+    pub(crate) build: Measured<Micros>,
+    pub(crate) gap: Measured<Micros>,
+    /// Record start to the first step; `None` without either.
+    pub(crate) setup: Option<Micros>,
+    /// Last step's end to the record's end; `None` without either.
+    pub(crate) export: Option<Micros>,
     /// Upload intervals, merged (concurrent uploads once).
     pub(crate) uploads: Vec<(Micros, Micros)>,
-    pub(crate) upload_s: Option<f64>,
+    pub(crate) upload: Measured<Micros>,
     /// Sum of request sizes on upload spans, when the trace carries them.
     pub(crate) upload_bytes_traced: Option<u64>,
     pub(crate) steps_total: u64,
@@ -56,16 +58,38 @@ pub struct TargetFigures {
     pub(crate) steps: Vec<StepBand>,
     /// Registry calls, each counted once (not once per wrapping span).
     pub(crate) registry_calls: u64,
-    pub(crate) why_null: BTreeMap<&'static str, String>,
 }
 
-fn secs(us: Micros) -> f64 {
-    us as f64 / MICROS_PER_SEC
+/// A trace not yet analysed: what tests start from.
+impl Default for TraceFigures {
+    fn default() -> Self {
+        let not = || Missing("not analysed".to_string());
+        TraceFigures {
+            start: None,
+            end: None,
+            open: false,
+            root: Root::default(),
+            total: not(),
+            first_step: None,
+            last_step_end: None,
+            build: not(),
+            gap: not(),
+            setup: None,
+            export: None,
+            uploads: vec![],
+            upload: not(),
+            upload_bytes_traced: None,
+            steps_total: 0,
+            steps_cached: 0,
+            steps: vec![],
+            registry_calls: 0,
+        }
+    }
 }
 
 /// Analyses the spans of one build record.
-pub fn analyse(spans: &[Span]) -> TargetFigures {
-    let mut f = TargetFigures::default();
+pub fn analyse(spans: &[Span]) -> TraceFigures {
+    let mut f = TraceFigures::default();
     record(spans, &mut f);
     step_figures(spans, &mut f);
     upload_figures(spans, &mut f);
@@ -73,7 +97,7 @@ pub fn analyse(spans: &[Span]) -> TargetFigures {
 }
 
 /// The record's start, end and total from its root span.
-fn record(spans: &[Span], f: &mut TargetFigures) {
+fn record(spans: &[Span], f: &mut TraceFigures) {
     // The root: no parent (zero parents were normalised away by the decoder).
     // Several roots can occur when a file holds more than one record: the
     // earliest is the record, the others are reported as its children.
@@ -88,10 +112,7 @@ fn record(spans: &[Span], f: &mut TargetFigures) {
             f.start = spans.iter().map(|s| s.start).min();
             f.open = !spans.is_empty();
             f.root = Root::Missing;
-            f.why_null.insert(
-                "total_s",
-                "the trace has no root span (it is written when the record ends)".into(),
-            );
+            f.total = Measured::missing("the trace has no root span (it is written when the record ends)");
         }
         Some(r) => {
             f.start = Some(r.start);
@@ -99,13 +120,12 @@ fn record(spans: &[Span], f: &mut TargetFigures) {
                 Some(e) => {
                     f.root = Root::Ended;
                     f.end = Some(e);
-                    f.total_s = Some(secs(e - r.start));
+                    f.total = Value(e - r.start);
                 }
                 None => {
                     f.open = true;
                     f.root = Root::Unended;
-                    f.why_null
-                        .insert("total_s", "the root span has not ended (run in flight?)".into());
+                    f.total = Measured::missing("the root span has not ended (run in flight?)");
                 }
             }
         }
@@ -113,7 +133,7 @@ fn record(spans: &[Span], f: &mut TargetFigures) {
 }
 
 /// The steps, their counts and the time before, during and after them.
-fn step_figures(spans: &[Span], f: &mut TargetFigures) {
+fn step_figures(spans: &[Span], f: &mut TraceFigures) {
     // Steps: distinct by vertex digest, else by name; cached when a step
     // only ever appears as `load cache:`.
     let mut ran: HashSet<String> = HashSet::new();
@@ -154,28 +174,20 @@ fn step_figures(spans: &[Span], f: &mut TargetFigures) {
         .sort_by(|a, b| (a.start, a.end, &a.name).cmp(&(b.start, b.end, &b.name)));
     f.first_step = first;
     f.last_step_end = last;
-    match (first, last) {
-        (Some(a), Some(b)) => f.build_s = Some(secs(b - a)),
-        _ => {
-            f.why_null.insert("build_s", "the trace has no step spans".into());
-        }
-    }
-    match (f.total_s, f.build_s) {
-        (Some(t), Some(b)) => f.gap_s = Some(t - b),
-        _ => {
-            f.why_null.insert("gap_s", "needs both total and build".into());
-        }
-    }
-    if let (Some(s), Some(fs)) = (f.start, first) {
-        f.setup_s = Some(secs(fs - s));
-    }
-    if let (Some(e), Some(le)) = (f.end, last) {
-        f.export_s = Some(secs(e - le));
-    }
+    f.build = match (first, last) {
+        (Some(a), Some(b)) => Value(b - a),
+        _ => Measured::missing("the trace has no step spans"),
+    };
+    f.gap = match (f.total.get(), f.build.get()) {
+        (Some(t), Some(b)) => Value(t - b),
+        _ => Measured::missing("needs both total and build"),
+    };
+    f.setup = f.start.zip(first).map(|(s, fs)| fs - s);
+    f.export = f.end.zip(last).map(|(e, le)| e - le);
 }
 
 /// Registry calls, upload time (the union of upload spans) and traced bytes.
-fn upload_figures(spans: &[Span], f: &mut TargetFigures) {
+fn upload_figures(spans: &[Span], f: &mut TraceFigures) {
     // Uploads: the union of upload spans. Each registry call shows as an
     // outer resolver span wrapping an inner HTTP span: count the inner one,
     // and an outer one only if it has no HTTP child.
@@ -202,12 +214,11 @@ fn upload_figures(spans: &[Span], f: &mut TargetFigures) {
         }
     }
     f.uploads = intervals::union(&upload_iv);
-    f.upload_s = if spans.is_empty() {
-        f.why_null.insert("upload_s", "the trace has no spans".into());
-        None
+    f.upload = if spans.is_empty() {
+        Measured::missing("the trace has no spans")
     } else {
         // A read trace without upload spans measured zero seconds of upload.
-        Some(secs(intervals::union_length(&upload_iv)))
+        Value(intervals::union_length(&upload_iv))
     };
     f.upload_bytes_traced = bytes;
 }
@@ -279,18 +290,19 @@ mod tests {
     #[test]
     fn total_build_gap_by_the_spec_definitions() {
         let f = analyse(&cold_triton());
-        assert_eq!(f.total_s, Some(2332.0));
-        assert_eq!(f.build_s, Some(948.0));
-        assert_eq!(f.gap_s, Some(1384.0));
-        assert_eq!(f.setup_s, Some(10.0));
-        assert_eq!(f.export_s, Some(2332.0 - 958.0));
+        let s = |x: f64| (x * 1e6) as Micros;
+        assert_eq!(f.total, Value(s(2332.0)));
+        assert_eq!(f.build, Value(s(948.0)));
+        assert_eq!(f.gap, Value(s(1384.0)));
+        assert_eq!(f.setup, Some(s(10.0)));
+        assert_eq!(f.export, Some(s(2332.0 - 958.0)));
     }
 
     #[test]
     fn upload_is_the_union_of_concurrent_uploads() {
         let f = analyse(&cold_triton());
         // 1000-2000 and 1500-2290 overlap: 1290 s, not 1790 s.
-        assert_eq!(f.upload_s, Some(1290.0));
+        assert_eq!(f.upload, Value(1_290_000_000));
         assert_eq!(f.uploads, vec![(1_000_000_000, 2_290_000_000)]);
         assert_eq!(f.upload_bytes_traced, None, "no sizes on the spans: unknown, not 0");
     }
@@ -324,12 +336,11 @@ mod tests {
         let mut spans = cold_triton();
         spans[0].end = None;
         let f = analyse(&spans);
-        assert_eq!(f.total_s, None);
-        assert_eq!(f.gap_s, None);
-        assert!(f.why_null["total_s"].contains("not ended"));
+        assert!(f.total.why().is_some_and(|w| w.contains("not ended")));
+        assert!(f.gap.is_missing());
         assert!(f.open);
         assert_eq!(f.root, Root::Unended);
-        assert_eq!(f.build_s, Some(948.0), "the steps are still measured");
+        assert_eq!(f.build, Value(948_000_000), "the steps are still measured");
     }
 
     #[test]
@@ -338,7 +349,7 @@ mod tests {
         let f = analyse(&spans);
         assert_eq!(f.start, Some(0));
         assert!(f.open);
-        assert_eq!(f.total_s, None);
+        assert!(f.total.is_missing());
         assert_eq!(f.root, Root::Missing);
         assert_eq!(analyse(&cold_triton()).root, Root::Ended);
     }
@@ -346,8 +357,8 @@ mod tests {
     #[test]
     fn a_trace_without_steps_has_null_build() {
         let f = analyse(&[span("r", None, "build", 0.0, 5.0)]);
-        assert_eq!(f.build_s, None);
+        assert!(f.build.is_missing());
         assert_eq!(f.steps_total, 0);
-        assert_eq!(f.upload_s, Some(0.0));
+        assert_eq!(f.upload, Value(0));
     }
 }

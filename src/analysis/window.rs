@@ -3,7 +3,7 @@
 //! a two-hour build) must not stretch the wall clock and squash every chart.
 
 use super::fleet;
-use super::targets::TargetFigures;
+use super::targets::TraceFigures;
 use crate::timefmt::Micros;
 
 /// How far outside the window the traces and run.json define a record may
@@ -13,7 +13,7 @@ pub(crate) const FAR: Micros = 3600 * 1_000_000;
 
 /// The instants the traces make this run's: each record's start and end
 /// (its last step's when it has none).
-pub(crate) fn anchors<'a>(figures: impl IntoIterator<Item = &'a TargetFigures>) -> Vec<Micros> {
+pub(crate) fn anchors<'a>(figures: impl IntoIterator<Item = &'a TraceFigures>) -> Vec<Micros> {
     let mut anchors = Vec::new();
     for f in figures {
         anchors.extend(f.start);

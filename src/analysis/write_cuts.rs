@@ -6,7 +6,7 @@
 //! together to the same answers as the writes kept whole.
 
 use super::fleet::UPLOAD_SLACK;
-use super::targets::TargetFigures;
+use super::targets::TraceFigures;
 use super::window::{self, FAR};
 use crate::input::zot::WriteCuts;
 use crate::timefmt::Micros;
@@ -17,7 +17,7 @@ use crate::timefmt::Micros;
 pub(crate) fn write_cuts<'a>(
     started: Option<Micros>,
     finished: Option<Micros>,
-    figures: impl IntoIterator<Item = &'a TargetFigures> + Clone,
+    figures: impl IntoIterator<Item = &'a TraceFigures> + Clone,
 ) -> Option<WriteCuts> {
     let core = window::core(started, finished, &window::anchors(figures.clone()))?;
     // `t > x` changes between x and x + 1: the cut is the first instant of the new answer.
@@ -97,7 +97,7 @@ mod tests {
         started: Option<Micros>,
         finished: Option<Micros>,
         open_end: bool,
-        figures: Vec<TargetFigures>,
+        figures: Vec<TraceFigures>,
         other_logs: Vec<Micros>,
         writes: Vec<WriteEvent>,
     }
@@ -152,7 +152,7 @@ mod tests {
         for _ in 0..rng.below(5) {
             let start = base + rng.time(0, 8 * H);
             let end = start + rng.time(S, 4 * H);
-            let mut f = TargetFigures {
+            let mut f = TraceFigures {
                 start: (!rng.one_in(8)).then_some(start),
                 ..Default::default()
             };
@@ -251,7 +251,7 @@ mod tests {
     #[test]
     fn nothing_to_anchor_the_window_keeps_every_write_whole() {
         assert_eq!(write_cuts(None, Some(5 * H), &[]), None);
-        let f = TargetFigures {
+        let f = TraceFigures {
             end: Some(H),
             ..Default::default()
         };

@@ -1,6 +1,6 @@
 //! `perfreport compare`: what changed from run A to run B.
 
-use super::{history_runs, print_json, view_of, EXIT_STRICT};
+use super::{figures_of, history_runs, print_json, EXIT_STRICT};
 use perfreport::render::{markdown::Markdown, printed};
 use perfreport::term::quote_lines;
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let (a, b) = (view_of(&args.run_a)?, view_of(&args.run_b)?);
+    let (a, b) = (figures_of(&args.run_a)?, figures_of(&args.run_b)?);
     let earlier = match &args.history {
         Some(h) => history_runs(h)?,
         None => vec![],

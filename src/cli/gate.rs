@@ -3,15 +3,14 @@
 //! expectations it gates the night: the newest run of every coordinate key
 //! that started within the window before the newest run under the root.
 
-use super::{history_runs, print_json, shown, view_of, RunArgs};
+use super::{figures_of, history_runs, print_json, shown, RunArgs};
 use anyhow::Context;
+use perfreport::figures::{Figures, Metric};
 use perfreport::gate::night::{self, Night, EXIT_UNUSABLE};
 use perfreport::gate::Expectations;
 use perfreport::history::bands::{self, MetricBand};
-use perfreport::history::RunFigures;
 use perfreport::render::{printed, text::Text};
 use perfreport::term::{quote, quote_lines};
-use perfreport::view::View;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -57,7 +56,7 @@ pub struct Args {
 }
 
 /// Each target's band per metric, from the history's comparable runs.
-type Bands = BTreeMap<String, BTreeMap<String, MetricBand>>;
+type Bands = BTreeMap<String, BTreeMap<Metric, MetricBand>>;
 
 fn parse_window(s: &str) -> Result<f64, String> {
     perfreport::timefmt::parse_go_duration(s)
@@ -189,7 +188,7 @@ fn last_byte(file: &Path) -> Option<u8> {
 
 /// `gate RUN_DIR`: one run, against its history or an expectations file.
 fn gate_one(args: &Args, history: Option<&Path>) -> anyhow::Result<u8> {
-    let v = view_of(&args.run.run_dir()?)?;
+    let v = figures_of(&args.run.run_dir()?)?;
     let (earlier_runs, bands) = match history {
         None => (0, None),
         Some(h) => {
@@ -203,7 +202,7 @@ fn gate_one(args: &Args, history: Option<&Path>) -> anyhow::Result<u8> {
         let mut text = serde_json::to_vec_pretty(&new)?;
         text.push(b'\n');
         perfreport::output::write_atomic(expect, &text)?;
-        eprintln!("perfreport: wrote {} from run {}", shown(expect), quote(&v.stamp));
+        eprintln!("perfreport: wrote {} from run {}", shown(expect), quote(v.stamp()));
         return Ok(0);
     }
     if let (Some(bands), Some(_)) = (bands, &args.expect) {
@@ -224,19 +223,18 @@ fn gate_one(args: &Args, history: Option<&Path>) -> anyhow::Result<u8> {
 }
 
 /// The bands of the runs comparable with this one, and how many runs they rest on.
-fn history_bands(all: &[RunFigures], v: &View, update: bool) -> (usize, Bands) {
-    let me = RunFigures::from_view("", v);
+fn history_bands(all: &[Figures], me: &Figures, update: bool) -> (usize, Bands) {
     // --update accepts this run: its bands rest on it too when it is under the root.
     let runs = if update {
-        bands::newest_comparable(all, &me)
+        bands::newest_comparable(all, me)
     } else {
-        bands::earlier(all, &me)
+        bands::earlier(all, me)
     };
-    (runs.len(), bands::all_bands(&runs, &me))
+    (runs.len(), bands::all_bands(&runs, me))
 }
 
 /// The expectations file, or without one the history's medians and bands.
-fn expectations(args: &Args, v: &View, earlier_runs: usize, bands: &Option<Bands>) -> anyhow::Result<Expectations> {
+fn expectations(args: &Args, v: &Figures, earlier_runs: usize, bands: &Option<Bands>) -> anyhow::Result<Expectations> {
     Ok(match &args.expect {
         None => perfreport::gate::from_history(
             Some(perfreport::gate::coordinates(v)),

@@ -49,6 +49,11 @@ pub fn view_of(run_dir: &Path) -> anyhow::Result<perfreport::view::View> {
     Ok(perfreport::view::build(&perfreport::model::load(run_dir)?))
 }
 
+/// A run's figures, read now (with its provenance): what compare and the gate weigh.
+pub fn figures_of(run_dir: &Path) -> anyhow::Result<perfreport::figures::Figures> {
+    Ok(perfreport::analyse(run_dir)?)
+}
+
 /// A path for a terminal: its control characters quoted.
 pub fn shown(path: &Path) -> String {
     quote(&path.display().to_string()).into_owned()
@@ -102,7 +107,7 @@ pub fn write_output(path: &Path, text: &str, json: bool, links: perfreport::outp
 
 /// The runs of a history root, each read once: its figures are cached in
 /// the root (`.history-cache.json`), so a nightly gate reads only new runs.
-pub fn history_runs(root: &Path) -> anyhow::Result<Vec<perfreport::history::RunFigures>> {
+pub fn history_runs(root: &Path) -> anyhow::Result<Vec<perfreport::figures::Figures>> {
     if !root.is_dir() {
         anyhow::bail!("{}: the history root is not a directory", shown(root));
     }

@@ -4,11 +4,11 @@
 //! made a figure, which may have been computed differently.
 
 use crate::analysis::pooling::Coordinates;
-use crate::view::{Provenance, RunCoordinates};
+use crate::figures::{Provenance, RunCoordinates};
 
 /// A run's coordinates as its provenance records them.
 pub(crate) fn coordinates_of(r: &RunCoordinates) -> Coordinates {
-    Coordinates::new(r.mode, r.arch.as_deref(), r.job_width)
+    Coordinates::new(r.mode.get(), r.arch.as_deref(), r.job_width.get())
 }
 
 /// The verdict on a pair of runs.
@@ -52,8 +52,8 @@ pub(crate) fn comparable(a: &Provenance, b: &Provenance) -> Comparability {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::figures::{Measured, RunCoordinates, Tool};
     use crate::input::run_json::Mode;
-    use crate::view::{RunCoordinates, Tool};
     use std::collections::BTreeMap;
 
     fn prov(stamp: &str, mode: Mode, arch: &str, width: Option<u32>, version: &'static str) -> Provenance {
@@ -66,13 +66,13 @@ mod tests {
             inputs: BTreeMap::new(),
             run: RunCoordinates {
                 stamp: stamp.into(),
-                mode: Some(mode),
-                arch: Some(arch.into()),
-                namespace: None,
-                sccache_prefix: None,
+                mode: Measured::Value(mode),
+                arch: Measured::Value(arch.into()),
+                namespace: Measured::missing("not recorded"),
+                sccache_prefix: Measured::missing("not recorded"),
                 nodes: vec![],
-                job_width: width,
-                revision: None,
+                job_width: Measured::from_option(width, || "not recorded".into()),
+                revision: Measured::missing("not recorded"),
                 why_null: BTreeMap::new(),
             },
         }

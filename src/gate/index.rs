@@ -3,8 +3,9 @@
 //! moved"), and a headline that follows a stable target.
 
 use crate::analysis::spread;
+use crate::figures::{Figures, Metric};
 use crate::history::bands::{metric_band, Comparable};
-use crate::history::{Key, RunFigures};
+use crate::history::Key;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -23,7 +24,7 @@ pub struct IndexVerdict {
 }
 
 /// Per run folder: its verdict and headline for the site's index.
-pub fn index_verdicts(all: &[RunFigures]) -> BTreeMap<String, IndexVerdict> {
+pub fn index_verdicts(all: &[Figures]) -> BTreeMap<String, IndexVerdict> {
     let expensive = most_expensive(all);
     let comparable = Comparable::new(all);
     all.iter()
@@ -54,12 +55,12 @@ pub fn index_verdicts(all: &[RunFigures]) -> BTreeMap<String, IndexVerdict> {
 
 /// Per key, the target with the largest median total over the key's runs:
 /// the one its index headline follows when nothing regressed.
-fn most_expensive(all: &[RunFigures]) -> BTreeMap<Key, String> {
+fn most_expensive(all: &[Figures]) -> BTreeMap<Key, String> {
     let mut totals: BTreeMap<Key, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
     for r in all.iter().filter(|r| r.left_out.is_none()) {
         let by_target = totals.entry(r.key()).or_default();
         for (name, t) in &r.targets {
-            if let Some(total) = t.total_s {
+            if let Some(total) = t.metric(Metric::Total).get() {
                 by_target.entry(name.as_str()).or_default().push(total);
             }
         }
@@ -78,14 +79,14 @@ fn most_expensive(all: &[RunFigures]) -> BTreeMap<Key, String> {
 }
 
 /// `target`'s total in `run` against its median over `before`.
-fn headline(before: &[&RunFigures], run: &RunFigures, target: &str) -> Option<String> {
-    let total = run.targets.get(target)?.total_s?;
-    let b = metric_band(before, target, "total_s");
+fn headline(before: &[&Figures], run: &Figures, target: &str) -> Option<String> {
+    let total = run.targets.get(target)?.metric(Metric::Total).get()?;
+    let b = metric_band(before, target, Metric::Total);
     let Some(median) = b.median else {
         return Some(format!("{target}: first run of its key"));
     };
     let pct = spread::change_pct(total, median)?;
-    let loaded = if run.targets.get(target).and_then(|t| t.loaded) == Some(true) {
+    let loaded = if run.targets.get(target).and_then(|t| t.loaded()) == Some(true) {
         " (loaded)"
     } else {
         ""
@@ -114,16 +115,21 @@ mod tests {
 
     #[test]
     fn the_index_headline_follows_the_keys_most_expensive_target_or_each_regressed_one() {
-        let mut all: Vec<RunFigures> = (0..4)
+        let mut all: Vec<Figures> = (0..4)
             .map(|d| run(&format!("d{d}"), d, Some("warm"), 1000.0, false))
             .collect();
         // vllm is cheaper than pytorch; the headline keeps to pytorch even on
         // a night vllm finished last.
         for r in &mut all {
             let mut vllm = r.targets["pytorch"].clone();
-            vllm.total_s = Some(500.0);
+            vllm.set(crate::figures::Metric::Total, 500.0);
             r.targets.insert("vllm".into(), vllm);
-            r.critical_target = Some("vllm".into());
+            r.fleet.critical = crate::figures::Value(crate::figures::Critical {
+                node: "n0".into(),
+                end: 0,
+                targets: vec!["vllm".into()],
+                last_target: "vllm".into(),
+            });
         }
         all.push(run("slow", 4, Some("warm"), 1220.0, false));
         let h = index_verdicts(&all);
@@ -133,7 +139,11 @@ mod tests {
         assert_eq!(h["d1"].headline.as_deref(), Some("pytorch +0% vs median of 1"));
         assert_eq!(h["d1"].verdict, super::super::night::Verdict::NotGated);
         assert!(h["d1"].words.starts_with("not gated: "), "{}", h["d1"].words);
-        all[3].targets.get_mut("pytorch").unwrap().total_s = Some(1099.0);
+        all[3]
+            .targets
+            .get_mut("pytorch")
+            .unwrap()
+            .set(crate::figures::Metric::Total, 1099.0);
         assert_eq!(
             index_verdicts(&all)["d3"].headline.as_deref(),
             Some("pytorch +0% vs median of 3"),
@@ -144,7 +154,7 @@ mod tests {
             all.push(run(&format!("e{d}"), d, Some("warm"), 1000.0, false));
             let last = all.last_mut().unwrap();
             let mut vllm = last.targets["pytorch"].clone();
-            vllm.total_s = Some(if d == 9 { 650.0 } else { 500.0 });
+            vllm.set(crate::figures::Metric::Total, if d == 9 { 650.0 } else { 500.0 });
             last.targets.insert("vllm".into(), vllm);
         }
         let h = index_verdicts(&all);

@@ -13,20 +13,20 @@ pub mod index;
 pub mod night;
 
 use crate::compare::comparable::{comparable, Comparability};
+use crate::figures::{Figures, Metric, Provenance};
 use crate::history::bands::MetricBand;
-use crate::view::View;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Fallback bands, percent of the expected value, used only without history
 /// and said so ("assumed: no history"): guesses that a target's own steps
 /// repeat within a few percent, setup/export and upload vary more.
-pub(crate) const DEFAULT_BANDS: [(&str, f64); 5] = [
-    ("total_s", 10.0),
-    ("build_s", 10.0),
-    ("gap_s", 25.0),
-    ("upload_s", 30.0),
-    ("steps_cached", 0.0),
+pub(crate) const DEFAULT_BANDS: [(Metric, f64); 5] = [
+    (Metric::Total, 10.0),
+    (Metric::Build, 10.0),
+    (Metric::Gap, 25.0),
+    (Metric::Upload, 30.0),
+    (Metric::StepsCached, 0.0),
 ];
 
 /// Below this many seconds a time is scheduling noise: not gateable.
@@ -35,16 +35,16 @@ pub(crate) const RESOLUTION_S: f64 = crate::analysis::spread::TIME_RESOLUTION_S;
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
 pub struct Expectations {
     #[serde(default)]
-    pub(crate) bands_pct: BTreeMap<String, f64>,
+    pub(crate) bands_pct: BTreeMap<Metric, f64>,
     #[serde(default)]
-    pub(crate) targets: BTreeMap<String, BTreeMap<String, f64>>,
+    pub(crate) targets: BTreeMap<String, BTreeMap<Metric, f64>>,
     /// The coordinates the expectations were measured at (written by --update).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) coordinates: Option<serde_json::Value>,
     /// Bands from history (`--update --history`): target -> metric -> band,
     /// with its spread, n and the runs it came from.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub history_bands: BTreeMap<String, BTreeMap<String, MetricBand>>,
+    pub history_bands: BTreeMap<String, BTreeMap<Metric, MetricBand>>,
     /// Where expectations made from history come from, in words (not written).
     #[serde(skip)]
     pub(crate) source: Option<String>,
@@ -53,7 +53,7 @@ pub struct Expectations {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Check {
     pub(crate) target: String,
-    pub(crate) metric: String,
+    pub(crate) metric: Metric,
     pub(crate) measured: Option<f64>,
     pub(crate) expected: f64,
     pub(crate) drift_pct: Option<f64>,
@@ -74,8 +74,8 @@ pub(crate) struct Check {
 pub struct GateReport {
     pub(crate) run: String,
     /// The tool that gated, and the run's provenance.
-    pub(crate) tool: crate::view::Tool,
-    pub(crate) provenance: crate::view::Provenance,
+    pub(crate) tool: crate::figures::Tool,
+    pub(crate) provenance: Option<Provenance>,
     pub refused: Option<String>,
     /// What the expected values and bands are: history, the file, or the fallback.
     pub(crate) against: String,
@@ -88,11 +88,11 @@ pub struct GateReport {
 
 /// The band of a target's metric and where it comes from: history first,
 /// then a band set in the file, then the fallback, said as an assumption.
-fn band(e: &Expectations, target: &str, m: &str) -> (Option<f64>, String) {
-    if let Some(b) = e.history_bands.get(target).and_then(|t| t.get(m)) {
+fn band(e: &Expectations, target: &str, m: Metric) -> (Option<f64>, String) {
+    if let Some(b) = e.history_bands.get(target).and_then(|t| t.get(&m)) {
         return (b.band_pct, b.describe());
     }
-    if let Some(b) = e.bands_pct.get(m) {
+    if let Some(b) = e.bands_pct.get(&m) {
         return (Some(*b), "set in the expectations file".into());
     }
     let fallback = DEFAULT_BANDS.iter().find(|(k, _)| *k == m).map_or(10.0, |(_, b)| *b);
@@ -128,7 +128,7 @@ fn against(e: &Expectations) -> String {
 pub fn from_history(
     coordinates: Option<serde_json::Value>,
     runs: usize,
-    bands: BTreeMap<String, BTreeMap<String, MetricBand>>,
+    bands: BTreeMap<String, BTreeMap<Metric, MetricBand>>,
 ) -> Expectations {
     let source = if runs == 0 {
         "history: no comparable run before this one, nothing to gate against".to_string()
@@ -144,10 +144,7 @@ pub fn from_history(
         ..Default::default()
     };
     for (target, metrics) in &bands {
-        let expected: BTreeMap<String, f64> = metrics
-            .iter()
-            .filter_map(|(m, b)| Some((m.clone(), b.median?)))
-            .collect();
+        let expected: BTreeMap<Metric, f64> = metrics.iter().filter_map(|(m, b)| Some((*m, b.median?))).collect();
         if !expected.is_empty() {
             e.targets.insert(target.clone(), expected);
         }
@@ -157,39 +154,44 @@ pub fn from_history(
 }
 
 /// A run's coordinates as expectations record them.
-pub fn coordinates(v: &View) -> serde_json::Value {
-    let r = &v.provenance.run;
-    serde_json::json!({"mode": r.mode, "arch": r.arch, "job_width": r.job_width})
+pub fn coordinates(f: &Figures) -> serde_json::Value {
+    serde_json::json!({"mode": f.mode.value(), "arch": f.arch.value(), "job_width": f.job_width.get()})
 }
 
 /// Gates a run read in full against `e`, refusing expectations measured at
 /// other coordinates.
-pub fn gate(v: &View, e: &Expectations) -> GateReport {
+pub fn gate(f: &Figures, e: &Expectations) -> GateReport {
     let mut r = GateReport {
-        run: v.stamp.clone(),
-        tool: crate::view::Tool::this(),
-        provenance: v.provenance.clone(),
+        run: f.stamp.clone(),
+        tool: crate::figures::Tool::this(),
+        provenance: f.provenance.clone(),
         refused: None,
         against: against(e),
         checks: vec![],
         checked: 0,
         regressions: 0,
     };
-    if let Some(c) = &e.coordinates {
-        let expected: crate::view::Provenance = {
-            let mut p = v.provenance.clone();
+    if let (Some(c), Some(mine)) = (&e.coordinates, &f.provenance) {
+        use crate::figures::Measured;
+        let recorded = || "the expectations do not record it".to_string();
+        let expected: Provenance = {
+            let mut p = mine.clone();
             p.run.stamp = "the expectations".into();
-            p.run.mode = c.get("mode").and_then(|m| serde_json::from_value(m.clone()).ok());
-            p.run.arch = c.get("arch").and_then(|a| a.as_str()).map(str::to_string);
-            p.run.job_width = c.get("job_width").and_then(|w| w.as_u64()).map(|w| w as u32);
+            p.run.mode = Measured::from_option(
+                c.get("mode").and_then(|m| serde_json::from_value(m.clone()).ok()),
+                recorded,
+            );
+            p.run.arch = Measured::from_option(c.get("arch").and_then(|a| a.as_str()).map(str::to_string), recorded);
+            p.run.job_width =
+                Measured::from_option(c.get("job_width").and_then(|w| w.as_u64()).map(|w| w as u32), recorded);
             p
         };
-        if let Comparability::No { reasons } = comparable(&expected, &v.provenance) {
+        if let Comparability::No { reasons } = comparable(&expected, mine) {
             r.refused = Some(reasons.join("; "));
             return r;
         }
     }
-    r.checks = checks(&crate::history::RunFigures::from_view("", v), e);
+    r.checks = checks(f, e);
     r.checked = r.checks.iter().filter(|c| c.checked()).count();
     r.regressions = r.checks.iter().filter(|c| c.is_regression()).count();
     r
@@ -216,15 +218,15 @@ impl Check {
 
 /// Each expected figure of `e` checked against the run's own figures: a
 /// verdict per target and metric, or why there is none.
-pub(crate) fn checks(figures: &crate::history::RunFigures, e: &Expectations) -> Vec<Check> {
+pub(crate) fn checks(figures: &Figures, e: &Expectations) -> Vec<Check> {
     let mut out = vec![];
     for (target, metrics) in &e.targets {
         let t = figures.targets.get(target);
-        for (m, expected) in metrics {
+        for (&m, expected) in metrics {
             let (band_pct, band_from) = band(e, target, m);
-            let measured = t.and_then(|t| t.metric(m));
-            let why_null = t.and_then(|t| t.why_null.get(m).cloned());
-            let time = m.ends_with("_s");
+            let measured = t.and_then(|t| t.metric(m).get());
+            let why_null = t.and_then(|t| t.metric(m).why().map(str::to_string));
+            let time = m.is_time();
             let (drift, verdict) = match measured {
                 None => (
                     None,
@@ -251,9 +253,18 @@ pub(crate) fn checks(figures: &crate::history::RunFigures, e: &Expectations) -> 
                     } else {
                         f64::INFINITY
                     };
-                    // Time: higher is worse. Steps cached: lower is worse.
-                    let worse = if time { drift > band_pct } else { drift < -band_pct };
-                    let better = if time { drift < -band_pct } else { drift > band_pct };
+                    // A time: higher is worse. Steps cached: lower is worse.
+                    let up_is_worse = m.lower_is_better();
+                    let worse = if up_is_worse {
+                        drift > band_pct
+                    } else {
+                        drift < -band_pct
+                    };
+                    let better = if up_is_worse {
+                        drift < -band_pct
+                    } else {
+                        drift > band_pct
+                    };
                     let v = if worse {
                         "REGRESSION"
                     } else if better {
@@ -267,17 +278,16 @@ pub(crate) fn checks(figures: &crate::history::RunFigures, e: &Expectations) -> 
                     (shown, v.to_string())
                 }
             };
-            let rests_on_loaded = if verdict == "REGRESSION" && t.and_then(|t| t.loaded) == Some(true) {
-                t.and_then(|t| t.load.clone())
-            } else {
-                None
+            let rests_on_loaded = match t.and_then(|t| t.load.value()) {
+                Some(crate::figures::Load::Loaded(why)) if verdict == "REGRESSION" => Some(why.clone()),
+                _ => None,
             };
             // The steps and revision behind a regression, against the run
             // nearest the band's median (`history::why`).
             let why = if verdict == "REGRESSION" {
                 e.history_bands
                     .get(target)
-                    .and_then(|b| b.get(m))
+                    .and_then(|b| b.get(&m))
                     .and_then(|b| b.typical.as_ref())
                     .zip(measured)
                     .and_then(|(typ, x)| crate::history::why::check_why(typ, figures, target, m, x))
@@ -286,7 +296,7 @@ pub(crate) fn checks(figures: &crate::history::RunFigures, e: &Expectations) -> 
             };
             out.push(Check {
                 target: target.clone(),
-                metric: m.clone(),
+                metric: m,
                 measured,
                 expected: *expected,
                 drift_pct: drift,
@@ -304,27 +314,25 @@ pub(crate) fn checks(figures: &crate::history::RunFigures, e: &Expectations) -> 
 /// The current figures as new expectations, keeping the bands; with
 /// `history_bands` (`--history`), those are recorded with their n and runs.
 pub fn update(
-    v: &View,
+    f: &Figures,
     old: &Expectations,
-    history_bands: Option<BTreeMap<String, BTreeMap<String, MetricBand>>>,
+    history_bands: Option<BTreeMap<String, BTreeMap<Metric, MetricBand>>>,
 ) -> Expectations {
     let mut e = Expectations {
         bands_pct: old.bands_pct.clone(),
         history_bands: history_bands.unwrap_or_else(|| old.history_bands.clone()),
         ..Default::default()
     };
-    for (name, t) in crate::history::RunFigures::from_view("", v).targets {
-        let mut m = BTreeMap::new();
-        for (metric, _) in DEFAULT_BANDS {
-            if let Some(x) = t.metric(metric) {
-                m.insert(metric.to_string(), x);
-            }
-        }
+    for (name, t) in &f.targets {
+        let m: BTreeMap<Metric, f64> = DEFAULT_BANDS
+            .iter()
+            .filter_map(|(metric, _)| Some((*metric, t.metric(*metric).get()?)))
+            .collect();
         if !m.is_empty() {
-            e.targets.insert(name, m);
+            e.targets.insert(name.clone(), m);
         }
     }
-    e.coordinates = Some(coordinates(v));
+    e.coordinates = Some(coordinates(f));
     e
 }
 

@@ -6,7 +6,8 @@
 //! run happened to start last.
 
 use super::{checks, from_history, Check};
-use crate::history::{bands, key_label, Key, RunFigures};
+use crate::figures::Figures;
+use crate::history::{bands, key_label, Key};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -167,7 +168,7 @@ const FUTURE_SKEW_US: i64 = 3_600_000_000;
 #[derive(Debug, Default)]
 pub(crate) struct Picked<'a> {
     /// Oldest first.
-    pub(crate) runs: Vec<&'a RunFigures>,
+    pub(crate) runs: Vec<&'a Figures>,
     /// The labels of keys whose runs all started before the window.
     pub(crate) keys_outside: Vec<String>,
     /// Runs dated after `now_us` (plus an hour), by folder.
@@ -181,14 +182,17 @@ pub(crate) struct Picked<'a> {
 /// broken), so a run still in flight cannot hide the night's regression.
 /// A run without a start time (or whose run.json could not be read) that
 /// sorts after the newest dated run is in the night too, as not gated.
-pub(crate) fn pick(all: &[RunFigures], window_s: f64, now_us: i64) -> Picked<'_> {
+pub(crate) fn pick(all: &[Figures], window_s: f64, now_us: i64) -> Picked<'_> {
     let mut out = Picked::default();
-    let future = |r: &RunFigures| r.started_us.is_some_and(|t| t > now_us.saturating_add(FUTURE_SKEW_US));
+    let future = |r: &Figures| {
+        r.started_us()
+            .is_some_and(|t| t > now_us.saturating_add(FUTURE_SKEW_US))
+    };
     out.dated_in_future = all.iter().filter(|r| future(r)).map(|r| r.dir.clone()).collect();
-    let dated: Vec<&RunFigures> = all.iter().filter(|r| r.started_us.is_some() && !future(r)).collect();
+    let dated: Vec<&Figures> = all.iter().filter(|r| r.started_us().is_some() && !future(r)).collect();
     let newest = dated.iter().copied().max_by(|a, b| a.order().cmp(&b.order()));
-    let undated_after = |r: &RunFigures| {
-        r.started_us.is_none()
+    let undated_after = |r: &Figures| {
+        r.started_us().is_none()
             && newest.is_none_or(|n| (r.stamp.as_str(), r.dir.as_str()) >= (n.stamp.as_str(), n.dir.as_str()))
     };
     let Some(newest) = newest else {
@@ -200,14 +204,14 @@ pub(crate) fn pick(all: &[RunFigures], window_s: f64, now_us: i64) -> Picked<'_>
         );
         return out;
     };
-    let from = newest.started_us.unwrap_or(0).saturating_sub((window_s * 1e6) as i64);
-    let mut by_key: BTreeMap<Key, Vec<&RunFigures>> = BTreeMap::new();
+    let from = newest.started_us().unwrap_or(0).saturating_sub((window_s * 1e6) as i64);
+    let mut by_key: BTreeMap<Key, Vec<&Figures>> = BTreeMap::new();
     for r in &dated {
         by_key.entry(r.key()).or_default().push(r);
     }
     for (key, mut runs) in by_key {
         runs.sort_by(|a, b| a.order().cmp(&b.order()));
-        runs.retain(|r| r.started_us.is_some_and(|t| t >= from));
+        runs.retain(|r| r.started_us().is_some_and(|t| t >= from));
         if runs.is_empty() {
             out.keys_outside.push(key_label(&key));
             continue;
@@ -217,7 +221,7 @@ pub(crate) fn pick(all: &[RunFigures], window_s: f64, now_us: i64) -> Picked<'_>
             // Its ties in start time are gated too, each on its own.
             Some(g) => runs
                 .iter()
-                .position(|r| r.started_us == runs[g].started_us)
+                .position(|r| r.started_us() == runs[g].started_us())
                 .unwrap_or(g),
             None => runs.len() - 1,
         };
@@ -230,20 +234,20 @@ pub(crate) fn pick(all: &[RunFigures], window_s: f64, now_us: i64) -> Picked<'_>
 
 /// Gates `run` against the comparable runs of `all` that started before it.
 #[cfg(test)]
-pub(crate) fn gate_run(all: &[RunFigures], run: &RunFigures) -> GatedRun {
+pub(crate) fn gate_run(all: &[Figures], run: &Figures) -> GatedRun {
     gate_against(run, &bands::earlier(all, run))
 }
 
 /// Gates `run` against `earlier`, the comparable runs that started before it
 /// ([`bands::earlier`]).
-pub(crate) fn gate_against(run: &RunFigures, earlier: &[&RunFigures]) -> GatedRun {
+pub(crate) fn gate_against(run: &Figures, earlier: &[&Figures]) -> GatedRun {
     let mut g = GatedRun {
         dir: run.dir.clone(),
         stamp: run.stamp.clone(),
-        started_at: run.started_us.map(crate::timefmt::format_rfc3339),
-        mode: run.mode.clone(),
-        arch: run.arch.clone(),
-        max_jobs: run.max_jobs,
+        started_at: run.started_us().map(crate::timefmt::format_rfc3339),
+        mode: run.mode.value().cloned(),
+        arch: run.arch.value().cloned(),
+        max_jobs: run.job_width.get(),
         key: key_label(&run.key()),
         verdict: Verdict::NotGated,
         not_gated: None,
@@ -261,7 +265,7 @@ pub(crate) fn gate_against(run: &RunFigures, earlier: &[&RunFigures]) -> GatedRu
         g.not_gated = Some(format!("the run is left out of history: {why}"));
         return g;
     }
-    if run.started_us.is_none() {
+    if run.started_us().is_none() {
         g.unusable = true;
         g.not_gated = Some("run.json gives no started_at: the run cannot be placed among the runs before it".into());
         return g;
@@ -293,13 +297,13 @@ pub(crate) fn gate_against(run: &RunFigures, earlier: &[&RunFigures]) -> GatedRu
 
 /// The targets the runs before measured (a total) that `run` did not, each
 /// with why: a lost trace would otherwise only skip its checks.
-fn unmeasured(earlier: &[&RunFigures], run: &RunFigures) -> Vec<String> {
+fn unmeasured(earlier: &[&Figures], run: &Figures) -> Vec<String> {
     let mut before: Vec<&str> = earlier
         .iter()
         .flat_map(|r| {
             r.targets
                 .iter()
-                .filter(|(_, t)| t.total_s.is_some())
+                .filter(|(_, t)| !t.total.is_missing())
                 .map(|(n, _)| n.as_str())
         })
         .collect();
@@ -307,9 +311,9 @@ fn unmeasured(earlier: &[&RunFigures], run: &RunFigures) -> Vec<String> {
     before.dedup();
     before
         .into_iter()
-        .filter(|t| run.targets.get(*t).is_none_or(|f| f.total_s.is_none()))
+        .filter(|t| run.targets.get(*t).is_none_or(|f| f.total.is_missing()))
         .map(|t| {
-            let why = run.targets.get(t).and_then(|f| f.why_null.get("total_s"));
+            let why = run.targets.get(t).and_then(|f| f.total.why());
             match why {
                 Some(why) => format!("{t} ({why})"),
                 None => format!("{t} (not in this run)"),
@@ -345,7 +349,7 @@ fn no_band_why(checks: &[Check], runs: usize) -> String {
 }
 
 /// Gates the night under a root whose runs are `all`, `now_us` being the clock.
-pub fn gate_night(all: &[RunFigures], window_s: f64, now_us: i64) -> Night {
+pub fn gate_night(all: &[Figures], window_s: f64, now_us: i64) -> Night {
     let picked = pick(all, window_s, now_us);
     let comparable = bands::Comparable::new(all);
     let runs: Vec<GatedRun> = picked
@@ -357,7 +361,7 @@ pub fn gate_night(all: &[RunFigures], window_s: f64, now_us: i64) -> Night {
         newest: picked
             .runs
             .iter()
-            .filter(|r| r.started_us.is_some())
+            .filter(|r| r.started_us().is_some())
             .max_by(|a, b| a.order().cmp(&b.order()))
             .map(|r| r.stamp.clone()),
         window_s,
@@ -375,10 +379,10 @@ mod tests {
     use super::*;
 
     /// A warm run of `arch` starting `hours` after the epoch, pytorch building in `build` s.
-    fn run(stamp: &str, hours: i64, arch: &str, build: f64) -> RunFigures {
+    fn run(stamp: &str, hours: i64, arch: &str, build: f64) -> Figures {
         let mut r = crate::history::bands::tests::run(stamp, 0, Some("warm"), build, false);
-        r.started_us = Some(hours * 3_600_000_000);
-        r.arch = Some(arch.into());
+        r.started = crate::figures::Value(hours * 3_600_000_000);
+        r.arch = crate::figures::Value(arch.into());
         r
     }
 
@@ -387,8 +391,8 @@ mod tests {
 
     /// Eight gfx1201 nights at 1000 s (±0.2%), then a 1135 s night; a gfx950
     /// run starting two hours after it; a gfx942 key last seen a week ago.
-    fn root() -> Vec<RunFigures> {
-        let mut all: Vec<RunFigures> = (0..8)
+    fn root() -> Vec<Figures> {
+        let mut all: Vec<Figures> = (0..8)
             .map(|d| run(&format!("n{d}"), d * 24, "gfx1201", 1000.0 + (d % 3) as f64))
             .collect();
         all.push(run("n8", 8 * 24, "gfx1201", 1135.0));
@@ -461,7 +465,7 @@ mod tests {
         assert_eq!(g.verdict, Verdict::NotGated);
         assert!(g.not_gated.unwrap().contains("in flight"));
         let mut lone = run("lone", 9 * 24, "gfx1201", 1000.0);
-        lone.mode = None;
+        lone.mode = crate::figures::Measured::missing("run.json has no `mode`");
         all.push(lone);
         let g = gate_run(&all, all.last().unwrap());
         assert!(g.not_gated.unwrap().contains("no run can be compared"));
@@ -492,7 +496,7 @@ mod tests {
         let mut all = root();
         all.truncate(8);
         let mut undated = run("n9", 0, "gfx1201", 1000.0);
-        undated.started_us = None;
+        undated.started = crate::figures::Measured::missing("run.json has no `started_at`");
         all.push(undated);
         let night = gate_night(&all, DEFAULT_WINDOW_S, NOW);
         let last = night
@@ -524,10 +528,8 @@ mod tests {
         all.truncate(8);
         let mut lost = run("n8", 8 * 24, "gfx1201", 1000.0);
         let t = lost.targets.get_mut("pytorch").unwrap();
-        t.total_s = None;
-        t.build_s = None;
-        t.why_null
-            .insert("total_s".into(), "no trace-pytorch.json in this run".into());
+        t.total = crate::figures::Measured::missing("no trace-pytorch.json in this run");
+        t.build = crate::figures::Measured::missing("no trace-pytorch.json in this run");
         lost.targets.insert("vllm".into(), all[0].targets["pytorch"].clone());
         all.push(lost);
         let g = gate_run(&all, all.last().unwrap());

@@ -68,16 +68,7 @@ pub fn ratios_view(bench: &Path, fleet: Option<&Path>) -> Result<RatiosView> {
     };
     let report = ratios::analyse(&parsed.sink.rows, &|b: &str| cores.get(b).copied());
     let mut inputs = BTreeMap::new();
-    inputs.insert(
-        name.clone(),
-        crate::view::InputIdentity {
-            bytes: input.bytes,
-            mtime: input.mtime.clone(),
-            xxh3: input.xxh3.clone(),
-            read_as: input.format.clone(),
-            why_null: input.why_null.clone(),
-        },
-    );
+    inputs.insert(name.clone(), crate::measure::identity(&input));
     Ok(RatiosView {
         report,
         input,

@@ -2,8 +2,9 @@
 //! band of each metric (what the gate gates on, what compare calls noise,
 //! what the site's index quotes), from the spread those runs show.
 
-use super::{RunFigures, METRICS};
+use super::Figures;
 use crate::analysis::spread::{self, Band};
+use crate::figures::Metric;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -36,14 +37,13 @@ pub struct MetricBand {
     pub(crate) level_from: Option<String>,
 }
 
-/// A run as typical of a metric: its value, revision and slowest steps.
+/// A run as typical of a metric: its value, revision and steps.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Typical {
     pub(crate) stamp: String,
     pub(crate) value: f64,
     pub(crate) revision: Option<String>,
     pub(crate) steps: Vec<crate::analysis::step_diff::StepRecord>,
-    pub(crate) steps_all: bool,
 }
 
 impl MetricBand {
@@ -79,7 +79,7 @@ impl MetricBand {
 
 /// The runs comparable with `run` (same key, not left out) that came before
 /// it, the newest `spread::WINDOW` of them, oldest first.
-pub fn earlier<'a>(all: &'a [RunFigures], run: &RunFigures) -> Vec<&'a RunFigures> {
+pub fn earlier<'a>(all: &'a [Figures], run: &Figures) -> Vec<&'a Figures> {
     Comparable::new(all).earlier(run)
 }
 
@@ -87,11 +87,11 @@ pub fn earlier<'a>(all: &'a [RunFigures], run: &RunFigures) -> Vec<&'a RunFigure
 /// each group oldest first: what [`earlier`] asks of every run at once, so
 /// weighing each run of a site of hundreds groups and sorts them once, not
 /// once a run.
-pub(crate) struct Comparable<'a>(BTreeMap<super::Key, Vec<&'a RunFigures>>);
+pub(crate) struct Comparable<'a>(BTreeMap<super::Key, Vec<&'a Figures>>);
 
 impl<'a> Comparable<'a> {
-    pub(crate) fn new(all: &'a [RunFigures]) -> Comparable<'a> {
-        let mut by_key: BTreeMap<super::Key, Vec<&RunFigures>> = BTreeMap::new();
+    pub(crate) fn new(all: &'a [Figures]) -> Comparable<'a> {
+        let mut by_key: BTreeMap<super::Key, Vec<&Figures>> = BTreeMap::new();
         for r in all.iter().filter(|r| r.left_out.is_none()) {
             by_key.entry(r.key()).or_default().push(r);
         }
@@ -103,17 +103,17 @@ impl<'a> Comparable<'a> {
 
     /// The runs of `run`'s key that came before it, the newest
     /// `spread::WINDOW` of them, oldest first.
-    pub(crate) fn earlier(&self, run: &RunFigures) -> Vec<&'a RunFigures> {
+    pub(crate) fn earlier(&self, run: &Figures) -> Vec<&'a Figures> {
         let Some(runs) = self.0.get(&run.key()) else {
             return vec![];
         };
-        let at = (run.started_us, run.stamp.as_str());
+        let at = (run.started_us(), run.stamp.as_str());
         // Two dated runs are ordered by their start alone: one that started at
         // the same moment did not come before. In a key's runs, oldest first,
         // those before `run` are a prefix (undated runs sort first).
-        let before = |r: &&RunFigures| match (r.started_us, run.started_us) {
+        let before = |r: &&Figures| match (r.started_us(), run.started_us()) {
             (Some(a), Some(b)) => a < b,
-            _ => (r.started_us, r.stamp.as_str()) < at,
+            _ => (r.started_us(), r.stamp.as_str()) < at,
         };
         let end = runs.partition_point(before);
         runs[end.saturating_sub(spread::WINDOW)..end].to_vec()
@@ -122,35 +122,35 @@ impl<'a> Comparable<'a> {
 
 /// The newest `spread::WINDOW` runs of `all` comparable with `run`, itself
 /// included when it is among them: what compare's noise and `--update` rest on.
-pub fn newest_comparable<'a>(all: &'a [RunFigures], run: &RunFigures) -> Vec<&'a RunFigures> {
+pub fn newest_comparable<'a>(all: &'a [Figures], run: &Figures) -> Vec<&'a Figures> {
     let key = run.key();
-    let mut v: Vec<&RunFigures> = all.iter().filter(|r| r.left_out.is_none() && r.key() == key).collect();
+    let mut v: Vec<&Figures> = all.iter().filter(|r| r.left_out.is_none() && r.key() == key).collect();
     v.sort_by(|a, b| a.order().cmp(&b.order()));
     let skip = v.len().saturating_sub(spread::WINDOW);
     v.split_off(skip)
 }
 
-type BandPoint<'a> = (&'a RunFigures, f64, bool);
+type BandPoint<'a> = (&'a Figures, f64, bool);
 
-fn band_points<'a>(runs: &[&'a RunFigures], target: &str, metric: &str) -> Vec<BandPoint<'a>> {
+fn band_points<'a>(runs: &[&'a Figures], target: &str, metric: Metric) -> Vec<BandPoint<'a>> {
     runs.iter()
         .filter_map(|r| {
             let t = r.targets.get(target)?;
-            Some((*r, t.metric(metric)?, t.loaded == Some(true)))
+            Some((*r, t.metric(metric).get()?, t.loaded() == Some(true)))
         })
         .collect()
 }
 
 /// The band of one metric of one target over `runs`.
-pub(crate) fn metric_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
+pub(crate) fn metric_band(runs: &[&Figures], target: &str, metric: Metric) -> MetricBand {
     band_of(&band_points(runs, target, metric), 0, target, metric)
 }
 
 /// The band of one metric of one node over `runs` (compare's node rows).
-pub(crate) fn node_band(runs: &[&RunFigures], node: &str, metric: &str) -> MetricBand {
+pub(crate) fn node_band(runs: &[&Figures], node: &str, metric: Metric) -> MetricBand {
     let points: Vec<BandPoint> = runs
         .iter()
-        .filter_map(|r| Some((*r, r.nodes.get(node)?.metric(metric)?, false)))
+        .filter_map(|r| Some((*r, r.nodes.get(node)?.metric(metric).get()?, false)))
         .collect();
     band_of(&points, 0, node, metric)
 }
@@ -161,7 +161,7 @@ pub(crate) fn node_band(runs: &[&RunFigures], node: &str, metric: &str) -> Metri
 /// so the gate expects the new level and its band keeps the spread of all
 /// the runs. The night the level changed was flagged on its own; the nights
 /// after it are weighed against the new level, not the old.
-pub(crate) fn level_band(runs: &[&RunFigures], target: &str, metric: &str) -> MetricBand {
+pub(crate) fn level_band(runs: &[&Figures], target: &str, metric: Metric) -> MetricBand {
     let mut points = band_points(runs, target, metric);
     let values: Vec<f64> = points.iter().map(|p| p.1).collect();
     let Some(step) = spread::find_step(&values).filter(|s| s.before != 0.0) else {
@@ -179,7 +179,7 @@ pub(crate) fn level_band(runs: &[&RunFigures], target: &str, metric: &str) -> Me
 }
 
 /// The band over `points`; the typical run is sought from `typical_from` on.
-fn band_of(points: &[BandPoint], typical_from: usize, target: &str, metric: &str) -> MetricBand {
+fn band_of(points: &[BandPoint], typical_from: usize, target: &str, metric: Metric) -> MetricBand {
     let values: Vec<f64> = points.iter().map(|p| p.1).collect();
     let spread = spread::spread_pct(&values);
     let (band_pct, not_gateable) = match spread::band(&spread, values.len()) {
@@ -189,7 +189,7 @@ fn band_of(points: &[BandPoint], typical_from: usize, target: &str, metric: &str
     let median = spread::median(&values);
     // Exactly repeated times show a spread of 0: no band narrower than the floor.
     let floor_pct = median
-        .filter(|_| metric.ends_with("_s"))
+        .filter(|_| metric.is_time())
         .map(spread::time_band_floor_pct)
         .filter(|f| spread.as_ref().ok().is_none_or(|s| spread::BAND_SPREADS * s < *f));
     let typical = median.and_then(|m| {
@@ -201,9 +201,8 @@ fn band_of(points: &[BandPoint], typical_from: usize, target: &str, metric: &str
         Some(Typical {
             stamp: r.stamp.clone(),
             value: *value,
-            revision: r.revision.clone(),
+            revision: r.revision.value().cloned(),
             steps: t.steps.clone(),
-            steps_all: t.steps_all,
         })
     });
     MetricBand {
@@ -221,13 +220,13 @@ fn band_of(points: &[BandPoint], typical_from: usize, target: &str, metric: &str
 }
 
 /// Every metric of every target of `run`, over `runs`: target -> metric -> band.
-pub fn all_bands(runs: &[&RunFigures], run: &RunFigures) -> BTreeMap<String, BTreeMap<String, MetricBand>> {
+pub fn all_bands(runs: &[&Figures], run: &Figures) -> BTreeMap<String, BTreeMap<Metric, MetricBand>> {
     run.targets
         .keys()
         .map(|t| {
-            let metrics = METRICS
+            let metrics = Metric::TARGET
                 .iter()
-                .map(|m| (m.to_string(), level_band(runs, t, m)))
+                .map(|m| (*m, level_band(runs, t, *m)))
                 .filter(|(_, b)| b.n > 0)
                 .collect();
             (t.clone(), metrics)
@@ -238,36 +237,25 @@ pub fn all_bands(runs: &[&RunFigures], run: &RunFigures) -> BTreeMap<String, BTr
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::history::TargetFigures;
+    use crate::figures::{Load, TargetFigures, Value};
 
     /// A warm-or-`mode` gfx1201 run of `day` whose pytorch built in `build` s.
-    pub(crate) fn run(stamp: &str, day: i64, mode: Option<&str>, build: f64, loaded: bool) -> RunFigures {
-        let mut targets = BTreeMap::new();
-        targets.insert(
-            "pytorch".to_string(),
-            TargetFigures {
-                total_s: Some(build + 100.0),
-                build_s: Some(build),
-                loaded: Some(loaded),
-                ..Default::default()
-            },
-        );
-        RunFigures {
-            stamp: stamp.into(),
-            dir: stamp.into(),
-            started_us: Some(day * 86_400_000_000),
-            mode: mode.map(str::to_string),
-            arch: Some("gfx1201".into()),
-            max_jobs: Some(32),
-            critical_target: Some("pytorch".into()),
-            targets,
-            ..Default::default()
-        }
+    pub(crate) fn run(stamp: &str, day: i64, mode: Option<&str>, build: f64, loaded: bool) -> Figures {
+        let mut t = TargetFigures::unmeasured("not measured");
+        t.set(Metric::Total, build + 100.0).set(Metric::Build, build);
+        t.load = Value(if loaded {
+            Load::Loaded("n0 ended the run loaded".into())
+        } else {
+            Load::Clear
+        });
+        let mut f = Figures::dated(stamp, day, mode);
+        f.targets.insert("pytorch".to_string(), t);
+        f
     }
 
     #[test]
     fn a_run_is_weighed_against_the_comparable_runs_before_it_only() {
-        let mut all: Vec<RunFigures> = (0..6)
+        let mut all: Vec<Figures> = (0..6)
             .map(|d| run(&format!("d{d}"), d, Some("warm"), 1000.0 + d as f64, d == 2))
             .collect();
         all.push(run("cold", 3, Some("cold"), 5000.0, false));
@@ -282,7 +270,7 @@ pub(crate) mod tests {
             "not the cold run, not in flight, not itself"
         );
         // Builds 1000..1004: median 1002, deviations 2,1,0,1,2 -> MAD 1 -> 0.148%.
-        let b = metric_band(&earlier(&all, &all[5]), "pytorch", "build_s");
+        let b = metric_band(&earlier(&all, &all[5]), "pytorch", Metric::Build);
         assert_eq!((b.median, b.n, b.loaded), (Some(1002.0), 5, 1));
         let spread = 100.0 * 1.4826 / 1002.0;
         assert!((b.spread_pct.unwrap() - spread).abs() < 1e-9);
@@ -295,7 +283,7 @@ pub(crate) mod tests {
         // A run without mode is its own key: nothing before it.
         assert!(earlier(&all, &all[7]).is_empty());
         // Four earlier runs carry no gate.
-        let four = metric_band(&earlier(&all, &all[4]), "pytorch", "build_s");
+        let four = metric_band(&earlier(&all, &all[4]), "pytorch", Metric::Build);
         assert_eq!(four.band_pct, None);
         assert!(four.not_gateable.unwrap().contains("over 4 runs (5 needed)"));
     }
@@ -304,37 +292,37 @@ pub(crate) mod tests {
     fn a_noise_free_history_does_not_gate_a_one_second_change_as_a_regression() {
         // Seven identical nights: MAD 0, spread 0%. A band of 3× 0 would call
         // 1001 s against 1000 s (+0.1%) a regression: the band is floored.
-        let all: Vec<RunFigures> = (0..7)
+        let all: Vec<Figures> = (0..7)
             .map(|d| run(&format!("d{d}"), d, Some("warm"), 1000.0, false))
             .collect();
-        let refs: Vec<&RunFigures> = all.iter().collect();
-        let b = metric_band(&refs, "pytorch", "build_s");
+        let refs: Vec<&Figures> = all.iter().collect();
+        let b = metric_band(&refs, "pytorch", Metric::Build);
         assert_eq!(b.spread_pct, Some(0.0));
         assert_eq!(b.band_pct, Some(spread::MIN_BAND_PCT), "1% beats 5 s of 1000 s (0.5%)");
         assert!(b.describe().contains("at least ±1.0%"), "{}", b.describe());
         // On a short time the fleet's 5 s resolution is the floor: 5 s of 100 s.
-        let short: Vec<RunFigures> = (0..7)
+        let short: Vec<Figures> = (0..7)
             .map(|d| run(&format!("d{d}"), d, Some("warm"), 100.0, false))
             .collect();
-        let refs: Vec<&RunFigures> = short.iter().collect();
-        assert_eq!(metric_band(&refs, "pytorch", "build_s").band_pct, Some(5.0));
+        let refs: Vec<&Figures> = short.iter().collect();
+        assert_eq!(metric_band(&refs, "pytorch", Metric::Build).band_pct, Some(5.0));
         // A count is not floored: one cached step fewer is a real cache miss.
         let mut counted = all.clone();
         for r in &mut counted {
-            r.targets.get_mut("pytorch").unwrap().steps_cached = Some(200.0);
+            r.targets.get_mut("pytorch").unwrap().set(Metric::StepsCached, 200.0);
         }
-        let refs: Vec<&RunFigures> = counted.iter().collect();
-        assert_eq!(metric_band(&refs, "pytorch", "steps_cached").band_pct, Some(0.0));
+        let refs: Vec<&Figures> = counted.iter().collect();
+        assert_eq!(metric_band(&refs, "pytorch", Metric::StepsCached).band_pct, Some(0.0));
     }
 
     #[test]
     fn after_a_change_of_level_the_gate_expects_the_new_level_and_one_outlier_is_none() {
         let build = |d: i64| if d >= 10 { 1150.0 } else { 1000.0 } + [0.0, 2.0, -2.0][d as usize % 3];
-        let all: Vec<RunFigures> = (0..14)
+        let all: Vec<Figures> = (0..14)
             .map(|d| run(&format!("d{d}"), d, Some("warm"), build(d), false))
             .collect();
-        let refs: Vec<&RunFigures> = all.iter().collect();
-        let b = level_band(&refs, "pytorch", "build_s");
+        let refs: Vec<&Figures> = all.iter().collect();
+        let b = level_band(&refs, "pytorch", Metric::Build);
         assert_eq!(b.level_from.as_deref(), Some("d10"));
         assert_eq!(
             b.median,
@@ -352,9 +340,9 @@ pub(crate) mod tests {
         assert!(100.0 * (1152.0 - 1150.0) / 1150.0 < b.band_pct.unwrap());
         // One outlier night is no change of level: the band is the plain one.
         let mut one = all[..10].to_vec();
-        one[6].targets.get_mut("pytorch").unwrap().build_s = Some(1400.0);
-        let refs: Vec<&RunFigures> = one.iter().collect();
-        let b = level_band(&refs, "pytorch", "build_s");
+        one[6].targets.get_mut("pytorch").unwrap().set(Metric::Build, 1400.0);
+        let refs: Vec<&Figures> = one.iter().collect();
+        let b = level_band(&refs, "pytorch", Metric::Build);
         assert_eq!((b.level_from, b.median), (None, Some(1000.0)));
     }
 }

@@ -3,7 +3,7 @@
 //! sizes, modification times, as publish's manifest does), so a run whose
 //! files did not change is not parsed again.
 
-use super::RunFigures;
+use super::Figures;
 use crate::output::write_atomic;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -23,13 +23,13 @@ struct Cache {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct CachedRun {
     inputs: Vec<(String, u64, i128)>,
-    figures: RunFigures,
+    figures: Figures,
 }
 
 /// Every run found, oldest first, those left out included (with the reason).
 #[derive(Debug, Default)]
 pub struct Collected {
-    pub runs: Vec<RunFigures>,
+    pub runs: Vec<Figures>,
     /// Runs read from their files this time; the rest came from the cache.
     pub parsed: usize,
     pub warnings: Vec<String>,
@@ -37,12 +37,15 @@ pub struct Collected {
 
 /// The figures of one run folder, read from its files. A run that cannot be
 /// read, or on which perfreport fails, is left out with the reason.
-pub(crate) fn read_run(dir: &str, path: &Path) -> RunFigures {
-    let run = std::panic::catch_unwind(|| crate::model::load(path).map(|r| crate::view::build(&r)));
+pub(crate) fn read_run(dir: &str, path: &Path) -> Figures {
+    let run = std::panic::catch_unwind(|| crate::model::load(path).map(|r| crate::measure::analyse(&r).figures));
     match run {
-        Ok(Ok(v)) => RunFigures::from_view(dir, &v),
-        Ok(Err(e)) => RunFigures::unreadable(dir, format!("cannot be read: {e}")),
-        Err(_) => RunFigures::unreadable(dir, "perfreport panicked on this run (a bug: please report it)".into()),
+        Ok(Ok(mut f)) => {
+            f.dir = dir.to_string();
+            f
+        }
+        Ok(Err(e)) => Figures::unreadable(dir, format!("cannot be read: {e}")),
+        Err(_) => Figures::unreadable(dir, "perfreport panicked on this run (a bug: please report it)".into()),
     }
 }
 
@@ -102,7 +105,7 @@ pub fn collect(root: &Path, cache_file: Option<&Path>, leave_out: Option<&Path>)
     }
     for (at, what) in walked.unreadable {
         let dir = at.strip_prefix(root).unwrap_or(&at).to_string_lossy().into_owned();
-        out.runs.push(RunFigures::unreadable(&dir, format!("{what}: skipped")));
+        out.runs.push(Figures::unreadable(&dir, format!("{what}: skipped")));
     }
     out.runs.sort_by(|a, b| a.order().cmp(&b.order()));
     if let Some(f) = cache_file {
@@ -142,7 +145,7 @@ mod cache_tests {
             "r".into(),
             CachedRun {
                 inputs: vec![],
-                figures: RunFigures::default(),
+                figures: Figures::unreadable("r", "not read".into()),
             },
         );
         std::fs::write(&real, serde_json::to_vec(&cache).unwrap()).unwrap();

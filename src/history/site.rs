@@ -2,19 +2,19 @@
 //! per run (no run is read again), led by the gate's verdicts on each key's
 //! newest run; `render::history::site_files` writes it.
 
-use super::{view, RunFigures};
+use super::{view, Figures};
 
 /// The site's history view.
 /// `unreadable`: folders under the root that could not be read, with why.
 pub(crate) fn view(
     root: &str,
-    figures: &[RunFigures],
+    figures: &[Figures],
     unreadable: &[(String, String)],
     verdicts: &view::Verdicts,
 ) -> view::HistoryView {
-    let unreadable: Vec<RunFigures> = unreadable
+    let unreadable: Vec<Figures> = unreadable
         .iter()
-        .map(|(at, what)| RunFigures::unreadable(at, format!("{what}: skipped")))
+        .map(|(at, what)| Figures::unreadable(at, format!("{what}: skipped")))
         .collect();
     view::build(root, figures.iter().chain(&unreadable), verdicts)
 }

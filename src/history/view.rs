@@ -2,8 +2,9 @@
 //! are the spec's contract, "Across runs: history") and every history
 //! output renders.
 
-use super::{key_label, Key, RunFigures, METRICS};
+use super::{key_label, Figures, Key};
 use crate::analysis::spread;
+use crate::figures::Metric;
 use crate::view::Tool;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -53,7 +54,7 @@ pub(crate) struct KeyView {
     pub(crate) note: Option<String>,
     /// Its chart under `charts/`, when it has one.
     pub(crate) chart: Option<String>,
-    pub(crate) targets: BTreeMap<String, BTreeMap<String, MetricView>>,
+    pub(crate) targets: BTreeMap<String, BTreeMap<Metric, MetricView>>,
     /// Per run stamp and target: the points whose node ended the run loaded, and how.
     pub(crate) loaded: BTreeMap<String, BTreeMap<String, String>>,
     /// Per run stamp and target: why the load of a point's node is not known.
@@ -98,7 +99,7 @@ pub(crate) struct StepPoint {
 /// numbering (`steps::match_key`: a step keeps its line when its vertex changes).
 /// Only the slowest steps of each run are kept (`history::STEPS_KEPT`), so a
 /// line lacks the runs where its step was not among them.
-fn step_lines(runs: &[&RunFigures], target: &str) -> Vec<StepLine> {
+fn step_lines(runs: &[&Figures], target: &str) -> Vec<StepLine> {
     /// A line as it is gathered: its points as (run, step), copied out only
     /// for the lines kept.
     struct Gathered<'a> {
@@ -114,7 +115,7 @@ fn step_lines(runs: &[&RunFigures], target: &str) -> Vec<StepLine> {
                 total_s: 0.0,
                 points: vec![],
             });
-            line.total_s += s.s;
+            line.total_s += s.s();
             line.points.push((i, s));
         }
     }
@@ -135,7 +136,7 @@ fn step_lines(runs: &[&RunFigures], target: &str) -> Vec<StepLine> {
                 .map(|(i, s)| StepPoint {
                     stamp: runs[*i].stamp.clone(),
                     run: *i,
-                    value: s.s,
+                    value: crate::figures::secs_ms(s.us),
                     ran: s.ran,
                 })
                 .collect(),
@@ -203,17 +204,17 @@ pub(crate) struct ChangePoint {
 }
 
 fn change_point(
-    runs: &[&RunFigures],
+    runs: &[&Figures],
     points: &[Point],
     step: &StepView,
     target: &str,
-    metric: &str,
+    metric: Metric,
 ) -> Option<ChangePoint> {
     let at = points.iter().position(|p| p.run == step.run)?;
     let before = points.get(at.checked_sub(1)?)?;
     let (ra, rb) = (runs.get(before.run)?, runs.get(step.run)?);
     let (ta, tb) = (ra.targets.get(target)?, rb.targets.get(target)?);
-    let steps = crate::analysis::step_diff::diff_kept(&ta.steps, &tb.steps, ta.steps_all, tb.steps_all);
+    let steps = crate::analysis::step_diff::diff(&ta.steps, &tb.steps);
     let why = crate::history::why::sentence(&crate::history::why::Why {
         target,
         metric,
@@ -231,8 +232,8 @@ fn change_point(
         after_median: step.after,
         delta_pct: step.change_pct,
         steps,
-        revision_before: ra.revision.clone(),
-        revision_after: rb.revision.clone(),
+        revision_before: ra.revision.value().cloned(),
+        revision_after: rb.revision.value().cloned(),
         why,
     })
 }
@@ -241,7 +242,7 @@ fn r1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
 
-fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
+fn metric_view(runs: &[&Figures], target: &str, metric: Metric) -> MetricView {
     let points: Vec<Point> = runs
         .iter()
         .enumerate()
@@ -249,8 +250,8 @@ fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
             let t = r.targets.get(target)?;
             Some(Point {
                 stamp: r.stamp.clone(),
-                value: t.metric(metric)?,
-                loaded: t.loaded,
+                value: t.metric(metric).get()?,
+                loaded: t.loaded(),
                 run: i,
             })
         })
@@ -325,18 +326,17 @@ fn metric_view(runs: &[&RunFigures], target: &str, metric: &str) -> MetricView {
 }
 
 /// `verdicts`: the gate's word on runs, by folder (see [`Verdicts`]).
-fn key_view(key: &Key, runs: &[&RunFigures], verdicts: &Verdicts) -> KeyView {
-    let mut targets: BTreeMap<String, BTreeMap<String, MetricView>> = BTreeMap::new();
+fn key_view(key: &Key, runs: &[&Figures], verdicts: &Verdicts) -> KeyView {
+    let mut targets: BTreeMap<String, BTreeMap<Metric, MetricView>> = BTreeMap::new();
     let mut loaded: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut load_unknown: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for r in runs {
         for (name, t) in &r.targets {
             targets.entry(name.clone()).or_default();
-            let Some(why) = &t.load else { continue };
-            let into = if t.loaded == Some(true) {
-                &mut loaded
-            } else {
-                &mut load_unknown
+            let (into, why) = match &t.load {
+                crate::figures::Value(crate::figures::Load::Loaded(why)) => (&mut loaded, why),
+                crate::figures::Missing(why) => (&mut load_unknown, why),
+                crate::figures::Value(crate::figures::Load::Clear) => continue,
             };
             into.entry(r.stamp.clone())
                 .or_default()
@@ -344,8 +344,8 @@ fn key_view(key: &Key, runs: &[&RunFigures], verdicts: &Verdicts) -> KeyView {
         }
     }
     for (name, metrics) in targets.iter_mut() {
-        for m in METRICS {
-            metrics.insert(m.to_string(), metric_view(runs, name, m));
+        for m in Metric::TARGET {
+            metrics.insert(m, metric_view(runs, name, m));
         }
     }
     let mut why_null = BTreeMap::new();
@@ -375,7 +375,7 @@ fn key_view(key: &Key, runs: &[&RunFigures], verdicts: &Verdicts) -> KeyView {
         run_days: runs
             .iter()
             .map(|r| {
-                let t = crate::timefmt::format_rfc3339(r.started_us?);
+                let t = crate::timefmt::format_rfc3339(r.started_us()?);
                 t.get(..10).map(str::to_string)
             })
             .collect(),
@@ -442,8 +442,8 @@ pub(crate) type Verdicts = BTreeMap<String, (bool, String)>;
 
 /// The history of `runs` (any order; those left out are listed, not pooled),
 /// each key led by the gate's verdict on its newest run from `verdicts`.
-pub fn build<'a>(root: &str, runs: impl IntoIterator<Item = &'a RunFigures>, verdicts: &Verdicts) -> HistoryView {
-    let mut by_key: BTreeMap<Key, Vec<&RunFigures>> = BTreeMap::new();
+pub fn build<'a>(root: &str, runs: impl IntoIterator<Item = &'a Figures>, verdicts: &Verdicts) -> HistoryView {
+    let mut by_key: BTreeMap<Key, Vec<&Figures>> = BTreeMap::new();
     let mut left_out = vec![];
     for r in runs {
         match &r.left_out {
@@ -479,42 +479,37 @@ pub fn build<'a>(root: &str, runs: impl IntoIterator<Item = &'a RunFigures>, ver
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::TargetFigures;
+    use crate::figures::{Load, Measured, TargetFigures, Value};
 
-    fn run(stamp: &str, day: i64, mode: Option<&str>, build: Option<f64>) -> RunFigures {
-        let mut targets = BTreeMap::new();
-        targets.insert(
-            "pytorch".to_string(),
-            TargetFigures {
-                build_s: build,
-                loaded: Some(day == 7),
-                load: (day == 7).then(|| "strix ended the run at load 41.0 on 32 cores".into()),
-                ..Default::default()
-            },
-        );
-        RunFigures {
-            stamp: stamp.into(),
-            dir: format!("nightly/{stamp}"),
-            started_us: Some(day),
-            mode: mode.map(str::to_string),
-            arch: Some("gfx1201".into()),
-            targets,
-            ..Default::default()
+    fn run(stamp: &str, day: i64, mode: Option<&str>, build: Option<f64>) -> Figures {
+        let mut t = TargetFigures::unmeasured("not measured");
+        if let Some(b) = build {
+            t.set(Metric::Build, b);
         }
+        t.load = Value(if day == 7 {
+            Load::Loaded("strix ended the run at load 41.0 on 32 cores".into())
+        } else {
+            Load::Clear
+        });
+        let mut f = Figures::dated(stamp, day, mode);
+        f.dir = format!("nightly/{stamp}");
+        f.job_width = Measured::missing("run.json has no `max_jobs`");
+        f.targets.insert("pytorch".to_string(), t);
+        f
     }
 
     #[test]
     fn loaded_is_null_where_no_points_load_is_known_and_a_count_where_one_is() {
         let mut unknown = run("n1", 1, Some("warm"), Some(1000.0));
-        unknown.targets.get_mut("pytorch").unwrap().loaded = None;
-        let m = metric_view(&[&unknown], "pytorch", "build_s");
+        unknown.targets.get_mut("pytorch").unwrap().load = Measured::missing("no load samples from strix");
+        let m = metric_view(&[&unknown], "pytorch", Metric::Build);
         assert_eq!(m.loaded, None);
         assert!(m.why_null.contains_key("loaded"));
         let known = run("n7", 7, Some("warm"), Some(1000.0));
-        let m = metric_view(&[&unknown, &known], "pytorch", "build_s");
+        let m = metric_view(&[&unknown, &known], "pytorch", Metric::Build);
         assert_eq!(m.loaded, Some(1));
         let calm = run("n2", 2, Some("warm"), Some(1000.0));
-        assert_eq!(metric_view(&[&calm], "pytorch", "build_s").loaded, Some(0));
+        assert_eq!(metric_view(&[&calm], "pytorch", Metric::Build).loaded, Some(0));
     }
 
     #[test]
@@ -541,7 +536,7 @@ mod tests {
     #[test]
     fn keys_never_pool_and_a_step_names_its_night() {
         // Given newest first, to see them sorted.
-        let mut runs: Vec<RunFigures> = (0..10)
+        let mut runs: Vec<Figures> = (0..10)
             .rev()
             .map(|d| {
                 run(
@@ -554,7 +549,7 @@ mod tests {
             .collect();
         runs.push(run("cold", 3, Some("cold"), Some(3000.0)));
         runs.push(run("legacy", 4, None, Some(3000.0)));
-        runs.push(RunFigures::unreadable("broken", "cannot be read: no run inputs".into()));
+        runs.push(Figures::unreadable("broken", "cannot be read: no run inputs".into()));
         let h = build("/root", &runs, &Verdicts::new());
         let labels: Vec<&str> = h.keys.iter().map(|k| k.label.as_str()).collect();
         assert_eq!(
@@ -568,7 +563,7 @@ mod tests {
         );
         let warm = &h.keys[0];
         assert_eq!(warm.runs.first().map(String::as_str), Some("n0"), "oldest first");
-        let b = &warm.targets["pytorch"]["build_s"];
+        let b = &warm.targets["pytorch"][&Metric::Build];
         assert_eq!((b.n, b.median, b.newest), (10, Some(1000.0), Some(1150.0)));
         let step = b.step.as_ref().unwrap();
         assert_eq!((step.stamp.as_str(), step.change_pct), ("n6", 15.0));
@@ -578,7 +573,7 @@ mod tests {
             "strix ended the run at load 41.0 on 32 cores"
         );
         // An unmeasured metric is null with its reason, never 0.
-        let total = &warm.targets["pytorch"]["total_s"];
+        let total = &warm.targets["pytorch"][&Metric::Total];
         assert_eq!((total.n, total.median), (0, None));
         assert!(total.why_null["median"].contains("no run of this key measured"));
         assert!(h.keys[2].note.as_deref().unwrap().contains("One run only"));

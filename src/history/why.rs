@@ -10,6 +10,7 @@
 use crate::analysis::spread::TIME_RESOLUTION_S;
 use crate::analysis::step_diff::StepChange;
 use crate::escape::{md_code, md_text};
+use crate::figures::Metric;
 use crate::timefmt::human_duration;
 use serde::Serialize;
 
@@ -82,7 +83,7 @@ pub(crate) fn step_phrase(s: &StepChange, extra: Option<&str>) -> String {
 /// What a sentence explains.
 pub(crate) struct Why<'a> {
     pub(crate) target: &'a str,
-    pub(crate) metric: &'a str,
+    pub(crate) metric: Metric,
     /// The metric's change, B − A.
     pub(crate) delta: Option<f64>,
     pub(crate) steps: &'a [StepChange],
@@ -97,7 +98,7 @@ pub(crate) struct Why<'a> {
 /// changed; revision 3f9c2e1a → 8d01b6c5); no other step moved more than 5 s."
 pub(crate) fn sentence(w: &Why) -> String {
     // A time in seconds; a count (steps cached) as it is.
-    let unit = if w.metric.ends_with("_s") { " s" } else { "" };
+    let unit = if w.metric.is_time() { " s" } else { "" };
     let delta = w
         .delta
         .map(|d| format!(" {d:+.0}{unit}"))
@@ -141,7 +142,7 @@ pub(crate) fn sentence(w: &Why) -> String {
     format!(
         "{} {}{delta}: {}.",
         md_text(w.target),
-        md_text(w.metric),
+        md_text(w.metric.name()),
         parts.join("; ")
     )
 }
@@ -166,13 +167,13 @@ pub(crate) const CHECK_STEPS: usize = 5;
 /// Why `run`'s `target` `metric` (`measured`) left its band, against the band's typical run.
 pub(crate) fn check_why(
     typical: &crate::history::bands::Typical,
-    run: &crate::history::RunFigures,
+    run: &crate::figures::Figures,
     target: &str,
-    metric: &str,
+    metric: Metric,
     measured: f64,
 ) -> Option<CheckWhy> {
     let t = run.targets.get(target)?;
-    let mut steps = crate::analysis::step_diff::diff_kept(&typical.steps, &t.steps, typical.steps_all, t.steps_all);
+    let mut steps = crate::analysis::step_diff::diff(&typical.steps, &t.steps);
     let text = sentence(&Why {
         target,
         metric,
@@ -188,7 +189,7 @@ pub(crate) fn check_why(
         against: typical.stamp.clone(),
         steps,
         revision_before: typical.revision.clone(),
-        revision_after: run.revision.clone(),
+        revision_after: run.revision.value().cloned(),
         text: format!("against {}: {text}", md_text(&typical.stamp)),
     })
 }
@@ -202,7 +203,7 @@ mod tests {
         StepRecord {
             name: name.into(),
             vertex: Some(vertex.into()),
-            s,
+            us: (s * 1e6) as i64,
             ran,
         }
     }
@@ -230,7 +231,7 @@ mod tests {
         let steps = diff(&a, &b);
         let s = sentence(&Why {
             target: "pytorch",
-            metric: "build_s",
+            metric: Metric::Build,
             delta: Some(140.0),
             steps: &steps,
             beside: &[],
@@ -264,7 +265,7 @@ mod tests {
         ];
         let s = sentence(&Why {
             target: "vllm",
-            metric: "total_s",
+            metric: Metric::Total,
             delta: Some(420.0),
             steps: &steps,
             beside: &beside,
@@ -279,7 +280,7 @@ mod tests {
         // A count has no unit.
         let s = sentence(&Why {
             target: "vllm",
-            metric: "steps_cached",
+            metric: Metric::StepsCached,
             delta: Some(-1.0),
             steps: &steps,
             beside: &[],
@@ -304,7 +305,7 @@ mod tests {
         );
         let s = sentence(&Why {
             target: "t",
-            metric: "build_s",
+            metric: Metric::Build,
             delta: Some(110.0),
             steps: &steps,
             beside: &[],

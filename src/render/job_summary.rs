@@ -73,7 +73,7 @@ fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
                 ": {}",
                 run.regressed_checks()
                     .iter()
-                    .map(|c| format!("{} {}", md_code(&c.target), md_code(&c.metric)))
+                    .map(|c| format!("{} {}", md_code(&c.target), md_code(c.metric.name())))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -97,9 +97,10 @@ fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
                 "| {} | {} | {} | {} | {} | {} | {} (n = {n}) |\n",
                 md_code(&run.stamp),
                 md_code(&c.target),
-                md_code(&c.metric),
-                c.measured.map_or("—".into(), |m| crate::fmt::metric(&c.metric, m)),
-                crate::fmt::metric(&c.metric, c.expected),
+                md_code(c.metric.name()),
+                c.measured
+                    .map_or("—".into(), |m| crate::fmt::metric(c.metric.name(), m)),
+                crate::fmt::metric(c.metric.name(), c.expected),
                 c.drift_pct.map_or("—".into(), crate::gate::shown_drift),
                 md_text(&c.band_from),
             ));
@@ -112,7 +113,7 @@ fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
             .iter()
             .filter_map(|(run, c)| {
                 let why = c.why.as_ref()?;
-                let (stamp, target, metric) = (md_code(&run.stamp), md_code(&c.target), md_code(&c.metric));
+                let (stamp, target, metric) = (md_code(&run.stamp), md_code(&c.target), md_code(c.metric.name()));
                 Some(format!("- {stamp} {target} {metric}: {}\n", why.text))
             })
             .collect();

@@ -50,7 +50,7 @@ fn cases(run: &GatedRun) -> Vec<(&str, &str, Option<&Check>)> {
     }
     run.checks
         .iter()
-        .map(|c| (c.target.as_str(), c.metric.as_str(), Some(c)))
+        .map(|c| (c.target.as_str(), c.metric.name(), Some(c)))
         .collect()
 }
 
@@ -148,8 +148,8 @@ fn detail(c: &Check) -> String {
         c.target,
         c.metric,
         c.measured
-            .map_or("not measured".into(), |m| crate::fmt::metric(&c.metric, m)),
-        crate::fmt::metric(&c.metric, c.expected),
+            .map_or("not measured".into(), |m| crate::fmt::metric(c.metric.name(), m)),
+        crate::fmt::metric(c.metric.name(), c.expected),
         c.band_from,
         c.verdict
     );

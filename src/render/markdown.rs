@@ -98,10 +98,15 @@ fn provenance_footer(c: &CompareView) -> String {
             md(&p.run.stamp),
             p.run
                 .mode
+                .get()
                 .map(|m| format!("{m:?}").to_lowercase())
                 .unwrap_or_else(|| "—".into()),
             md(p.run.arch.as_deref().unwrap_or("—")),
-            p.run.job_width.map(|w| w.to_string()).unwrap_or_else(|| "—".into()),
+            p.run
+                .job_width
+                .get()
+                .map(|w| w.to_string())
+                .unwrap_or_else(|| "—".into()),
             p.tool.version,
             p.tool.commit,
             hashes.join(", ")
@@ -171,8 +176,8 @@ fn compare(c: &CompareView) -> String {
             s.push_str(&format!(
                 "| {name} | {} | {} | {} | {pct} | {} | {} |\n",
                 ch.metric,
-                num(ch.metric, ch.a),
-                num(ch.metric, ch.b),
+                num(ch.metric.name(), ch.a),
+                num(ch.metric.name(), ch.b),
                 band_cell(ch),
                 ch.verdict
             ));
@@ -197,8 +202,8 @@ fn compare(c: &CompareView) -> String {
                 "| {} | {} | {} | {} | {pct} | {} | {} |\n",
                 md(&n.target),
                 ch.metric,
-                num(ch.metric, ch.a),
-                num(ch.metric, ch.b),
+                num(ch.metric.name(), ch.a),
+                num(ch.metric.name(), ch.b),
                 band_cell(ch),
                 ch.verdict
             ));

@@ -85,36 +85,36 @@ fn target_families(v: &View) -> Vec<Family> {
         (
             "rocm_perf_target_total_seconds",
             "The whole build record of the target (its root span).",
-            |t| t.total_s,
+            |t| t.total_s.get(),
         ),
         (
             "rocm_perf_target_build_seconds",
             "First step's start to last step's end, cached steps included.",
-            |t| t.build_s,
+            |t| t.build_s.get(),
         ),
         (
             "rocm_perf_target_gap_seconds",
             "Total minus build: setup plus export.",
-            |t| t.gap_s,
+            |t| t.gap_s.get(),
         ),
         (
             "rocm_perf_target_upload_seconds",
             "Union of the target's upload spans.",
-            |t| t.upload_s,
+            |t| t.upload_s.get(),
         ),
         (
             "rocm_perf_target_upload_bytes",
             "Bytes the target uploaded (trace sizes, else registry writes).",
-            |t| t.upload_bytes.map(|b| b as f64),
+            |t| t.upload_bytes.get().map(|b| b as f64),
         ),
         // Not `_steps_total`: promtool rejects that suffix on a gauge (it means a counter).
         ("rocm_perf_target_steps", "Distinct steps of the target.", |t| {
-            t.steps_total.map(|s| s as f64)
+            t.steps_total.get().map(|s| s as f64)
         }),
         (
             "rocm_perf_target_steps_cached",
             "Steps served from the layer cache.",
-            |t| t.steps_cached.map(|s| s as f64),
+            |t| t.steps_cached.get().map(|s| s as f64),
         ),
     ];
     for (name, help, get) in target_figures {
@@ -125,8 +125,8 @@ fn target_families(v: &View) -> Vec<Family> {
             f.add(
                 vec![
                     ("target", Some(t.name.clone())),
-                    ("node", t.node.clone()),
-                    ("builder", t.builder.clone()),
+                    ("node", t.node.value().cloned()),
+                    ("builder", t.builder.value().cloned()),
                 ],
                 get(t),
             );
@@ -142,29 +142,29 @@ fn node_families(v: &View) -> Vec<Family> {
         (
             "rocm_perf_node_busy_seconds",
             "Union of the node's target records inside the run.",
-            |n| n.busy_s,
+            |n| n.busy_s.get(),
         ),
         ("rocm_perf_node_idle_seconds", "The rest of the run's window.", |n| {
-            n.idle_s
+            n.idle_s.get()
         }),
         // The statistic in the name, before the unit, not in a `stat` label:
         // averaging a mean with a maximum across a label means nothing.
         (
             "rocm_perf_node_cpu_busy_mean_ratio",
             "Time-weighted mean share of CPU time busy (0-1).",
-            |n| ratio(n.cpu_pct_mean),
+            |n| ratio(n.cpu_pct_mean.get()),
         ),
         (
             "rocm_perf_node_memory_used_max_ratio",
             "Highest share of memory used (0-1).",
-            |n| ratio(n.mem_pct_max),
+            |n| ratio(n.mem_pct_max.get()),
         ),
     ];
     for (name, help, get) in node_figures {
         let mut f = Family::new(name, help);
         for n in &v.nodes {
             f.add(
-                vec![("node", Some(n.name.clone())), ("builder", n.builder.clone())],
+                vec![("node", Some(n.name.clone())), ("builder", n.builder.value().cloned())],
                 get(n),
             );
         }
@@ -178,8 +178,8 @@ fn run_families(v: &View) -> Vec<Family> {
     let run_labels = || {
         vec![
             ("stamp", Some(v.stamp.clone())),
-            ("mode", v.mode.map(|m| format!("{m:?}").to_lowercase())),
-            ("arch", v.arch.clone()),
+            ("mode", v.mode.get().map(|m| format!("{m:?}").to_lowercase())),
+            ("arch", v.arch.value().cloned()),
         ]
     };
     let mut families = vec![];
@@ -188,7 +188,11 @@ fn run_families(v: &View) -> Vec<Family> {
         f.add(run_labels(), value);
         families.push(f);
     };
-    run("rocm_perf_run_wall_seconds", "The run's wall clock.", v.fleet.wall_s);
+    run(
+        "rocm_perf_run_wall_seconds",
+        "The run's wall clock.",
+        v.fleet.wall_s.get(),
+    );
     run(
         "rocm_perf_run_in_flight",
         "1 while the run has not finished.",
@@ -197,7 +201,7 @@ fn run_families(v: &View) -> Vec<Family> {
     run(
         "rocm_perf_run_idle_seconds",
         "Node time idle inside the run, all nodes.",
-        v.fleet.idle_s,
+        v.fleet.idle_s.get(),
     );
     run(
         "rocm_perf_sccache_hits",
@@ -212,7 +216,7 @@ fn run_families(v: &View) -> Vec<Family> {
     run(
         "rocm_perf_sccache_write_bytes",
         "Bytes written to the compiler cache.",
-        v.sccache.write_bytes.map(|x| x as f64),
+        v.sccache.write_bytes.as_ref().and_then(|m| m.get()).map(|x| x as f64),
     );
     run(
         "rocm_perf_registry_cache_write_bytes",

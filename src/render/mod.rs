@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod perfetto;
 pub mod placement;
 pub mod ratios;
+pub(crate) mod site;
 pub mod text;
 
 use crate::error::Result;

@@ -106,7 +106,7 @@ pub(crate) fn render(v: &View) -> String {
             .unwrap_or(v.nodes.len() + 1)
     };
     for (i, n) in v.nodes.iter().enumerate() {
-        let label = match &n.builder {
+        let label = match n.builder.value() {
             Some(b) => format!("{} ({b})", n.name),
             None => n.name.clone(),
         };

@@ -123,7 +123,7 @@ fn checks_table(checks: &[Check]) -> String {
     for c in checks {
         let measured = c
             .measured
-            .map(|x| crate::fmt::metric(&c.metric, x))
+            .map(|x| crate::fmt::metric(c.metric.name(), x))
             .unwrap_or_else(|| "—".into());
         let drift = c.drift_pct.map_or("—".into(), crate::gate::shown_drift);
         let band = c.band_pct.map_or("—".into(), crate::gate::shown_band);
@@ -136,9 +136,9 @@ fn checks_table(checks: &[Check]) -> String {
         s.push_str(&format!(
             "  {:<16} {:<13} {:>10} {:>10} {:>8} {:>7}  {}{from}\n",
             quote(&c.target),
-            quote(&c.metric),
+            quote(c.metric.name()),
             measured,
-            crate::fmt::metric(&c.metric, c.expected),
+            crate::fmt::metric(c.metric.name(), c.expected),
             drift,
             band,
             quote(&c.verdict)
@@ -225,16 +225,16 @@ fn history(view: &HistoryView) -> String {
             crate::fmt::counted(k.runs.len() as u64, "run", "runs")
         );
         for (target, metrics) in &k.targets {
-            for m in crate::history::METRICS {
-                let Some(v) = metrics.get(m) else { continue };
+            for m in crate::figures::Metric::TARGET {
+                let Some(v) = metrics.get(&m) else { continue };
                 if let Some(step) = &v.step {
                     let _ = writeln!(
                         s,
                         "    {target} {m}: step {} from {} ({} → {})",
                         crate::fmt::change(step.change_pct, 1),
                         step.stamp,
-                        crate::fmt::metric(m, step.before),
-                        crate::fmt::metric(m, step.after)
+                        crate::fmt::metric(m.name(), step.before),
+                        crate::fmt::metric(m.name(), step.after)
                     );
                 }
                 if let Some(cp) = &v.change_point {

@@ -2,12 +2,12 @@
 //! series per bucket over the window, and why a lane draws less than the
 //! totals (records far outside the window, a window too long to draw).
 
-use super::context::Context;
-use super::{
-    human_bytes, r3, secs, why, NodeView, SccacheNodeLane, SccachePoint, SccacheView, ZotNodeLane, ZotPoint, ZotView,
-};
+use super::{human_bytes, secs, NodeView, SccacheNodeLane, SccachePoint, SccacheView, ZotNodeLane, ZotPoint, ZotView};
 use crate::analysis::window;
+use crate::figures::explained::Reasons;
+use crate::figures::{Figures, Measured};
 use crate::input::InputReport;
+use crate::measure::context::Context;
 use crate::model::{self, Run};
 use crate::timefmt::{self, Micros, MICROS_PER_SEC};
 use std::collections::BTreeMap;
@@ -19,10 +19,10 @@ pub(super) struct Lanes {
     pub(crate) zot_clamped: Option<String>,
 }
 
-pub(super) fn build(cx: &Context, far: &BTreeMap<&'static str, FarRecords>, nodes: &[NodeView]) -> Lanes {
+pub(super) fn build(cx: &Context, f: &Figures, far: &BTreeMap<&'static str, FarRecords>, nodes: &[NodeView]) -> Lanes {
     let (run, window) = (cx.run, cx.window);
-    let mut sccache = sccache_view(run, cx.t0, window, nodes);
-    let (mut zot, zot_clamped) = zot_view(run, cx.t0, window, nodes);
+    let mut sccache = sccache_view(run, &f.sccache, cx.t0, window, nodes);
+    let (mut zot, zot_clamped) = zot_view(run, &f.zot, cx.t0, window, nodes);
     // What a lane leaves out of its input's totals, said on the lane.
     if sccache.why.is_none() {
         sccache.lane_why = lane_reason(
@@ -225,32 +225,33 @@ fn dense_range<V>(series: &BTreeMap<i64, V>, bucket_s: i64, window: Option<(Micr
     drawn_buckets(data, bucket_s, window).unwrap_or((1, 0))
 }
 
-fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>, nodes: &[NodeView]) -> SccacheView {
+/// A node's address, by which its own requests are found in the logs.
+fn addr(n: &NodeView) -> Option<&str> {
+    n.addr.value().map(String::as_str)
+}
+
+fn sccache_view(
+    run: &Run,
+    totals: &Measured<crate::figures::SccacheFigures>,
+    t0: Micros,
+    window: Option<(Micros, Micros)>,
+    nodes: &[NodeView],
+) -> SccacheView {
     let bucket_s = crate::input::BUCKET_SECS;
-    let no_record = why::no_record(run, model::SCCACHE);
-    let (Some(s), None) = (&run.sccache, &no_record) else {
-        let present = run.input(model::SCCACHE).is_some_and(|i| i.present);
+    let (Some(s), Some(t)) = (&run.sccache, totals.value()) else {
         return SccacheView {
-            present,
-            why: Some(no_record.unwrap_or_else(|| {
-                if present {
-                    "sccache.log could not be read"
-                } else {
-                    "no sccache.log in this run"
-                }
-                .into()
-            })),
+            present: run.input(model::SCCACHE).is_some_and(|i| i.present),
+            why: totals.why().map(str::to_string),
             bucket_s,
             ..Default::default()
         };
     };
     let l = &s.log;
-    let reads = l.hits + l.misses;
     // Each node's lane over the same buckets as the fleet's.
     let (lo, hi) = dense_range(&l.series, bucket_s, window);
     let by_node = nodes
         .iter()
-        .filter_map(|n| Some((n, l.node_series(n.addr.as_deref()?)?)))
+        .filter_map(|n| Some((n, l.node_series(addr(n)?)?)))
         .map(|(n, series)| {
             let at = |b: i64| series.get(&b).copied().unwrap_or_default();
             SccacheNodeLane {
@@ -261,53 +262,61 @@ fn sccache_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>, nodes: 
             }
         })
         .collect();
+    let series: Vec<SccachePoint> = dense(&l.series, bucket_s, window)
+        .map(|(b, v)| SccachePoint {
+            t_s: secs(b * bucket_s * 1_000_000 - t0),
+            hits: v.hits,
+            misses: v.misses,
+            writes: v.writes,
+            // Without $request_length no write has a size: unknown, not 0.
+            write_bytes: (s.sizes_known && v.writes_unsized == 0).then_some(v.write_bytes),
+        })
+        .collect();
+    let mut why_null = Reasons::new();
+    if series.iter().any(|p| p.write_bytes.is_none()) {
+        why_null.insert(
+            "series.write_bytes".into(),
+            format!(
+                "a write in the bucket carried no size: {}",
+                t.write_bytes.why().unwrap_or_default()
+            ),
+        );
+    }
     SccacheView {
         present: true,
         why: None,
-        hits: Some(l.hits),
-        misses: Some(l.misses),
-        writes: Some(l.writes),
-        write_bytes: (s.sizes_known && l.writes_unsized == 0).then_some(l.write_bytes),
-        hit_ratio: (reads > 0).then(|| r3(l.hits as f64 / reads as f64)),
-        writes_unsized: Some(l.writes_unsized),
-        failed_writes: Some(l.failed_writes),
-        overhead: Some(l.overhead),
-        checks: Some(l.checks),
-        other_prefix: Some(l.other_prefix),
+        hits: Some(t.hits),
+        misses: Some(t.misses),
+        writes: Some(t.writes),
+        write_bytes: Some(t.write_bytes.clone()),
+        hit_ratio: Some(t.hit_ratio.clone()),
+        writes_unsized: Some(t.writes_unsized),
+        failed_writes: Some(t.failed_writes),
+        overhead: Some(t.overhead),
+        checks: Some(t.checks),
+        other_prefix: Some(t.other_prefix),
         bucket_s,
-        series: dense(&l.series, bucket_s, window)
-            .map(|(b, v)| SccachePoint {
-                t_s: secs(b * bucket_s * 1_000_000 - t0),
-                hits: v.hits,
-                misses: v.misses,
-                writes: v.writes,
-                // Without $request_length no write has a size: unknown, not 0.
-                write_bytes: (s.sizes_known && v.writes_unsized == 0).then_some(v.write_bytes),
-            })
-            .collect(),
+        series,
         by_node,
         lane_why: None,
-        why_null: BTreeMap::new(),
+        why_null,
     }
 }
 
 /// The registry's view, and the warning for writes that lasted beyond the
 /// window (drawn only inside it).
-fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>, nodes: &[NodeView]) -> (ZotView, Option<String>) {
+fn zot_view(
+    run: &Run,
+    totals: &Measured<crate::figures::ZotFigures>,
+    t0: Micros,
+    window: Option<(Micros, Micros)>,
+    nodes: &[NodeView],
+) -> (ZotView, Option<String>) {
     let bucket_s = crate::input::BUCKET_SECS;
-    let no_record = why::no_record(run, model::ZOT);
-    let (Some(z), None) = (&run.zot, &no_record) else {
-        let present = run.input(model::ZOT).is_some_and(|i| i.present);
+    let (Some(z), Some(t)) = (&run.zot, totals.value()) else {
         let view = ZotView {
-            present,
-            why: Some(no_record.unwrap_or_else(|| {
-                if present {
-                    "zot.jsonl could not be read"
-                } else {
-                    "no zot.jsonl in this run"
-                }
-                .into()
-            })),
+            present: run.input(model::ZOT).is_some_and(|i| i.present),
+            why: totals.why().map(str::to_string),
             bucket_s,
             ..Default::default()
         };
@@ -331,7 +340,7 @@ fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>, nodes: &[No
         .map(|(lo, hi)| {
             nodes
                 .iter()
-                .filter_map(|n| Some((n, z.node_lane_within(n.addr.as_deref()?, window)?)))
+                .filter_map(|n| Some((n, z.node_lane_within(addr(n)?, window)?)))
                 .map(|(n, lane)| {
                     let (cache_bytes, image_bytes) = lane
                         .buckets(lo, hi)
@@ -358,23 +367,23 @@ fn zot_view(run: &Run, t0: Micros, window: Option<(Micros, Micros)>, nodes: &[No
     let view = ZotView {
         present: true,
         why: None,
-        requests: Some(z.requests),
-        blob_write_bytes: Some(z.blob_write_bytes),
-        cache_write_bytes: Some(z.cache_write_bytes),
-        image_write_bytes: Some(z.image_write_bytes),
-        manifest_writes: Some(z.manifest_writes),
-        blob_writes: Some(z.blob_writes),
-        writes_unsized: Some(z.writes_unsized),
-        failed_writes: Some(z.failed_writes),
-        reads: Some(z.reads),
-        read_bytes: (z.reads_unsized == 0).then_some(z.read_bytes),
-        not_json: Some(z.not_json),
-        by_message: z.by_message.clone(),
+        requests: Some(t.requests),
+        blob_write_bytes: Some(t.blob_write_bytes),
+        cache_write_bytes: Some(t.cache_write_bytes),
+        image_write_bytes: Some(t.image_write_bytes),
+        manifest_writes: Some(t.manifest_writes),
+        blob_writes: Some(t.blob_writes),
+        writes_unsized: Some(t.writes_unsized),
+        failed_writes: Some(t.failed_writes),
+        reads: Some(t.reads),
+        read_bytes: Some(t.read_bytes.clone()),
+        not_json: Some(t.not_json),
+        by_message: t.by_message.clone(),
         bucket_s,
         series,
         by_node,
         lane_why: None,
-        why_null: BTreeMap::new(),
+        why_null: Reasons::new(),
     };
     (view, clamped)
 }

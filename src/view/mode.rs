@@ -11,7 +11,7 @@ type UploadSeen<'a> = (&'a str, Option<(f64, Option<u64>)>);
 pub(super) fn uploads_seen(targets: &[TargetView]) -> Vec<UploadSeen<'_>> {
     targets
         .iter()
-        .map(|t| (t.name.as_str(), t.upload_s.map(|u| (u, t.upload_bytes))))
+        .map(|t| (t.name.as_str(), t.upload_s.get().map(|u| (u, t.upload_bytes.get()))))
         .collect()
 }
 

@@ -242,21 +242,21 @@ pub(crate) fn build(view: &View, run: &Run) -> PlacementView {
     let mut targets: Vec<TargetCost> = view
         .targets
         .iter()
-        .map(|t| target_cost(t, view.mode, lines.get(&t.name)))
+        .map(|t| target_cost(t, view.mode.get(), lines.get(&t.name)))
         .collect();
     targets.sort_by(|a, b| a.name.cmp(&b.name));
     let nodes = node_links(view, run, &lines, &mut problems);
     let replay = replay_view(view, run, &targets, &nodes, &mut problems);
     let verdict = verdict(view, run, &targets, &nodes);
     let mut why = Why::new();
-    if view.mode.is_none() {
+    if view.mode.is_missing() {
         why.insert("mode".into(), mode_unknown(run));
     }
     PlacementView {
         schema: SCHEMA,
         stamp: view.stamp.clone(),
-        mode: view.mode,
-        run_kind: run_kind(view.mode),
+        mode: view.mode.get(),
+        run_kind: run_kind(view.mode.get()),
         targets,
         nodes,
         replay,
@@ -313,26 +313,25 @@ fn lines_without_costs(run: &Run) -> Vec<String> {
 /// Why a figure of a target's record is not final: its record has not ended.
 fn not_ended(t: &TargetView) -> Option<String> {
     // No figures at all is no trace, not a record still open.
-    if t.end.is_some() || t.steps_total.is_none() {
+    if !t.end.is_missing() || t.steps_total.is_missing() {
         return None;
     }
-    let why = t.why_null.get("end").or(t.why_null.get("total_s"));
+    let why = t.end.why().or(t.total_s.why());
     Some(match why {
         Some(w) => format!("its record has not ended ({w}): what it measured so far is not its cost"),
         None => "its record has not ended: what it measured so far is not its cost".into(),
     })
 }
 
-fn why_of(t: &TargetView, field: &str) -> String {
-    t.why_null
-        .get(field)
-        .cloned()
+fn why_of<T>(m: &crate::figures::Measured<T>, field: &str) -> String {
+    m.why()
+        .map(str::to_string)
         .unwrap_or_else(|| format!("{field} was not measured"))
 }
 
 fn upload_source(t: &TargetView) -> String {
     // Said of the target, not naming it: the same source reads the same for every target.
-    match t.upload_bytes_source {
+    match t.upload_bytes_source.as_deref() {
         Some("trace") => "its trace: sizes on its upload spans".into(),
         Some("registry") => format!("{}: 2xx writes from its node's address during its record", model::ZOT),
         _ => "its upload".into(),
@@ -342,7 +341,7 @@ fn upload_source(t: &TargetView) -> String {
 fn target_cost(t: &TargetView, mode: Option<Mode>, line: Option<&Placement>) -> TargetCost {
     let mut c = TargetCost {
         name: t.name.clone(),
-        node: t.node.clone(),
+        node: t.node.value().cloned(),
         after: line.map(after_of).unwrap_or_default(),
         ..Default::default()
     };
@@ -354,7 +353,7 @@ fn target_cost(t: &TargetView, mode: Option<Mode>, line: Option<&Placement>) -> 
 fn measured_costs(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
     let ended = not_ended(t);
     let trace = "its trace (`trace-<target>.json`)";
-    match (&ended, t.build_s) {
+    match (&ended, t.build_s.get()) {
         (None, Some(b)) => {
             c.build_s = Some(b);
             let from = format!("{trace}: first step's start to last step's end");
@@ -364,10 +363,10 @@ fn measured_costs(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
             c.why_null.insert("build_s".into(), w.clone());
         }
         (None, None) => {
-            c.why_null.insert("build_s".into(), why_of(t, "build_s"));
+            c.why_null.insert("build_s".into(), why_of(&t.build_s, "build_s"));
         }
     }
-    match (&ended, t.total_s) {
+    match (&ended, t.total_s.get()) {
         (None, Some(s)) => {
             c.took_s = Some(s);
             c.sources
@@ -377,7 +376,7 @@ fn measured_costs(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
             c.why_null.insert("took_s".into(), w.clone());
         }
         (None, None) => {
-            c.why_null.insert("took_s".into(), why_of(t, "total_s"));
+            c.why_null.insert("took_s".into(), why_of(&t.total_s, "total_s"));
         }
     }
     match ended {
@@ -394,13 +393,13 @@ fn measured_costs(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
 fn measured_export(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
     // A trace without a single upload span measured an upload of nothing,
     // whether or not any input could size uploads.
-    let uploaded = match (t.upload_bytes, t.upload_s) {
+    let uploaded = match (t.upload_bytes.get(), t.upload_s.get()) {
         (Some(b), _) => Some((b, upload_source(t))),
         (None, Some(0.0)) => Some((0, "its trace: no upload span".to_string())),
         _ => None,
     };
     let Some((bytes, from)) = uploaded else {
-        let w = why_of(t, "upload_bytes");
+        let w = why_of(&t.upload_bytes, "upload_bytes");
         for k in ["uploaded_bytes", "cache_bytes", "cache_bytes_run"] {
             c.why_null.insert(k.into(), w.clone());
         }
@@ -476,7 +475,7 @@ fn node_links(view: &View, run: &Run, lines: &Lines, problems: &mut Vec<String>)
     let declared = |name: &str| declared_by_node.get(name).copied().flatten();
     let mut by_node: BTreeMap<&str, Vec<&TargetView>> = BTreeMap::new();
     for t in &view.targets {
-        if let Some(n) = &t.node {
+        if let Some(n) = t.node.value() {
             by_node.entry(n.as_str()).or_default().push(t);
         }
     }
@@ -542,13 +541,13 @@ fn node_link(name: String, mine: &[&TargetView], declared: &impl Fn(&str) -> Opt
 }
 
 fn measure_link(n: &mut NodeLink, name: &str, mine: &[&TargetView]) {
-    let ended: Vec<&&TargetView> = mine.iter().filter(|t| t.end.is_some()).collect();
+    let ended: Vec<&&TargetView> = mine.iter().filter(|t| !t.end.is_missing()).collect();
     let uploads: Vec<Upload> = ended
         .iter()
         .filter_map(|t| {
             Some(Upload {
-                bytes: t.upload_bytes?,
-                secs: t.upload_s?,
+                bytes: t.upload_bytes.get()?,
+                secs: t.upload_s.get()?,
             })
         })
         .collect();
@@ -565,7 +564,7 @@ fn measure_link(n: &mut NodeLink, name: &str, mine: &[&TargetView]) {
     };
     let used: Vec<&str> = ended
         .iter()
-        .filter(|t| t.upload_bytes.is_some_and(|b| b > 0) && t.upload_s.is_some_and(|s| s > 0.0))
+        .filter(|t| t.upload_bytes.get().is_some_and(|b| b > 0) && t.upload_s.get().is_some_and(|s| s > 0.0))
         .map(|t| t.name.as_str())
         .collect();
     n.link_mbps_measured = Some(sig6(rate.mbps));
@@ -627,10 +626,10 @@ fn replay_view(
     let mut r = ReplayView {
         estimate: ESTIMATE.into(),
         ignores: IGNORES.iter().map(|s| s.to_string()).collect(),
-        actual_wall_s: view.fleet.wall_s,
+        actual_wall_s: view.fleet.wall_s.get(),
         ..Default::default()
     };
-    match view.fleet.wall_s {
+    match view.fleet.wall_s.get() {
         Some(_) => {
             r.sources
                 .insert("actual_wall_s".into(), source("the run's window (see Fleet)", 1));
@@ -706,7 +705,11 @@ fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -
         }
     }
     let names: BTreeSet<&str> = targets.iter().map(|t| t.name.as_str()).collect();
-    let started: BTreeMap<&str, Option<f64>> = view.targets.iter().map(|t| (t.name.as_str(), t.start_s)).collect();
+    let started: BTreeMap<&str, Option<f64>> = view
+        .targets
+        .iter()
+        .map(|t| (t.name.as_str(), t.start_s.get()))
+        .collect();
     let mut jobs = vec![];
     let mut unpriced = vec![];
     for t in targets {
@@ -836,7 +839,11 @@ fn jobs_of(
     names: &BTreeSet<&str>,
     problems: &mut Vec<String>,
 ) -> (Vec<Job>, Vec<LeftOut>) {
-    let started: BTreeMap<&str, Option<f64>> = view.targets.iter().map(|t| (t.name.as_str(), t.start_s)).collect();
+    let started: BTreeMap<&str, Option<f64>> = view
+        .targets
+        .iter()
+        .map(|t| (t.name.as_str(), t.start_s.get()))
+        .collect();
     let priced: BTreeMap<&str, Option<f64>> = nodes.iter().map(|n| (n.name.as_str(), n.link_mbps_priced)).collect();
     let unpriced = |node: &str, bytes: u64| bytes > 0 && priced.get(node).copied().flatten().is_none();
     let mut jobs = vec![];

@@ -3,6 +3,7 @@
 use super::placement::PlacementView;
 use super::{human_bytes, View};
 use crate::analysis::costs::WORTH_SAYING_S;
+use crate::figures::Measured;
 use crate::timefmt::human_duration as dur;
 
 use crate::analysis::targets::outside_share_worth_telling;
@@ -27,7 +28,7 @@ pub(crate) fn sentences(v: &View) -> Vec<String> {
 
 /// The run in one line: what, where, how big, how long, and what totals include.
 fn opening(v: &View) -> String {
-    let mode = match v.mode {
+    let mode = match v.mode.get() {
         Some(m) => format!("{} run", capitalise(&format!("{m:?}").to_lowercase())),
         None => "Run".into(),
     };
@@ -39,6 +40,7 @@ fn opening(v: &View) -> String {
     let wall = v
         .fleet
         .wall_s
+        .get()
         .map(|w| format!(", wall clock {}", dur(w)))
         .unwrap_or_default();
     format!(
@@ -54,7 +56,7 @@ fn opening(v: &View) -> String {
 /// The chain that set the wall clock, link by link with its waits, and
 /// what the nodes off it did meanwhile.
 fn critical_path(v: &View) -> Option<String> {
-    let chain = v.critical_path.as_ref().filter(|c| !c.is_empty())?;
+    let chain = v.critical_path.value().filter(|c| !c.is_empty())?;
     let end = chain.last()?.end_s;
     let links: Vec<String> = chain
         .iter()
@@ -64,9 +66,9 @@ fn critical_path(v: &View) -> Option<String> {
     let mut s = format!("The critical path, ending at +{}: {}.", dur(end), links.join(" → "));
     let on_chain = |n: &str| chain.iter().any(|l| l.node.as_deref() == Some(n));
     let others: Vec<_> = v.nodes.iter().filter(|n| !on_chain(&n.name)).collect();
-    if !others.is_empty() && others.iter().all(|n| n.idle_s.is_some()) {
-        let idle: f64 = others.iter().filter_map(|n| n.idle_s).sum();
-        let waiting: f64 = others.iter().filter_map(|n| n.waiting_s).sum();
+    if !others.is_empty() && others.iter().all(|n| !n.idle_s.is_missing()) {
+        let idle: f64 = others.iter().filter_map(|n| n.idle_s.get()).sum();
+        let waiting: f64 = others.iter().filter_map(|n| n.waiting_s.get()).sum();
         let nodes = match others.len() {
             1 => "The other node".to_string(),
             k => format!("The other {k} nodes"),
@@ -85,9 +87,9 @@ fn critical_path(v: &View) -> Option<String> {
 fn chain_link(l: &super::LinkView, previous_node: Option<&str>) -> String {
     let on = l.node.as_deref().map(|n| format!(" on {n}")).unwrap_or_default();
     let mut s = format!("{}{on} {}", l.target, dur(l.took_s));
-    if let (Some(w), Some(wait)) = (&l.waited_for, l.wait_s) {
-        let same_node = l.node.is_some() && l.node.as_deref() == previous_node;
-        match (l.waited_how, same_node) {
+    if let (Some(w), Some(wait)) = (l.waited_for.value(), l.wait_s.get()) {
+        let same_node = !l.node.is_missing() && l.node.as_deref() == previous_node;
+        match (l.waited_how.as_deref(), same_node) {
             (Some("queue"), _) => s.push_str(&format!(", next after {w} in the node's queue")),
             (_, true) => s.push_str(&format!(", after {w} on the same node")),
             _ => s.push_str(&format!(", which waited {} for {w}", dur(wait))),
@@ -109,7 +111,7 @@ fn still_running(v: &View) -> Option<String> {
 fn outside_own_steps(v: &View) -> Vec<String> {
     let mut out = vec![];
     for t in &v.targets {
-        let (Some(total), Some(gap)) = (t.total_s, t.gap_s) else {
+        let (Some(total), Some(gap)) = (t.total_s.get(), t.gap_s.get()) else {
             continue;
         };
         if outside_share_worth_telling(total, gap).is_none() {
@@ -123,9 +125,9 @@ fn outside_own_steps(v: &View) -> Vec<String> {
             dur(total),
             crate::fmt::share(gap / total)
         );
-        if let Some(u) = t.upload_s.filter(|u| *u > 0.0) {
+        if let Some(u) = t.upload_s.get().filter(|u| *u > 0.0) {
             s.push_str(&format!(", {} of it uploading", dur(u)));
-            if let Some(b) = t.upload_bytes.filter(|b| *b > 0) {
+            if let Some(b) = t.upload_bytes.get().filter(|b| *b > 0) {
                 s.push_str(&format!(
                     " {} at {}",
                     human_bytes(b as f64),
@@ -188,9 +190,11 @@ fn compiler_cache(v: &View) -> Option<String> {
     if let (Some(h), Some(m)) = (s.hits, s.misses) {
         let ratio = s
             .hit_ratio
+            .as_ref()
+            .and_then(Measured::get)
             .map(|r| format!(" ({}% hits)", crate::fmt::fixed(100.0 * r, 1)))
             .unwrap_or_default();
-        let written = match s.write_bytes {
+        let written = match s.write_bytes.as_ref().and_then(Measured::get) {
             Some(b) => format!(" ({})", human_bytes(b as f64)),
             None => " (size unknown)".into(),
         };

@@ -100,10 +100,21 @@ fn pub_items(code: &str) -> Vec<String> {
     let mut items = vec![];
     let mut owner: Option<String> = None;
     for line in code.lines() {
-        if !line.starts_with(char::is_whitespace) && !line.is_empty() {
-            owner = owner_of(line);
+        // A struct declared inside a macro (`explained! { pub struct View {`)
+        // opens its owner though it is indented; its fields carry their kind
+        // first (`[plain] pub stamp: String`).
+        let trimmed = line.trim_start();
+        let declares = ["pub struct ", "pub(crate) struct "]
+            .iter()
+            .any(|k| trimmed.starts_with(k));
+        if (!line.starts_with(char::is_whitespace) && !line.is_empty()) || declares {
+            owner = owner_of(trimmed);
         }
-        let Some(rest) = line.trim_start().strip_prefix("pub ") else {
+        let field = trimmed
+            .strip_prefix('[')
+            .and_then(|r| r.split_once("] "))
+            .map_or(trimmed, |(_, f)| f);
+        let Some(rest) = field.strip_prefix("pub ") else {
             continue;
         };
         let rest = rest.trim_start_matches("async ").trim_start_matches("unsafe ");
@@ -111,7 +122,7 @@ fn pub_items(code: &str) -> Vec<String> {
             .strip_prefix("const fn ")
             .map_or(rest.to_string(), |r| format!("fn {r}"));
         let kw = ident(&rest);
-        let nested = line.starts_with(char::is_whitespace);
+        let nested = line.starts_with(char::is_whitespace) && !declares;
         let (kind, name) = if kw == "use" {
             ("use", rest["use".len()..].trim().trim_end_matches(';').to_string())
         } else if KEYWORDS.contains(&kw) {

@@ -254,12 +254,12 @@ pub(crate) fn rgb(i: usize) -> RGBColor {
 
 /// The x range of every chart: the run's window, else what the data spans.
 pub(crate) fn x_max(view: &View) -> f64 {
-    if let Some(w) = view.fleet.wall_s.filter(|w| *w > 0.0) {
+    if let Some(w) = view.fleet.wall_s.get().filter(|w| *w > 0.0) {
         return w;
     }
     let mut m: f64 = 0.0;
     for t in &view.targets {
-        m = m.max(t.end_s.unwrap_or(0.0));
+        m = m.max(t.end_s.get().unwrap_or(0.0));
     }
     for n in &view.nodes {
         m = m.max(n.cpu.t.last().copied().unwrap_or(0.0));

@@ -36,8 +36,8 @@ pub(crate) fn rows(view: &View) -> Vec<Row<'_>> {
         })
         .collect();
     let unplaced = rows.len();
-    for t in view.targets.iter().filter(|t| t.start_s.is_some()) {
-        let idx = match &t.node {
+    for t in view.targets.iter().filter(|t| t.start_s.get().is_some()) {
+        let idx = match t.node.value() {
             Some(n) => rows.iter().position(|r| &r.node == n).unwrap_or(unplaced),
             None => unplaced,
         };
@@ -48,7 +48,7 @@ pub(crate) fn rows(view: &View) -> Vec<Row<'_>> {
                 lanes: vec![],
             });
         }
-        let start = t.start_s.unwrap_or(0.0);
+        let start = t.start_s.get().unwrap_or(0.0);
         let row = &mut rows[idx];
         let free = row
             .lanes
@@ -91,8 +91,9 @@ fn bounded(rows: Vec<Row<'_>>) -> (Vec<Row<'_>>, usize) {
 
 fn end_of(t: &TargetView) -> f64 {
     t.end_s
+        .get()
         .or_else(|| t.phases.iter().map(|p| p.end_s).reduce(f64::max))
-        .or(t.start_s)
+        .or(t.start_s.get())
         .unwrap_or(0.0)
 }
 
@@ -122,7 +123,7 @@ fn draw_keyed(view: &View, keyed: &[Keyed]) -> Result<(String, Vec<Keyed>)> {
     let span = axis.x(x_max(view));
     let (rows, left_out) = bounded(rows(view));
     let lanes: u32 = rows.iter().map(|r| r.lanes.len() as u32).sum::<u32>().max(1);
-    let any = view.targets.iter().any(|t| t.start_s.is_some());
+    let any = view.targets.iter().any(|t| t.start_s.get().is_some());
     let legend = Legend::new(
         legend_entries(view, any, left_out, keyed),
         WIDTH - PLOT_LEFT as u32 - 12,
@@ -156,7 +157,7 @@ fn draw_keyed(view: &View, keyed: &[Keyed]) -> Result<(String, Vec<Keyed>)> {
                 "no target has a readable trace: nothing to place on the timeline",
             );
         }
-        let critical = view.fleet.critical.as_ref().map(|c| c.node.as_str());
+        let critical = view.fleet.critical.value().map(|c| c.node.as_str());
         // Where each target's bar sits: its lane's middle, for the arrows.
         let mut mid: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
         // Lanes are numbered from the top; y grows upwards in the chart.
@@ -171,7 +172,7 @@ fn draw_keyed(view: &View, keyed: &[Keyed]) -> Result<(String, Vec<Keyed>)> {
                     let c = target_colour(row.colour, t.shade);
                     draw_bands(&mut chart, &axis, span, t, c, (y0, y1))?;
                     // The white after the record, up to the lane's next target.
-                    let next = lane.get(j + 1).and_then(|n| n.start_s).unwrap_or(f64::INFINITY);
+                    let next = lane.get(j + 1).and_then(|n| n.start_s.get()).unwrap_or(f64::INFINITY);
                     let px = |s: f64| chart.backend_coord(&(clamp(axis.x(s), span), 0.0)).0;
                     let after = (px(end_of(t)), px(next.min(x_max(view))));
                     let number = keyed.iter().position(|(name, _)| *name == t.name);
@@ -303,7 +304,7 @@ fn draw_bands(
     }
     if t.phases.is_empty() {
         // A record without steps: one light bar for the whole record.
-        if let (Some(s), Some(e)) = (t.start_s, t.end_s) {
+        if let (Some(s), Some(e)) = (t.start_s.get(), t.end_s.get()) {
             chart.draw_series(std::iter::once(Rectangle::new(
                 [(x(s), y0), (x(e), y1)],
                 c.mix(LIGHT_ALPHA).filled(),
@@ -341,7 +342,8 @@ fn draw_edges<DB: DrawingBackend>(
         view.targets.iter().map(|t| (t.name.as_str(), t)).collect();
     let on_chain = |target: &str, dep: &str| {
         view.critical_path
-            .iter()
+            .value()
+            .into_iter()
             .flatten()
             .any(|l| l.target == target && l.waited_for.as_deref() == Some(dep))
     };
@@ -350,8 +352,8 @@ fn draw_edges<DB: DrawingBackend>(
             continue;
         };
         let (Some(s), Some(e), Some(&yt), Some(&yd)) = (
-            t.start_s,
-            dep.end_s,
+            t.start_s.get(),
+            dep.end_s.get(),
             mid.get(t.name.as_str()),
             mid.get(dep.name.as_str()),
         ) else {
@@ -398,7 +400,7 @@ fn label_place(
     px: impl Fn(f64) -> i32,
 ) -> Option<(i32, String, (u8, u8, u8))> {
     let light = crate::render::over_white(c, LIGHT_ALPHA);
-    let whole = t.start_s.zip(t.end_s).filter(|_| t.phases.is_empty());
+    let whole = t.start_s.get().zip(t.end_s.get()).filter(|_| t.phases.is_empty());
     let mut bands: Vec<(i32, i32, (u8, u8, u8))> = t
         .phases
         .iter()

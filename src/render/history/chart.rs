@@ -6,13 +6,14 @@
 
 use crate::analysis::spread;
 use crate::error::Result;
+use crate::figures::Metric;
 use crate::history::view::{KeyView, MetricView};
 use crate::render::charts::{rgb, round_up, svg, DrawResult, Legend, LegendEntry, Swatch, FONT, WIDTH};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// The two metrics drawn, with their colour index.
-const SERIES: [(&str, &str, usize); 2] = [("total_s", "total", 0), ("build_s", "build", 1)];
+const SERIES: [(Metric, usize); 2] = [(Metric::Total, 0), (Metric::Build, 1)];
 const COLUMNS: usize = 2;
 const PANEL_HEIGHT: u32 = 210;
 /// The ring around a loaded point: red, apart from both series' colours.
@@ -79,7 +80,7 @@ impl Scale {
         let max = key
             .targets
             .values()
-            .flat_map(|metrics| SERIES.iter().filter_map(|(m, _, _)| metrics.get(*m)))
+            .flat_map(|metrics| SERIES.iter().filter_map(|(m, _)| metrics.get(m)))
             .flat_map(|m| m.points.iter().filter(|p| runs.contains(&p.run)).map(|p| p.value))
             .filter(|v| v.is_finite())
             .fold(0.0, f64::max);
@@ -109,13 +110,13 @@ fn panel(
     area: &DrawingArea<SVGBackend, Shift>,
     key: &KeyView,
     target: &str,
-    metrics: &std::collections::BTreeMap<String, MetricView>,
+    metrics: &std::collections::BTreeMap<Metric, MetricView>,
     runs: std::ops::Range<usize>,
     scale: &Scale,
 ) -> DrawResult {
     let series: Vec<(&MetricView, &str, usize)> = SERIES
         .iter()
-        .filter_map(|(m, label, c)| Some((metrics.get(*m)?, *label, *c)))
+        .filter_map(|(m, c)| Some((metrics.get(m)?, m.label(), *c)))
         .collect();
     let ymax = scale.top;
     let steps: Vec<String> = series
@@ -203,26 +204,20 @@ fn panel(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::{RunFigures, TargetFigures};
+    use crate::figures::{Figures, Load, TargetFigures, Value};
 
     #[test]
     fn a_chart_draws_the_newest_year_of_runs_and_says_so() {
-        let runs: Vec<RunFigures> = (0..400)
+        let runs: Vec<Figures> = (0..400)
             .map(|i| {
-                let mut r = RunFigures {
-                    stamp: format!("n{i:03}"),
-                    dir: format!("n{i:03}"),
-                    started_us: Some(i),
-                    mode: Some("warm".into()),
-                    arch: Some("gfx1201".into()),
-                    ..Default::default()
-                };
-                let t = TargetFigures {
-                    total_s: Some(1100.0),
-                    build_s: Some(1000.0),
-                    loaded: Some(i == 10 || i == 399),
-                    ..Default::default()
-                };
+                let mut r = Figures::dated(&format!("n{i:03}"), i, Some("warm"));
+                let mut t = TargetFigures::unmeasured("not measured");
+                t.set(Metric::Total, 1100.0).set(Metric::Build, 1000.0);
+                t.load = Value(if i == 10 || i == 399 {
+                    Load::Loaded("n0 ended the run loaded".into())
+                } else {
+                    Load::Clear
+                });
                 r.targets.insert("pytorch".into(), t);
                 r
             })

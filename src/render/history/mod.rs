@@ -62,7 +62,7 @@ pub(crate) fn markdown(view: &HistoryView) -> Result<String> {
         name: MARKDOWN.into(),
         message: e.to_string(),
     })?;
-    ctx.insert("metrics", &crate::history::METRICS);
+    ctx.insert("metrics", &crate::figures::Metric::TARGET);
     ctx.insert("pooled", &view.keys.iter().map(|k| k.runs.len()).sum::<usize>());
     // The keys the text lists apart, picked here: tera's `filter` and
     // `concat` copy every key they are given, each with all its runs'
@@ -138,7 +138,7 @@ impl<'a> TextView<'a> {
             targets: k
                 .targets
                 .iter()
-                .map(|(t, ms)| (t.as_str(), ms.iter().map(|(m, v)| (m.as_str(), metric(v))).collect()))
+                .map(|(t, ms)| (t.as_str(), ms.iter().map(|(m, v)| (m.name(), metric(v))).collect()))
                 .collect(),
             loaded: &k.loaded,
             load_unknown_runs: k.load_unknown.len(),

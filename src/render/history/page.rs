@@ -18,7 +18,7 @@ const JS: &str = include_str!("../../../assets/history.js");
 struct PageData<'a> {
     /// The running median's window, as the static charts draw it.
     running: usize,
-    metrics: [&'static str; 5],
+    metrics: [crate::figures::Metric; 5],
     keys: Vec<PageKey<'a>>,
 }
 
@@ -68,9 +68,9 @@ fn page_key(k: &KeyView) -> PageKey<'_> {
                         };
                     }
                 }
-                values.insert(m.as_str(), row);
+                values.insert(m.name(), row);
                 if let Some(s) = &v.step {
-                    steps.insert(m.as_str(), s.run);
+                    steps.insert(m.name(), s.run);
                 }
             }
             let slowest_step = k.step_durations.get(name.as_str()).and_then(|l| l.first()).map(|l| {
@@ -125,7 +125,7 @@ pub(crate) fn render(view: &HistoryView) -> Result<String> {
     }
     let data = PageData {
         running: crate::analysis::spread::RUNNING,
-        metrics: crate::history::METRICS,
+        metrics: crate::figures::Metric::TARGET,
         keys: view.keys.iter().map(page_key).collect(),
     };
     let json = serde_json::to_string(&data).unwrap_or_else(|_| "{}".into());
@@ -136,7 +136,7 @@ pub(crate) fn render(view: &HistoryView) -> Result<String> {
     ctx.insert("body", &body);
     ctx.insert("data", &script_safe(&json));
     ctx.insert("js", JS);
-    ctx.insert("metrics", &crate::history::METRICS);
+    ctx.insert("metrics", &crate::figures::Metric::TARGET);
     t.render(FILE, &ctx).map_err(|e| crate::error::Error::Template {
         name: FILE.into(),
         message: format!("{e:?}"),

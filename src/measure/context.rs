@@ -1,8 +1,7 @@
-//! What every section builder of the view reads: the run, its targets
-//! joined once with placements and figures, run.json's nodes by name, and
-//! the window the times are offsets into.
+//! What the figures and the view are built from: the run, its targets
+//! joined once with placements and trace figures, run.json's nodes by name,
+//! the window the times are offsets into, the critical path and the waits.
 
-use super::secs;
 use crate::analysis::critical::{self, Critical, Job};
 use crate::analysis::intervals;
 use crate::analysis::join::TargetJoin;
@@ -12,7 +11,7 @@ use crate::model::Run;
 use crate::timefmt::Micros;
 use std::collections::{BTreeMap, HashMap};
 
-pub(super) struct Context<'a> {
+pub(crate) struct Context<'a> {
     pub(crate) run: &'a Run,
     pub(crate) info: Option<&'a RunInfo>,
     pub(crate) join: TargetJoin<'a>,
@@ -33,7 +32,7 @@ impl<'a> Context<'a> {
     pub(crate) fn new(run: &'a Run) -> Self {
         let info = run.info.as_ref();
         let join = join_targets(run);
-        let window = super::window::run_window(run, &join);
+        let window = run_window(run, &join);
         let mut node_info = HashMap::new();
         for n in info.iter().flat_map(|i| &i.nodes) {
             // A node listed twice: its first entry is used (and warned about).
@@ -67,9 +66,9 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// Seconds from the window's start.
+    /// Seconds from the window's start, to the millisecond.
     pub(crate) fn off(&self, t: Micros) -> f64 {
-        secs(t - self.t0)
+        crate::figures::secs_ms(t - self.t0)
     }
 
     /// The node as run.json lists it.
@@ -100,7 +99,7 @@ fn jobs<'a>(join: &'a TargetJoin) -> Vec<Job<'a>> {
 /// A trace that yielded no span measured nothing: its target's figures are
 /// null with the input's reason, never zero steps.
 fn join_targets(run: &Run) -> TargetJoin<'_> {
-    let figures: BTreeMap<&str, targets::TargetFigures> = run
+    let figures: BTreeMap<&str, targets::TraceFigures> = run
         .traces
         .iter()
         .filter(|t| !t.spans.is_empty())
@@ -113,4 +112,33 @@ fn join_targets(run: &Run) -> TargetJoin<'_> {
         figures,
         run.traces.iter().map(|t| t.target.as_str()),
     )
+}
+
+/// The run's window: run.json's and the traces', widened by the logs'
+/// records near it; without either, every event seen.
+fn run_window(run: &Run, join: &TargetJoin) -> Option<(Micros, Micros)> {
+    use crate::analysis::window;
+    let anchors = window::anchors(join.figures.values());
+    let mut events: Vec<Micros> = Vec::new();
+    for v in run.samples.by_node.values() {
+        events.extend(v.first_ts());
+        events.extend(v.last_ts());
+    }
+    if let Some(s) = &run.sccache {
+        events.extend(s.log.first);
+        events.extend(s.log.last);
+    }
+    if let Some(z) = &run.zot {
+        // A span of writes is wholly near the traces' window or wholly far.
+        for w in z.all_writes() {
+            events.push(w.first);
+            if w.last != w.first {
+                events.push(w.last);
+            }
+        }
+    }
+    let info = run.info.as_ref();
+    let started = info.and_then(|i| i.started_at);
+    let finished = info.and_then(|i| i.finished_at);
+    window::run_window(started, finished, run.in_flight(), &anchors, &events)
 }
