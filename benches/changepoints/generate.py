@@ -75,7 +75,7 @@ CACHED_STEPS = [
 ]
 RUNNING_STEPS = [
     "RUN git clone --depth 1 https://example.invalid/{t} /src/{t} && git -C /src/{t} checkout {rev}",
-    "RUN cd /src/{t} && MAX_JOBS=32 python setup.py bdist_wheel",
+    "RUN cd /src/{t} && MAX_JOBS={jobs} python setup.py bdist_wheel",
     "RUN ./build_kernels.sh --arch gfx1201 --jobs {jobs}",
     "RUN sccache --show-stats > /opt/sccache-stats.txt",
     "RUN pip install /src/dist/*.whl && python -c 'import {t}'",
@@ -231,7 +231,10 @@ def _plan_changes(rng, cfg, t, changes):
             if levels[idx] + delta < 0.3 * levels[idx]:
                 direction, delta = 1, abs(delta)
             levels[idx] += delta
-            component = {"component": "step", "step": idx, "command_changed": rng.random() < 0.5}
+            cmd = t["steps"][idx]["cmd"]
+            # Half the changes come with a new command (a checkout, a job count), where it has one.
+            changed = rng.random() < 0.5 and ("{rev}" in cmd or "{jobs}" in cmd)
+            component = {"component": "step", "step": idx, "command_changed": changed}
             moved = ("build_s", "total_s")
         else:
             delta = direction * k * sig["upload_s"]
@@ -266,9 +269,11 @@ def plan(family, seed=None, quick=False):
         if n > 0 and (stepped or rng.random() < 0.25):
             revision = hexid(rng, 12)
         night = {"night": n, "stamp": stamp_of(n), "present": n not in missing_nights, "revision": revision,
-                 "loaded": [], "spikes": [], "cache_misses": [], "missing_targets": [], "seed": rng.getrandbits(48)}
+                 "loaded": [], "loaded_by": {}, "spikes": [], "cache_misses": [], "missing_targets": [], "seed": rng.getrandbits(48)}
         if n >= 3:
             night["loaded"] = [nd["name"] for nd in nodes if rng.random() < cfg["loaded"]]
+            # How much slower a loaded node's steps run that night.
+            night["loaded_by"] = {name: round(rng.uniform(0.12, 0.4), 3) for name in night["loaded"]}
             for t in targets:
                 if rng.random() < cfg["spikes"]:
                     comp = rng.choice(("step", "upload"))
@@ -287,21 +292,19 @@ def _levels_at(t, night):
     levels = [s["level"] for s in t["steps"]]
     upload = t["upload"]
     versions = [0] * len(levels)
-    changed_cmd = [False] * len(levels)
+    commands = [0] * len(levels)
     for n, lv, up, change in t["timeline"]:
         if n <= night:
             levels, upload = lv, up
             if change["component"] == "step":
                 versions[change["step"]] += 1
-                changed_cmd[change["step"]] = changed_cmd[change["step"]] or change["command_changed"]
-    return levels, upload, versions, changed_cmd
+                commands[change["step"]] += 1 if change["command_changed"] else 0
+    return levels, upload, versions, commands
 
 
-def _command(t, i, version, changed):
-    cmd = t["steps"][i]["cmd"]
-    rev = f"v{version}" if changed else "v0"
-    jobs = 32 + (4 * version if changed else 0)
-    return cmd.format(t=t["name"], rev=rev, jobs=jobs)
+def _command(t, i, version):
+    """Step i's command text at its `version`-th change of command."""
+    return t["steps"][i]["cmd"].format(t=t["name"], rev=f"v{version}", jobs=32 + 4 * version)
 
 
 def _step_label(stage, n, total):
@@ -312,7 +315,7 @@ def _step_label(stage, n, total):
 def _target_night(p, t, night, rng):
     """One target's night: its step durations, setup, export and upload (s)."""
     nt = p["nights"][night]
-    levels, upload, versions, changed = _levels_at(t, night)
+    levels, upload, versions, commands = _levels_at(t, night)
     e_build = t["noise"]["build"].draw(rng)
     e_over = t["noise"]["overhead"].draw(rng)
     e_over2 = t["noise"]["overhead"].draw(rng)
@@ -332,7 +335,7 @@ def _target_night(p, t, night, rng):
     total = len(t["steps"])
     for i, s in enumerate(t["steps"]):
         stage = "final" if i + 1 == total else "builder"
-        name = f"{_step_label(stage, i + 1, total)} {_command(t, i, versions[i], changed[i])}"
+        name = f"{_step_label(stage, i + 1, total)} {_command(t, i, commands[i])}"
         vertex = digest(t["name"], i, versions[i])
         if s["cached"] and not miss:
             steps.append((name, rng.uniform(0.02, 0.2), True, vertex))
@@ -491,7 +494,6 @@ def write_night(p, night, root):
     if not nt["present"]:
         return None
     rng = random.Random(nt["seed"])
-    nt["loaded_by"] = {name: rng.uniform(0.12, 0.4) for name in nt["loaded"]}
     stamp = nt["stamp"]
     d = os.path.join(root, stamp)
     os.makedirs(d, exist_ok=True)
@@ -558,7 +560,7 @@ def labels(p):
         "changes": changes,
         "spikes": [{**s, "night": nt["night"], "stamp": nt["stamp"]} for nt in present for s in nt["spikes"]
                    if s["target"] not in nt["missing_targets"]],
-        "loaded": [{"night": nt["night"], "stamp": nt["stamp"], "node": node,
+        "loaded": [{"night": nt["night"], "stamp": nt["stamp"], "node": node, "slower_by": nt["loaded_by"][node],
                     "targets": sorted(t for t, n in node_of.items() if n == node)}
                    for nt in present for node in nt["loaded"]],
         "cache_misses": [{"night": nt["night"], "stamp": nt["stamp"], "target": t}

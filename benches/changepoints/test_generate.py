@@ -57,6 +57,21 @@ class Plan(unittest.TestCase):
                 self.assertNotEqual(rev[n], rev[n - 1], c["id"])
 
 
+class Steps(unittest.TestCase):
+    def test_a_step_change_gives_the_step_a_new_vertex_and_maybe_a_new_command_at_the_same_position(self):
+        p = generate.plan("fleet")
+        seen = set()
+        for c in (c for c in p["changes"] if c["component"] == "step"):
+            t = next(t for t in p["targets"] if t["name"] == c["target"])
+            before = generate._target_night(p, t, c["night"] - 1, random.Random(1))["steps"][c["step"]]
+            after = generate._target_night(p, t, c["night"], random.Random(1))["steps"][c["step"]]
+            self.assertNotEqual(before[3], after[3], "the vertex digest changes")
+            self.assertEqual(before[0].split("]")[0], after[0].split("]")[0], "same [stage n/m]")
+            self.assertEqual(before[0] != after[0], c["command_changed"], c["id"])
+            seen.add(c["command_changed"])
+        self.assertEqual(seen, {True, False}, "the family has both kinds")
+
+
 class Night(unittest.TestCase):
     def test_a_loaded_node_ends_above_its_cores_and_its_targets_run_slower(self):
         p = generate.plan("skewed")
