@@ -484,9 +484,10 @@ def markdown(results, overall, meta):
             u = r["tools"].get(p, {}).get("unavailable")
             if u:
                 notes.append(f"- {r['family']}, {p}: {u}")
-    if overall.get("Otava", {}).get("gate") or overall.get("e-divisive", {}).get("gate"):
-        fams = (overall.get("e-divisive", {}).get("gate") or overall["Otava"]["gate"])["families"]
-        notes.append(f"- the peers' **all** gate row pools only the families they ran on prefixes: {', '.join(fams)}")
+    for p in peers:
+        fams = overall.get(p, {}).get("gate", {}).get("families")
+        if fams and len(fams) < len(results):
+            notes.append(f"- {p}'s **all** gate row pools only the families it ran on prefixes: {', '.join(fams)}")
     if notes:
         lines += ["", "Notes:", ""] + notes
     return "\n".join(lines) + "\n"
