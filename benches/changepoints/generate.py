@@ -37,7 +37,7 @@ SHAPES = ("gaussian", "student_t", "lognormal")
 ARCH = "gfx1201"
 MAX_JOBS = 32
 
-# Families: `fleet` is the size; `tune` is the one to tune on; the
+# Families: `fleet` is a whole fleet's size; `tune` is the one to tune on; the
 # rest are held out, each leaning on one difficulty.
 FAMILIES = {
     "fleet": dict(targets=48, nights=120, nodes=8, shapes=SHAPES, noise=(0.5, 6.0), changes=(0, 3),
