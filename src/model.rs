@@ -38,6 +38,32 @@ pub(crate) const SCCACHE: &str = crate::input::sccache::FILE;
 pub(crate) const NGINX_FORMAT: &str = "nginx-log-format";
 pub(crate) const ZOT: &str = crate::input::zot::FILE;
 pub(crate) const ARTIFACTS: &str = "artifacts.txt";
+/// The node samples' input when they are read from a server (`--prometheus`).
+pub(crate) const PROMETHEUS: &str = crate::input::prometheus::NAME;
+
+/// How a run is read: whether an input whose real path leaves the run
+/// directory is read, and where the node samples come from.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub links: Links,
+    /// Read the node samples from this Prometheus-compatible server
+    /// instead of samples.jsonl.
+    pub prometheus: Option<std::sync::Arc<crate::input::prometheus::Server>>,
+    /// Keep what the server gave as samples.jsonl lines (`--save-samples`).
+    pub keep_polls: bool,
+}
+
+impl Options {
+    /// What figures read this way are cached under, beside the tool's
+    /// identity: the same run read from a server is another reading.
+    pub(crate) fn cache_id(&self) -> String {
+        let tool = crate::view::Tool::cache_id();
+        match &self.prometheus {
+            Some(p) => format!("{tool} {}", p.tag()),
+            None => tool,
+        }
+    }
+}
 
 /// The fixed inputs, in the order the report lists them.
 pub(crate) const FIXED_INPUTS: [&str; 7] = [RUN_JSON, PLACEMENT, SAMPLES, SCCACHE, NGINX_FORMAT, ZOT, ARTIFACTS];
@@ -74,6 +100,12 @@ pub struct Run {
     pub(crate) zot: Option<ZotLog>,
     /// Every input, present or not, sorted by name.
     pub(crate) inputs: Vec<InputReport>,
+    /// The node samples were read from a server (`--prometheus`), not samples.jsonl.
+    pub(crate) samples_from_server: bool,
+    /// Why a node has no samples, where its source says (a server's answer).
+    pub(crate) unsampled: std::collections::BTreeMap<String, String>,
+    /// What the server gave, as samples.jsonl lines (`Options::keep_polls`).
+    pub(crate) polls: Option<Vec<u8>>,
 }
 
 impl Run {
@@ -90,6 +122,23 @@ impl Run {
 
     pub(crate) fn input(&self, name: &str) -> Option<&InputReport> {
         self.inputs.iter().find(|i| i.name == name)
+    }
+
+    /// The input the node samples came from: samples.jsonl, or the server.
+    pub(crate) fn samples_input(&self) -> &'static str {
+        if self.samples_from_server {
+            PROMETHEUS
+        } else {
+            SAMPLES
+        }
+    }
+
+    /// Why a node has no samples.
+    pub(crate) fn no_samples_from(&self, node: &str) -> String {
+        match self.unsampled.get(node) {
+            Some(why) => why.clone(),
+            None => format!("no samples from {node}"),
+        }
     }
 }
 
@@ -280,6 +329,16 @@ pub fn load(dir: &Path) -> Result<Run> {
 /// previous load stopped (see `input::incremental`). `links` says whether an
 /// input whose real path leaves the run directory is read.
 pub(crate) fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Result<Run> {
+    let opts = Options {
+        links,
+        ..Default::default()
+    };
+    load_from(dir, cache, &opts)
+}
+
+/// As `load_with`, read as `opts` says.
+pub(crate) fn load_from(dir: &Path, cache: Option<&mut LogCache>, opts: &Options) -> Result<Run> {
+    let links = opts.links;
     let mut trace_files = trace_files_of(dir)?;
     // Traces past the bound are not even read.
     let traces_left_out = (trace_files.len() > MAX_TARGETS).then(|| {
@@ -312,7 +371,7 @@ pub(crate) fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) 
     // The log format decides how sccache.log is read.
     let (format, report) = read_log_format(&inside);
     inputs.push(report);
-    let logs = read_logs(&inside, &run, &format, &trace_files, cache);
+    let logs = read_logs(&inside, &run, &format, &trace_files, (cache, opts));
     let window = logs.window;
     logs.into_run(&mut run, &format, &mut inputs);
     bound(&mut run, &mut inputs, traces_left_out);
@@ -386,7 +445,7 @@ fn keep_to_window(run: &mut Run, inputs: &mut [InputReport], window: Option<Anch
             run.sccache = None;
         }
     }
-    if let Some(i) = report(inputs, SAMPLES) {
+    if let Some(i) = report(inputs, run.samples_input()) {
         keep_samples_to_window(run, &mut inputs[i], window, &say);
     }
 }
@@ -595,6 +654,8 @@ struct Logs {
     placement: Option<(Option<Placements>, InputReport)>,
     artifacts: Option<(Option<Artifacts>, InputReport)>,
     samples: Option<(Option<Samples>, InputReport)>,
+    /// The node samples as a server gave them, when they come from one.
+    server: Option<crate::input::prometheus::Reading<crate::analysis::nodes::NodeFold>>,
     sccache: Option<(Option<SccacheLog>, InputReport)>,
     zot: Option<(Option<ZotLog>, InputReport)>,
     traces: Vec<(Option<TargetTrace>, InputReport)>,
@@ -610,7 +671,7 @@ fn read_logs(
     run: &Run,
     format: &LogFormat,
     trace_files: &[(String, String)],
-    cache: Option<&mut LogCache>,
+    (cache, opts): (Option<&mut LogCache>, &Options),
 ) -> Logs {
     // The traces first (they are small): with run.json they make the run's
     // window, which the logs' records must lie in, and tell how finely the
@@ -646,7 +707,7 @@ fn read_logs(
         ..Default::default()
     };
     let records = window.map(|(core, open)| crate::analysis::window::record_window(core, open));
-    read_big_logs(dir, run, format, (records, write_cuts), cache, &mut logs);
+    read_big_logs(dir, run, format, (records, write_cuts), (cache, opts), &mut logs);
     logs
 }
 
@@ -660,7 +721,7 @@ fn read_big_logs(
         Option<RecordWindow>,
         Option<std::sync::Arc<crate::input::writes::WriteCuts>>,
     ),
-    cache: Option<&mut LogCache>,
+    (cache, opts): (Option<&mut LogCache>, &Options),
     logs: &mut Logs,
 ) {
     let tail = if run.info.as_ref().is_some_and(|i| !i.in_flight) {
@@ -687,6 +748,7 @@ fn read_big_logs(
         placement,
         artifacts,
         samples,
+        server,
         sccache,
         zot,
         ..
@@ -713,17 +775,29 @@ fn read_big_logs(
                 Artifacts::default,
             ))
         });
-        s.spawn(|_| {
-            let format = Some("samples: JSON lines".into());
-            *samples = Some(incremental::read_log(
-                dir,
-                SAMPLES,
-                tail,
-                format,
-                "",
-                cache_samples,
-                Samples::default,
-            ));
+        s.spawn(|_| match &opts.prometheus {
+            // Given a server, its samples win over samples.jsonl.
+            Some(p) => {
+                *server = Some(crate::input::prometheus::read(
+                    p,
+                    dir,
+                    run.info.as_ref(),
+                    now(),
+                    opts.keep_polls,
+                ))
+            }
+            None => {
+                let format = Some("samples: JSON lines".into());
+                *samples = Some(incremental::read_log(
+                    dir,
+                    SAMPLES,
+                    tail,
+                    format,
+                    "",
+                    cache_samples,
+                    Samples::default,
+                ));
+            }
         });
         s.spawn(|_| {
             let format = std::sync::Arc::new(format.clone());
@@ -753,7 +827,14 @@ fn read_big_logs(
 
 impl Logs {
     /// Hands each input to the run, with its report and its own warnings.
-    fn into_run(self, run: &mut Run, format: &LogFormat, inputs: &mut Vec<InputReport>) {
+    fn into_run(mut self, run: &mut Run, format: &LogFormat, inputs: &mut Vec<InputReport>) {
+        if let Some(read) = self.server.take() {
+            run.samples_from_server = true;
+            run.unsampled = read.unsampled;
+            run.polls = read.polls;
+            inputs.extend(read.file);
+            self.samples = Some((read.samples, read.report));
+        }
         if let Some((p, r)) = self.placement {
             run.placements = p.map(|p| p.items).unwrap_or_default();
             inputs.push(r);
@@ -767,7 +848,7 @@ impl Logs {
             s.finish();
             r.warnings.extend(s.warnings());
             if let Some(b) = crate::input::contract::left_out_breach(s.late(), r.records) {
-                r.warnings.insert(r.breaches.len(), format!("{SAMPLES}: {b}"));
+                r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
                 r.breaches.push(b);
                 r.contract_broken = true;
             }
@@ -792,6 +873,14 @@ impl Logs {
             inputs.push(r);
         }
     }
+}
+
+/// Now, which ends the window of a run in flight read from a server.
+fn now() -> crate::timefmt::Micros {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    since.as_micros().try_into().unwrap_or(crate::timefmt::Micros::MAX)
 }
 
 fn read_trace(dir: &RunDir, target: &str, file: &str) -> (Option<TargetTrace>, InputReport) {

@@ -59,6 +59,10 @@ pub struct View {
     /// Every warning of every input, and of the analysis.
     pub warnings: Vec<String>,
     pub(crate) inputs: BTreeMap<String, InputReport>,
+    /// The input the nodes' samples came from: `samples.jsonl`, or
+    /// `prometheus` (a server, with `--prometheus`; its `inputs` entry has
+    /// the server, queries and points); `null` when the run has neither.
+    pub(crate) samples_source: Option<&'static str>,
     pub(crate) targets: Vec<TargetView>,
     pub(crate) nodes: Vec<NodeView>,
     pub(crate) fleet: FleetView,
@@ -132,6 +136,22 @@ pub(crate) struct InputIdentity {
     pub(crate) read_as: Option<String>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) why_null: BTreeMap<String, String>,
+    /// For an input read from a server: which, what was asked and how
+    /// much came back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) source: Option<ServerRead>,
+}
+
+/// What a server was asked for a run, and how much it gave.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ServerRead {
+    /// The server's base URL, without credentials.
+    pub(crate) server: String,
+    pub(crate) start: String,
+    pub(crate) end: String,
+    pub(crate) step_s: f64,
+    pub(crate) queries: Vec<String>,
+    pub(crate) points: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -537,6 +557,7 @@ pub fn build(run: &Run) -> View {
         summary: vec![],
         warnings,
         inputs: run.inputs.iter().map(|i| (i.name.clone(), i.clone())).collect(),
+        samples_source: Some(run.samples_input()).filter(|i| run.input(i).is_some_and(|r| r.present)),
         provenance: provenance::build(run, &nodes),
         targets,
         nodes,

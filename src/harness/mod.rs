@@ -76,6 +76,7 @@ pub fn ratios_view(bench: &Path, fleet: Option<&Path>) -> Result<RatiosView> {
             xxh3: input.xxh3.clone(),
             read_as: input.format.clone(),
             why_null: input.why_null.clone(),
+            source: None,
         },
     );
     Ok(RatiosView {

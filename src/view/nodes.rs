@@ -121,18 +121,19 @@ fn node(
     let samples = cx.run.samples.by_node.get(name).unwrap_or(&none);
     let (ns, (cpu, cpu_reduced), (mem, mem_reduced)) = analysed.unwrap_or_else(|| analyse_node(samples, cx));
     if samples.is_empty() {
-        why.insert("cpu_pct_mean".into(), format!("no samples from {name}"));
-        why.insert("mem_pct_max".into(), format!("no samples from {name}"));
+        why.insert("cpu_pct_mean".into(), cx.run.no_samples_from(name));
+        why.insert("mem_pct_max".into(), cx.run.no_samples_from(name));
     } else if ns.cpu_pct_mean.is_none() {
         why.insert("cpu_pct_mean".into(), "fewer than two usable CPU polls".into());
     }
     if ns.counter_resets > 0 {
         warnings.push(format!(
-            "samples.jsonl: {} intervals of node {name} dropped because a CPU counter went backwards",
+            "{}: {} intervals of node {name} dropped because a CPU counter went backwards",
+            cx.run.samples_input(),
             ns.counter_resets
         ));
     }
-    warnings.extend(gap_limit_warning(name, &ns));
+    warnings.extend(gap_limit_warning(cx.run.samples_input(), name, &ns));
     NodeView {
         name: name.to_string(),
         builder: ni
@@ -164,7 +165,7 @@ fn node(
 
 /// A summarised node whose gap limit, fixed by its first polls, counts
 /// intervals otherwise than all its polls' would: said, not silent.
-fn gap_limit_warning(name: &str, ns: &NodeSeries) -> Option<String> {
+fn gap_limit_warning(input: &str, name: &str, ns: &NodeSeries) -> Option<String> {
     let m = ns.gap_limit_moved?;
     let s = |us: i64| timefmt::human_duration(us as f64 / timefmt::MICROS_PER_SEC);
     let what = if m.used < m.all {
@@ -173,7 +174,7 @@ fn gap_limit_warning(name: &str, ns: &NodeSeries) -> Option<String> {
         "are kept in its line and CPU mean that the whole file's rule would count as gaps"
     };
     Some(format!(
-        "samples.jsonl: node {name}'s poll interval changed after its first {POLL_CAP} polls: a gap is an interval over {} (three times their median), not over about {} (all its polls'); at least {} intervals {what}",
+        "{input}: node {name}'s poll interval changed after its first {POLL_CAP} polls: a gap is an interval over {} (three times their median), not over about {} (all its polls'); at least {} intervals {what}",
         s(m.used),
         s(m.all),
         m.intervals,
@@ -185,10 +186,11 @@ pub(super) fn why_cpu_mem_empty(run: &Run, nodes: &[NodeView]) -> Option<String>
     if nodes.iter().any(|n| !n.cpu.t.is_empty() || !n.mem.t.is_empty()) {
         return None;
     }
-    Some(if let Some(why) = super::why::no_record(run, model::SAMPLES) {
+    let input = run.samples_input();
+    Some(if let Some(why) = super::why::no_record(run, input) {
         why
-    } else if run.input(model::SAMPLES).is_some_and(|i| i.present) {
-        "samples.jsonl holds no usable node samples".into()
+    } else if run.input(input).is_some_and(|i| i.present) {
+        format!("{input} holds no usable node samples")
     } else {
         "no samples.jsonl in this run".into()
     })

@@ -1,7 +1,7 @@
 //! The provenance section: what is needed to decide later whether a figure
 //! still holds (the tool, each input's identity, the run's coordinates).
 
-use super::{InputIdentity, NodeCoordinate, NodeView, Provenance, RunCoordinates, Tool};
+use super::{InputIdentity, NodeCoordinate, NodeView, Provenance, RunCoordinates, ServerRead, Tool};
 use crate::model::Run;
 use std::collections::BTreeMap;
 
@@ -36,6 +36,14 @@ pub(super) fn build(run: &Run, nodes: &[NodeView]) -> Provenance {
                     xxh3: i.xxh3.clone(),
                     read_as: i.format.clone(),
                     why_null: BTreeMap::new(),
+                    source: i.source.as_ref().map(|s| ServerRead {
+                        server: s.server.clone(),
+                        start: s.start.clone(),
+                        end: s.end.clone(),
+                        step_s: s.step_s,
+                        queries: s.queries.clone(),
+                        points: s.points,
+                    }),
                 };
                 (i.name.clone(), id)
             })

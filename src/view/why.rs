@@ -250,7 +250,7 @@ fn node(n: &mut NodeView, run: &Run) {
             }
         }
     }
-    let samples = no_record(run, model::SAMPLES);
+    let samples = no_record(run, run.samples_input());
     let has_samples = run.samples.by_node.get(&name).is_some_and(|v| !v.is_empty());
     for (field, null, what) in [
         ("cpu_pct_mean", n.cpu_pct_mean.is_none(), "CPU"),
@@ -266,7 +266,7 @@ fn node(n: &mut NodeView, run: &Run) {
             why.insert(field.to_string(), r.clone());
         }
         if !has_samples {
-            say(why, field, format!("no samples from {name}"));
+            say(why, field, run.no_samples_from(&name));
         }
         say(why, field, format!("the samples from {name} carry no {what} figures"));
     }
