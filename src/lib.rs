@@ -44,7 +44,7 @@ pub struct Report {
     pub broken_inputs: Vec<String>,
     /// The node samples a server gave, as samples.jsonl lines in time
     /// order (with `model::Options::keep_polls`).
-    pub polls: Option<Vec<u8>>,
+    pub(crate) polls: Option<Vec<u8>>,
 }
 
 impl Report {

@@ -27,7 +27,7 @@ impl LiveRun {
 
     /// A run read as `opts` says (its samples from a server); inputs that
     /// leave the run directory are never read.
-    pub fn with_options(dir: &Path, opts: model::Options) -> Self {
+    pub(crate) fn with_options(dir: &Path, opts: model::Options) -> Self {
         LiveRun {
             dir: dir.to_path_buf(),
             cache: LogCache::default(),

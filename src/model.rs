@@ -33,7 +33,7 @@ pub(crate) type LogCache = incremental::LogCache<crate::analysis::nodes::NodeFol
 
 pub(crate) const RUN_JSON: &str = run_json::FILE;
 pub(crate) const PLACEMENT: &str = "placement.txt";
-pub(crate) const SAMPLES: &str = "samples.jsonl";
+pub(crate) const SAMPLES: &str = crate::input::samples::FILE;
 pub(crate) const SCCACHE: &str = crate::input::sccache::FILE;
 pub(crate) const NGINX_FORMAT: &str = "nginx-log-format";
 pub(crate) const ZOT: &str = crate::input::zot::FILE;
@@ -54,14 +54,10 @@ pub struct Options {
 }
 
 impl Options {
-    /// What figures read this way are cached under, beside the tool's
-    /// identity: the same run read from a server is another reading.
-    pub(crate) fn cache_id(&self) -> String {
-        let tool = crate::view::Tool::cache_id();
-        match &self.prometheus {
-            Some(p) => format!("{tool} {}", p.tag()),
-            None => tool,
-        }
+    /// What sets figures read this way apart from those read from the
+    /// files alone (a cache of one is not the other's); `None` for the files.
+    pub(crate) fn reading_tag(&self) -> Option<String> {
+        self.prometheus.as_ref().map(|p| p.tag())
     }
 }
 
@@ -653,9 +649,9 @@ fn read_log_format(run: &RunDir) -> (LogFormat, InputReport) {
 struct Logs {
     placement: Option<(Option<Placements>, InputReport)>,
     artifacts: Option<(Option<Artifacts>, InputReport)>,
-    samples: Option<(Option<Samples>, InputReport)>,
+    samples: SamplesRead,
     /// The node samples as a server gave them, when they come from one.
-    server: Option<crate::input::prometheus::Reading<crate::analysis::nodes::NodeFold>>,
+    server: Option<ServerRead>,
     sccache: Option<(Option<SccacheLog>, InputReport)>,
     zot: Option<(Option<ZotLog>, InputReport)>,
     traces: Vec<(Option<TargetTrace>, InputReport)>,
@@ -775,30 +771,7 @@ fn read_big_logs(
                 Artifacts::default,
             ))
         });
-        s.spawn(|_| match &opts.prometheus {
-            // Given a server, its samples win over samples.jsonl.
-            Some(p) => {
-                *server = Some(crate::input::prometheus::read(
-                    p,
-                    dir,
-                    run.info.as_ref(),
-                    now(),
-                    opts.keep_polls,
-                ))
-            }
-            None => {
-                let format = Some("samples: JSON lines".into());
-                *samples = Some(incremental::read_log(
-                    dir,
-                    SAMPLES,
-                    tail,
-                    format,
-                    "",
-                    cache_samples,
-                    Samples::default,
-                ));
-            }
-        });
+        s.spawn(|_| read_samples(dir, run, (tail, cache_samples), opts, (samples, server)));
         s.spawn(|_| {
             let format = std::sync::Arc::new(format.clone());
             let describe = format.describe();
@@ -824,6 +797,43 @@ fn read_big_logs(
         });
     });
 }
+
+/// The node samples: samples.jsonl, or a server's when one is given
+/// (its samples win over the file's).
+fn read_samples(
+    dir: &RunDir,
+    run: &Run,
+    (tail, cache): (Tail, Option<&mut Option<incremental::Tracked<Samples>>>),
+    opts: &Options,
+    (samples, server): (&mut SamplesRead, &mut Option<ServerRead>),
+) {
+    match &opts.prometheus {
+        Some(p) => {
+            *server = Some(crate::input::prometheus::read(
+                p,
+                dir,
+                run.info.as_ref(),
+                now(),
+                opts.keep_polls,
+            ))
+        }
+        None => {
+            let format = Some("samples: JSON lines".into());
+            *samples = Some(incremental::read_log(
+                dir,
+                SAMPLES,
+                tail,
+                format,
+                "",
+                cache,
+                Samples::default,
+            ));
+        }
+    }
+}
+
+type SamplesRead = Option<(Option<Samples>, InputReport)>;
+type ServerRead = crate::input::prometheus::Reading<crate::analysis::nodes::NodeFold>;
 
 impl Logs {
     /// Hands each input to the run, with its report and its own warnings.

@@ -582,7 +582,12 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         })
         .collect();
     write_site_pages(opts, &out.runs, &figures, &unreadable)?;
-    write_manifest(&manifest_path, &opts.read.cache_id(), &rows, &figures)?;
+    write_manifest(
+        &manifest_path,
+        &crate::view::Tool::cache_id_of(&opts.read),
+        &rows,
+        &figures,
+    )?;
     Ok(out)
 }
 
@@ -641,7 +646,7 @@ fn gather_rows<'a>(
 /// Each run found with its fingerprint, and its entry when its pages stand
 /// as they are (same inputs, same tool, pages present, no `--force`).
 fn plan(opts: &PublishOptions, found: Vec<(String, PathBuf)>, old: &Previous) -> Vec<Plan> {
-    let tool_changed = old.tool != opts.read.cache_id();
+    let tool_changed = old.tool != crate::view::Tool::cache_id_of(&opts.read);
     found
         .into_iter()
         .map(|(dir, path)| {

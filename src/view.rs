@@ -118,6 +118,15 @@ impl Tool {
     pub(crate) fn cache_id() -> String {
         format!("{} {}", Self::VERSION, Self::COMMIT)
     }
+
+    /// `cache_id` for figures read as `read` says: the same run read with
+    /// its samples from a server is another reading.
+    pub(crate) fn cache_id_of(read: &crate::model::Options) -> String {
+        match read.reading_tag() {
+            Some(tag) => format!("{} {tag}", Self::cache_id()),
+            None => Self::cache_id(),
+        }
+    }
 }
 
 /// `perfreport 0.1.0 (commit 7d9bb3130d26)`: who made a report, in its text.

@@ -87,7 +87,7 @@ pub fn collect_with(
         links: crate::model::Links::StayInside,
         ..read.clone()
     };
-    let tool = read.cache_id();
+    let tool = crate::view::Tool::cache_id_of(read);
     let walked = crate::runs::walk(root, leave_out);
     let old = load_cache(cache_file, &tool);
     let read: Vec<(String, CachedRun, bool)> = walked

@@ -95,6 +95,7 @@ pub(crate) struct Reading<F> {
 }
 
 /// The window, its step and the nodes to ask for, in groups.
+#[derive(Debug)]
 struct Plan {
     /// The first step, in whole milliseconds.
     start: Micros,
@@ -142,11 +143,11 @@ pub(crate) fn read<F: PollFold>(
 
 /// samples.jsonl's report when the run has one: it is not read, and says so.
 fn not_read(dir: &RunDir, server: &Server) -> Option<InputReport> {
-    let opened = dir.open(crate::model::SAMPLES).ok()?;
-    let mut r = InputReport::absent(crate::model::SAMPLES);
+    let opened = dir.open(super::samples::FILE).ok()?;
+    let mut r = InputReport::absent(super::samples::FILE);
     r.warnings.push(format!(
         "{}: in the run ({} bytes) but not read: the node samples come from the Prometheus server at {} (--prometheus)",
-        crate::model::SAMPLES,
+        super::samples::FILE,
         opened.meta.len(),
         server.shown()
     ));

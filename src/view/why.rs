@@ -261,8 +261,9 @@ fn node(n: &mut NodeView, run: &Run) {
         if !null {
             continue;
         }
-        // A samples file that yielded nothing is the reason, not the node.
-        if let Some(r) = &samples {
+        // A samples file that yielded nothing is the reason, not the node;
+        // a server says of each node why it gave nothing.
+        if let Some(r) = run.unsampled.get(&name).or(samples.as_ref()) {
             why.insert(field.to_string(), r.clone());
         }
         if !has_samples {

@@ -38,6 +38,7 @@ pub(crate) struct Series<'a> {
 }
 
 /// A decoded answer: its series and the server's own warnings.
+#[derive(Debug)]
 pub(crate) struct Matrix<'a> {
     pub(crate) series: Vec<Series<'a>>,
     pub(crate) warnings: Vec<String>,

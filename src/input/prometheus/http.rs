@@ -21,9 +21,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(300);
 
 /// The environment variables credentials are read from, and only from.
-pub const USER_VAR: &str = "PERF_PROMETHEUS_USER";
-pub const PASSWORD_VAR: &str = "PERF_PROMETHEUS_PASSWORD";
-pub const TOKEN_VAR: &str = "PERF_PROMETHEUS_TOKEN";
+pub(crate) const USER_VAR: &str = "PERF_PROMETHEUS_USER";
+pub(crate) const PASSWORD_VAR: &str = "PERF_PROMETHEUS_PASSWORD";
+pub(crate) const TOKEN_VAR: &str = "PERF_PROMETHEUS_TOKEN";
 
 /// A Prometheus-compatible server: its base URL (without credentials) and
 /// how it is asked.
@@ -136,7 +136,7 @@ impl Server {
     }
 
     /// The server as every output names it: its base URL, which holds no credentials.
-    pub fn shown(&self) -> &str {
+    pub(crate) fn shown(&self) -> &str {
         &self.base
     }
 
@@ -257,7 +257,7 @@ impl Drop for Slot<'_> {
 mod tests {
     use super::*;
 
-    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + '_ {
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |k| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
     }
 

@@ -38,21 +38,31 @@ impl Asker<'_> {
         if let Some(why) = stopped(&self.stop) {
             return Answer::NotSent(why);
         }
-        let left = self.deadline_at.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            let why = format!(
+        let past_deadline = || {
+            format!(
                 "the read took longer than its deadline of {} (--prometheus-deadline): the requests left were not sent to {}",
                 timefmt::human_duration(self.server.deadline.as_secs_f64()),
                 self.server.shown()
-            );
+            )
+        };
+        let left = self.deadline_at.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            let why = past_deadline();
             self.stop_with(&why);
             return Answer::NotSent(why);
         }
         match self.server.query_range(query, range, left) {
             Ok(body) => Answer::Body(body),
+            // Cut short by the deadline rather than by its own timeout.
+            Err(f) if f.final_ && left < self.server.timeout && Instant::now() >= self.deadline_at => {
+                let why = past_deadline();
+                self.stop_with(&why);
+                Answer::Failed(why)
+            }
             Err(f) => {
                 if f.final_ {
-                    self.stop_with(&format!("{}; the requests left were not sent", f.what));
+                    // The requests left are not sent: the same failure.
+                    self.stop_with(&f.what);
                 }
                 Answer::Failed(f.what)
             }
@@ -303,27 +313,18 @@ impl<'a, F: PollFold> State<'a, F> {
         self.samples.append_block(sink);
     }
 
-    /// The reading: the samples, the input's report and each node's reason.
-    pub(super) fn finish(self, plan: Plan, file: Option<InputReport>) -> Reading<F> {
-        let server = self.asker.server.shown().to_string();
-        let (start, end) = (
-            timefmt::format_rfc3339(plan.start),
-            timefmt::format_rfc3339(plan.start + (plan.steps as Micros - 1) * plan.step),
-        );
-        let mut breaches = vec![];
-        let mut warnings = plan.warnings.clone();
+    /// What was read of each node asked for, and why nothing of one.
+    fn node_reads(&self, server: &str, (start, end): (&str, &str)) -> NodesRead {
+        let mut warnings = vec![];
         let mut nodes = BTreeMap::new();
         let mut unsampled = BTreeMap::new();
         let mut no_series = vec![];
-        let failures: Vec<(String, &BTreeSet<String>)> = self
-            .failures
-            .iter()
-            .map(|(why, (queries, on))| (failure_words(why, queries), on))
-            .collect();
         for (name, n) in &self.nodes {
-            let cost = failures
+            // A node with nothing read is told the first failure as it is.
+            let cost = self
+                .failures
                 .iter()
-                .find(|(_, on)| on.contains(name))
+                .find(|(_, (_, on))| on.contains(name))
                 .map(|(w, _)| w.clone());
             let why = (n.polls == 0).then(|| match &cost {
                 Some(w) => w.clone(),
@@ -355,6 +356,34 @@ impl<'a, F: PollFold> State<'a, F> {
             };
             nodes.insert(name.clone(), read);
         }
+        NodesRead {
+            nodes,
+            unsampled,
+            no_series,
+            warnings,
+        }
+    }
+
+    /// The reading: the samples, the input's report and each node's reason.
+    pub(super) fn finish(self, plan: Plan, file: Option<InputReport>) -> Reading<F> {
+        let server = self.asker.server.shown().to_string();
+        let (start, end) = (
+            timefmt::format_rfc3339(plan.start),
+            timefmt::format_rfc3339(plan.start + (plan.steps as Micros - 1) * plan.step),
+        );
+        let mut breaches = vec![];
+        let failures: Vec<(String, &BTreeSet<String>)> = self
+            .failures
+            .iter()
+            .map(|(why, (queries, on))| (failure_words(why, queries), on))
+            .collect();
+        let NodesRead {
+            mut nodes,
+            mut unsampled,
+            no_series,
+            mut warnings,
+        } = self.node_reads(&server, (&start, &end));
+        warnings.splice(0..0, plan.warnings.iter().cloned());
         for (name, instance, why) in &plan.unasked {
             breaches.push(format!("node {name}: {why}"));
             unsampled.insert(name.clone(), format!("{NAME}: {why}"));
@@ -414,6 +443,15 @@ impl<'a, F: PollFold> State<'a, F> {
             polls,
         }
     }
+}
+
+/// What was read of each node, for the input's report.
+struct NodesRead {
+    nodes: BTreeMap<String, NodeRead>,
+    unsampled: BTreeMap<String, String>,
+    /// Nodes (with their instance) no series was found for.
+    no_series: Vec<String>,
+    warnings: Vec<String>,
 }
 
 /// A failure with the queries it hit.
@@ -505,7 +543,7 @@ fn report_of(
 }
 
 impl Cells {
-    fn new(steps: usize) -> Self {
+    pub(super) fn new(steps: usize) -> Self {
         Cells {
             scraped: vec![None; steps],
             cpu: BTreeMap::new(),
@@ -520,7 +558,7 @@ impl Cells {
     }
 
     /// The poll at step `k`, as the harness writes it to samples.jsonl.
-    fn line(&self, ts: Micros, node: &str, k: usize) -> String {
+    pub(super) fn line(&self, ts: Micros, node: &str, k: usize) -> String {
         let g = |f: Figure| gauge(f).and_then(|i| self.gauges[i][k]);
         let both = |a: Option<f64>, b: Option<f64>| (a.is_some() || b.is_some()).then_some((a, b));
         let line = Line {
