@@ -5,6 +5,7 @@
 //! stopped when its guard drops, whatever the test's outcome.
 
 mod broken;
+mod commands;
 mod real;
 
 use std::io::{BufRead, BufReader, Read, Write};
