@@ -73,6 +73,9 @@ pub(super) fn explain(view: &mut View, run: &Run) {
         };
         say(&mut why, "critical_path", reason);
     }
+    if view.samples_source.is_none() {
+        say(&mut why, "samples_source", format!("no {} in this run", model::SAMPLES));
+    }
     view.why_null = why;
     for t in &mut view.targets {
         target(t, run);

@@ -32,7 +32,10 @@ fn publish_reads_each_runs_samples_from_the_server_and_rebuilds_when_the_source_
     assert_eq!(d["samples_source"], "prometheus");
     assert_eq!(super::super::node(&d, "strix")["cpu_pct_mean"], 25.0);
     let asked = server.heads().len();
-    assert!(publish(&["--prometheus", &server.url]).contains("0 rebuilt"), "nothing changed");
+    assert!(
+        publish(&["--prometheus", &server.url]).contains("0 rebuilt"),
+        "nothing changed"
+    );
     assert_eq!(server.heads().len(), asked, "an unchanged run is not asked for again");
     // Without the server the same files are another reading: rebuilt.
     assert!(publish(&[]).contains("1 rebuilt"));
@@ -46,7 +49,9 @@ fn serve_reads_a_run_in_flight_from_the_server_again_though_no_file_changed() {
     let dir = tempfile::tempdir().unwrap();
     let (run, out) = (dir.path().join("run"), dir.path().join("out"));
     std::fs::create_dir(&run).unwrap();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
     let started = perfreport::timefmt::format_rfc3339(now.as_micros() as i64 - 60_000_000);
     let info = serde_json::json!({"stamp": "live", "mode": "warm", "started_at": started, "finished_at": null,
         "nodes": [{"name": "strix", "addr": "10.0.3.12", "cores": 8}]});
@@ -54,7 +59,14 @@ fn serve_reads_a_run_in_flight_from_the_server_again_though_no_file_changed() {
     use std::io::BufRead;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_perfreport"));
     child
-        .args(["serve", run.to_str().unwrap(), "--bind", "127.0.0.1:0", "--out", out.to_str().unwrap()])
+        .args([
+            "serve",
+            run.to_str().unwrap(),
+            "--bind",
+            "127.0.0.1:0",
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .env("PERF_PROMETHEUS", &server.url)
         .env_remove("http_proxy")
         .env_remove("HTTP_PROXY")
@@ -64,13 +76,26 @@ fn serve_reads_a_run_in_flight_from_the_server_again_though_no_file_changed() {
         .stderr(std::process::Stdio::null());
     let mut serve = Killed(child.spawn().unwrap(), "perfreport serve");
     let mut line = String::new();
-    std::io::BufReader::new(serve.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.split("http://").nth(1).and_then(|r| r.split('/').next()).unwrap().to_string();
+    std::io::BufReader::new(serve.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_string();
     let (code, body) = super::super::serve::get(&addr, "/data.json");
     assert_eq!(code, 200);
     let d: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(d["samples_source"], "prometheus");
-    assert!(d["inputs"]["prometheus"]["source"]["nodes"]["strix"]["polls"].as_u64().unwrap() >= 10, "{d}");
+    assert!(
+        d["inputs"]["prometheus"]["source"]["nodes"]["strix"]["polls"]
+            .as_u64()
+            .unwrap()
+            >= 10,
+        "{d}"
+    );
     let asked = server.heads().len();
     // The server's samples grow with no file of the run changing: it is asked again.
     for _ in 0..600 {
