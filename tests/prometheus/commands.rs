@@ -56,35 +56,16 @@ fn serve_reads_a_run_in_flight_from_the_server_again_though_no_file_changed() {
     let info = serde_json::json!({"stamp": "live", "mode": "warm", "started_at": started, "finished_at": null,
         "nodes": [{"name": "strix", "addr": "10.0.3.12", "cores": 8}]});
     std::fs::write(run.join("run.json"), serde_json::to_vec(&info).unwrap()).unwrap();
-    use std::io::BufRead;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_perfreport"));
-    child
-        .args([
-            "serve",
-            run.to_str().unwrap(),
-            "--bind",
-            "127.0.0.1:0",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .env("PERF_PROMETHEUS", &server.url)
-        .env_remove("http_proxy")
-        .env_remove("HTTP_PROXY")
-        .env_remove("all_proxy")
-        .env_remove("ALL_PROXY")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null());
-    let mut serve = Killed(child.spawn().unwrap(), "perfreport serve");
-    let mut line = String::new();
-    std::io::BufReader::new(serve.0.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .unwrap()
-        .to_string();
+    // No proxy in the way: the server is on loopback.
+    let env = [
+        ("PERF_PROMETHEUS", server.url.as_str()),
+        ("http_proxy", ""),
+        ("HTTP_PROXY", ""),
+        ("ALL_PROXY", ""),
+        ("all_proxy", ""),
+    ];
+    let (child, addr) = super::super::serve::spawn_serve_with(&run, &out, &env);
+    let serve = Killed(child, "perfreport serve");
     let (code, body) = super::super::serve::get(&addr, "/data.json");
     assert_eq!(code, 200);
     let d: Value = serde_json::from_str(&body).unwrap();
