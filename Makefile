@@ -25,9 +25,13 @@ ALLOW_EMPTY ?=
 # A file the gate's own exit status is written to (make reports any failed
 # recipe as 2; scripts/nightly.sh reads the gate's 1 or 3 from here).
 GATE_STATUS ?=
-# Handed to the gate through the environment, never spliced into the shell
-# line: a URL's `&` or a path's space stays a character.
-export PERF_ROOT JUNIT SUMMARY SITE_URL GATE_STATUS
+# The fleet's Prometheus, e.g. PERF_PROMETHEUS=http://prometheus.lab:9090:
+# report, publish and serve read the nodes' samples from it instead of
+# samples.jsonl (credentials in PERF_PROMETHEUS_USER/PASSWORD or _TOKEN).
+PERF_PROMETHEUS ?=
+# Handed to the commands through the environment, never spliced into the
+# shell line: a URL's `&` or a path's space stays a character.
+export PERF_ROOT JUNIT SUMMARY SITE_URL GATE_STATUS PERF_PROMETHEUS
 
 .PHONY: perf-report perf-gate perf-ratios perf-publish perf-serve samples test
 

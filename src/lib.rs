@@ -50,6 +50,30 @@ pub struct Report {
     pub broken_inputs: Vec<String>,
     /// Why nothing in the report can be trusted: every present input broke its contract.
     pub(crate) broken: Option<String>,
+    /// The node samples a server gave, as samples.jsonl lines in time
+    /// order (with `model::Options::keep_polls`).
+    pub(crate) polls: Option<Vec<u8>>,
+}
+
+impl Report {
+    /// What `--save-samples` writes as the run's samples.jsonl: the server's
+    /// polls, only from a whole reading of a finished run, so a later report
+    /// never takes a partial file for the run's; else why not.
+    pub fn samples_to_save(&self) -> std::result::Result<&[u8], String> {
+        let input = model::PROMETHEUS;
+        if self.view.in_flight {
+            return Err("the run is in flight (the harness may still be writing its samples)".into());
+        }
+        if self.broken_inputs.iter().any(|i| i == input) {
+            return Err(format!(
+                "the read from the server is incomplete (see the warnings of {input})"
+            ));
+        }
+        match self.polls.as_deref() {
+            Some(p) if !p.is_empty() => Ok(p),
+            _ => Err("the server gave no polls".into()),
+        }
+    }
 }
 
 /// Reads a run directory and gives its figures: what compare and the gate
@@ -62,7 +86,17 @@ pub fn analyse(run_dir: &Path) -> Result<figures::Figures> {
 /// Reads a run directory and renders its report in memory; `links` says
 /// whether an input whose real path leaves the run directory is read.
 pub fn report(run_dir: &Path, links: model::Links) -> Result<Report> {
-    let run = model::load_with(run_dir, None, links)?;
+    let opts = model::Options {
+        links,
+        ..Default::default()
+    };
+    report_with(run_dir, &opts)
+}
+
+/// As `report`, the run read as `opts` says (where its node samples come from).
+pub fn report_with(run_dir: &Path, opts: &model::Options) -> Result<Report> {
+    let mut run = model::load_from(run_dir, None, opts)?;
+    let polls = run.polls.take();
     let analysed = measure::analyse(&run);
     let broken = measure::broken_reason(run.inputs.iter());
     let view = view::of(&analysed);
@@ -79,5 +113,6 @@ pub fn report(run_dir: &Path, links: model::Links) -> Result<Report> {
         files,
         broken_inputs,
         broken,
+        polls,
     })
 }

@@ -6,24 +6,51 @@ use crate::error::Result;
 use crate::model::LogCache;
 use crate::model::{self, Run};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How often a run in flight whose samples come from a server is read
+/// again when none of its files changed: the server's samples grow anyway.
+const SERVER_REFRESH: Duration = Duration::from_secs(15);
 
 /// A run followed as it grows.
 pub struct LiveRun {
     pub(crate) dir: PathBuf,
     pub(crate) cache: LogCache,
+    opts: model::Options,
+    last_load: Option<Instant>,
 }
 
 impl LiveRun {
     pub fn new(dir: &Path) -> Self {
+        Self::with_options(dir, model::Options::default())
+    }
+
+    /// A run read as `opts` says (its samples from a server); inputs that
+    /// leave the run directory are never read.
+    pub(crate) fn with_options(dir: &Path, opts: model::Options) -> Self {
         LiveRun {
             dir: dir.to_path_buf(),
             cache: LogCache::default(),
+            opts: model::Options {
+                links: model::Links::StayInside,
+                keep_polls: false,
+                ..opts
+            },
+            last_load: None,
         }
     }
 
     /// Reads the run again, the big logs from where the last read stopped.
     pub(crate) fn load(&mut self) -> Result<Run> {
-        model::load_with(&self.dir, Some(&mut self.cache), model::Links::StayInside)
+        self.last_load = Some(Instant::now());
+        model::load_from(&self.dir, Some(&mut self.cache), &self.opts)
+    }
+
+    /// Whether a run `in_flight` is due to be read again though its files
+    /// did not change: its samples come from a server, which has newer ones.
+    pub(crate) fn server_due(&self, in_flight: bool) -> bool {
+        let waited = self.last_load.is_none_or(|t| t.elapsed() >= SERVER_REFRESH);
+        in_flight && self.opts.prometheus.is_some() && waited
     }
 }
 

@@ -33,11 +33,43 @@ pub(crate) type LogCache = incremental::LogCache<crate::analysis::nodes::NodeFol
 
 pub(crate) const RUN_JSON: &str = run_json::FILE;
 pub(crate) const PLACEMENT: &str = "placement.txt";
-pub(crate) const SAMPLES: &str = "samples.jsonl";
+pub(crate) const SAMPLES: &str = crate::input::samples::FILE;
 pub(crate) const SCCACHE: &str = crate::input::sccache::FILE;
 pub(crate) const NGINX_FORMAT: &str = "nginx-log-format";
 pub(crate) const ZOT: &str = crate::input::zot::FILE;
 pub(crate) const ARTIFACTS: &str = "artifacts.txt";
+/// The node samples' input when they are read from a server (`--prometheus`).
+pub(crate) const PROMETHEUS: &str = crate::input::prometheus::NAME;
+
+/// How a run is read: whether an input whose real path leaves the run
+/// directory is read, and where the node samples come from.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub links: Links,
+    /// Read the node samples from this Prometheus-compatible server
+    /// instead of samples.jsonl.
+    pub prometheus: Option<std::sync::Arc<crate::input::prometheus::Server>>,
+    /// Keep what the server gave as samples.jsonl lines (`--save-samples`).
+    pub keep_polls: bool,
+}
+
+impl Options {
+    /// What sets figures read this way apart from those read from the
+    /// files alone (a cache of one is not the other's); `None` for the files.
+    pub(crate) fn reading_tag(&self) -> Option<String> {
+        self.prometheus.as_ref().map(|p| p.tag())
+    }
+
+    /// The tool's `cache_id` for figures read this way: the same run read
+    /// with its samples from a server is another reading.
+    pub(crate) fn cache_id(&self) -> String {
+        let tool = crate::figures::Tool::cache_id();
+        match self.reading_tag() {
+            Some(tag) => format!("{tool} {tag}"),
+            None => tool,
+        }
+    }
+}
 
 /// The fixed inputs, in the order the report lists them.
 pub(crate) const FIXED_INPUTS: [&str; 7] = [RUN_JSON, PLACEMENT, SAMPLES, SCCACHE, NGINX_FORMAT, ZOT, ARTIFACTS];
@@ -74,6 +106,12 @@ pub struct Run {
     pub(crate) zot: Option<ZotLog>,
     /// Every input, present or not, sorted by name.
     pub(crate) inputs: Vec<InputReport>,
+    /// The node samples were read from a server (`--prometheus`), not samples.jsonl.
+    pub(crate) samples_from_server: bool,
+    /// Why a node has no samples, where its source says (a server's answer).
+    pub(crate) unsampled: std::collections::BTreeMap<String, String>,
+    /// What the server gave, as samples.jsonl lines (`Options::keep_polls`).
+    pub(crate) polls: Option<Vec<u8>>,
 }
 
 impl Run {
@@ -90,6 +128,23 @@ impl Run {
 
     pub(crate) fn input(&self, name: &str) -> Option<&InputReport> {
         self.inputs.iter().find(|i| i.name == name)
+    }
+
+    /// The input the node samples came from: samples.jsonl, or the server.
+    pub(crate) fn samples_input(&self) -> &'static str {
+        if self.samples_from_server {
+            PROMETHEUS
+        } else {
+            SAMPLES
+        }
+    }
+
+    /// Why a node has no samples.
+    pub(crate) fn no_samples_from(&self, node: &str) -> String {
+        match self.unsampled.get(node) {
+            Some(why) => why.clone(),
+            None => format!("no samples from {node}"),
+        }
     }
 }
 
@@ -280,6 +335,16 @@ pub fn load(dir: &Path) -> Result<Run> {
 /// previous load stopped (see `input::incremental`). `links` says whether an
 /// input whose real path leaves the run directory is read.
 pub(crate) fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Result<Run> {
+    let opts = Options {
+        links,
+        ..Default::default()
+    };
+    load_from(dir, cache, &opts)
+}
+
+/// As `load_with`, read as `opts` says.
+pub(crate) fn load_from(dir: &Path, cache: Option<&mut LogCache>, opts: &Options) -> Result<Run> {
+    let links = opts.links;
     let mut trace_files = trace_files_of(dir)?;
     // Traces past the bound are not even read.
     let traces_left_out = (trace_files.len() > MAX_TARGETS).then(|| {
@@ -312,7 +377,7 @@ pub(crate) fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) 
     // The log format decides how sccache.log is read.
     let (format, report) = read_log_format(&inside);
     inputs.push(report);
-    let logs = read_logs(&inside, &run, &format, &trace_files, cache);
+    let logs = read_logs(&inside, &run, &format, &trace_files, (cache, opts));
     let window = logs.window;
     logs.into_run(&mut run, &format, &mut inputs);
     bound(&mut run, &mut inputs, traces_left_out);
@@ -386,7 +451,7 @@ fn keep_to_window(run: &mut Run, inputs: &mut [InputReport], window: Option<Anch
             run.sccache = None;
         }
     }
-    if let Some(i) = report(inputs, SAMPLES) {
+    if let Some(i) = report(inputs, run.samples_input()) {
         keep_samples_to_window(run, &mut inputs[i], window, &say);
     }
 }
@@ -594,7 +659,9 @@ fn read_log_format(run: &RunDir) -> (LogFormat, InputReport) {
 struct Logs {
     placement: Option<(Option<Placements>, InputReport)>,
     artifacts: Option<(Option<Artifacts>, InputReport)>,
-    samples: Option<(Option<Samples>, InputReport)>,
+    samples: SamplesRead,
+    /// The node samples as a server gave them, when they come from one.
+    server: Option<ServerRead>,
     sccache: Option<(Option<SccacheLog>, InputReport)>,
     zot: Option<(Option<ZotLog>, InputReport)>,
     traces: Vec<(Option<TargetTrace>, InputReport)>,
@@ -610,7 +677,7 @@ fn read_logs(
     run: &Run,
     format: &LogFormat,
     trace_files: &[(String, String)],
-    cache: Option<&mut LogCache>,
+    (cache, opts): (Option<&mut LogCache>, &Options),
 ) -> Logs {
     // The traces first (they are small): with run.json they make the run's
     // window, which the logs' records must lie in, and tell how finely the
@@ -646,7 +713,7 @@ fn read_logs(
         ..Default::default()
     };
     let records = window.map(|(core, open)| crate::analysis::window::record_window(core, open));
-    read_big_logs(dir, run, format, (records, write_cuts), cache, &mut logs);
+    read_big_logs(dir, run, format, (records, write_cuts), (cache, opts), &mut logs);
     logs
 }
 
@@ -660,7 +727,7 @@ fn read_big_logs(
         Option<RecordWindow>,
         Option<std::sync::Arc<crate::input::writes::WriteCuts>>,
     ),
-    cache: Option<&mut LogCache>,
+    (cache, opts): (Option<&mut LogCache>, &Options),
     logs: &mut Logs,
 ) {
     let tail = if run.info.as_ref().is_some_and(|i| !i.in_flight) {
@@ -687,6 +754,7 @@ fn read_big_logs(
         placement,
         artifacts,
         samples,
+        server,
         sccache,
         zot,
         ..
@@ -713,18 +781,7 @@ fn read_big_logs(
                 Artifacts::default,
             ))
         });
-        s.spawn(|_| {
-            let format = Some("samples: JSON lines".into());
-            *samples = Some(incremental::read_log(
-                dir,
-                SAMPLES,
-                tail,
-                format,
-                "",
-                cache_samples,
-                Samples::default,
-            ));
-        });
+        s.spawn(|_| read_samples(dir, run, (tail, cache_samples), opts, (samples, server)));
         s.spawn(|_| {
             let format = std::sync::Arc::new(format.clone());
             let describe = format.describe();
@@ -751,9 +808,53 @@ fn read_big_logs(
     });
 }
 
+/// The node samples: samples.jsonl, or a server's when one is given
+/// (its samples win over the file's).
+fn read_samples(
+    dir: &RunDir,
+    run: &Run,
+    (tail, cache): (Tail, Option<&mut Option<incremental::Tracked<Samples>>>),
+    opts: &Options,
+    (samples, server): (&mut SamplesRead, &mut Option<ServerRead>),
+) {
+    match &opts.prometheus {
+        Some(p) => {
+            *server = Some(crate::input::prometheus::read(
+                p,
+                dir,
+                run.info.as_ref(),
+                now(),
+                opts.keep_polls,
+            ))
+        }
+        None => {
+            let format = Some("samples: JSON lines".into());
+            *samples = Some(incremental::read_log(
+                dir,
+                SAMPLES,
+                tail,
+                format,
+                "",
+                cache,
+                Samples::default,
+            ));
+        }
+    }
+}
+
+type SamplesRead = Option<(Option<Samples>, InputReport)>;
+type ServerRead = crate::input::prometheus::Reading<crate::analysis::nodes::NodeFold>;
+
 impl Logs {
     /// Hands each input to the run, with its report and its own warnings.
-    fn into_run(self, run: &mut Run, format: &LogFormat, inputs: &mut Vec<InputReport>) {
+    fn into_run(mut self, run: &mut Run, format: &LogFormat, inputs: &mut Vec<InputReport>) {
+        if let Some(read) = self.server.take() {
+            run.samples_from_server = true;
+            run.unsampled = read.unsampled;
+            run.polls = read.polls;
+            inputs.extend(read.file);
+            self.samples = Some((read.samples, read.report));
+        }
         if let Some((p, r)) = self.placement {
             run.placements = p.map(|p| p.items).unwrap_or_default();
             inputs.push(r);
@@ -767,7 +868,7 @@ impl Logs {
             s.finish();
             r.warnings.extend(s.warnings());
             if let Some(b) = crate::input::contract::left_out_breach(s.late(), r.records) {
-                r.warnings.insert(r.breaches.len(), format!("{SAMPLES}: {b}"));
+                r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
                 r.breaches.push(b);
                 r.contract_broken = true;
             }
@@ -792,6 +893,14 @@ impl Logs {
             inputs.push(r);
         }
     }
+}
+
+/// Now, which ends the window of a run in flight read from a server.
+fn now() -> crate::timefmt::Micros {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    since.as_micros().try_into().unwrap_or(crate::timefmt::Micros::MAX)
 }
 
 fn read_trace(dir: &RunDir, target: &str, file: &str) -> (Option<TargetTrace>, InputReport) {

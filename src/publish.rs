@@ -110,6 +110,9 @@ pub struct PublishOptions<'a> {
     pub bench: Option<&'a Path>,
     /// Compare each run with the one before it: a section on both runs' report pages.
     pub compare_previous: bool,
+    /// How each run is read (where its node samples come from); inputs
+    /// that leave a run directory are never read.
+    pub read: crate::model::Options,
 }
 
 fn discover_walked(walked: crate::runs::Walked, warnings: &mut Vec<String>) -> Vec<(String, PathBuf)> {
@@ -290,7 +293,12 @@ fn entry_of(dir: &str, f: &crate::figures::Figures, broken_inputs: &[String], br
 
 /// Reports one run into `site/runs/<dir>/`; a run that cannot be reported
 /// becomes a broken entry with the reason, never a failed publish.
-fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::figures::Figures, Result<()>) {
+fn build_run(dir: &str, path: &Path, opts: &PublishOptions) -> (RunEntry, crate::figures::Figures, Result<()>) {
+    let site = opts.site;
+    let read = crate::model::Options {
+        links: crate::model::Links::StayInside,
+        ..opts.read.clone()
+    };
     let unreadable = |reason: String| crate::figures::Figures::unreadable(dir, format!("broken: {reason}"));
     let broken_entry = |reason: String| RunEntry {
         dir: dir.to_string(),
@@ -306,8 +314,8 @@ fn build_run(dir: &str, path: &Path, site: &Path) -> (RunEntry, crate::figures::
         started: "—".into(),
         order: (None, dir.to_string()),
     };
-    let reported =
-        std::panic::catch_unwind(|| crate::report(path, crate::model::Links::StayInside)).unwrap_or_else(|_| {
+    let reported = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::report_with(path, &read)))
+        .unwrap_or_else(|_| {
             Err(Error::NotARun {
                 path: path.to_path_buf(),
                 reason: "perfreport panicked on this run (a bug: please report it)".into(),
@@ -344,7 +352,9 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
     let usable: Vec<&RunEntry> = runs.iter().filter(|r| r.status != "broken").collect();
     let load = |dir: &str| -> Option<crate::figures::Figures> {
         let path = &plans.iter().find(|p| p.0 == dir)?.1;
-        model::load(path).ok().map(|r| crate::measure::analyse(&r).figures)
+        model::load_from(path, None, &opts.read)
+            .ok()
+            .map(|r| crate::measure::analyse(&r).figures)
     };
     let views: BTreeMap<&str, crate::figures::Figures> = usable
         .iter()
@@ -505,7 +515,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         .par_iter()
         .filter(|p| p.3.is_none())
         .map(|(dir, path, _, _)| {
-            let (entry, figures, written) = build_run(dir, path, opts.site);
+            let (entry, figures, written) = build_run(dir, path, opts);
             (dir.clone(), entry, figures, written)
         })
         .collect();
@@ -537,7 +547,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         })
         .collect();
     write_site_pages(opts, &out.runs, &figures, &unreadable)?;
-    write_manifest(&manifest_path, &rows, &figures)?;
+    write_manifest(&manifest_path, &opts.read.cache_id(), &rows, &figures)?;
     Ok(out)
 }
 
@@ -596,7 +606,7 @@ fn gather_rows<'a>(
 /// Each run found with its fingerprint, and its entry when its pages stand
 /// as they are (same inputs, same tool, pages present, no `--force`).
 fn plan(opts: &PublishOptions, found: Vec<(String, PathBuf)>, old: &Previous) -> Vec<Plan> {
-    let tool_changed = old.tool != crate::figures::Tool::cache_id();
+    let tool_changed = old.tool != opts.read.cache_id();
     found
         .into_iter()
         .map(|(dir, path)| {
@@ -619,9 +629,14 @@ fn plan(opts: &PublishOptions, found: Vec<(String, PathBuf)>, old: &Previous) ->
 
 /// manifest.json: each run with its fingerprint, entry and figures (`at` in
 /// `figures`), an unchanged one as the text it was read as.
-fn write_manifest(path: &Path, rows: &[(&str, Row, Option<usize>)], figures: &[crate::figures::Figures]) -> Result<()> {
+fn write_manifest(
+    path: &Path,
+    tool: &str,
+    rows: &[(&str, Row, Option<usize>)],
+    figures: &[crate::figures::Figures],
+) -> Result<()> {
     let manifest = Manifest {
-        tool: crate::figures::Tool::cache_id(),
+        tool: tool.to_string(),
         runs: rows
             .iter()
             .map(|(dir, row, at)| {

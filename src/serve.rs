@@ -48,6 +48,8 @@ pub struct ServeOptions {
     pub limits: Limits,
     /// Names a Host header may carry besides `HostNames`' own.
     pub allow_hosts: Vec<String>,
+    /// How the run is read (where its node samples come from).
+    pub read: crate::model::Options,
 }
 
 /// What one client may hold, and for how long.
@@ -641,7 +643,7 @@ async fn accept_loop(
 /// Serves until `stop` is set. `ready` is told the bound address once the
 /// first generation is written and the socket listens.
 pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(SocketAddr)) -> Result<()> {
-    let mut live = LiveRun::new(&opts.run_dir);
+    let mut live = LiveRun::with_options(&opts.run_dir, opts.read.clone());
     std::fs::create_dir_all(&opts.out_dir).map_err(|source| Error::Write {
         path: opts.out_dir.clone(),
         source,
@@ -692,7 +694,7 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(POLL);
         let now = crate::runs::fingerprint(&opts.run_dir);
-        let changed = now != seen;
+        let changed = now != seen || live.server_due(in_flight);
         if changed || (pending_full && last_full.elapsed() >= FULL_RENDER) {
             let full = last_full.elapsed() >= FULL_RENDER || !in_flight;
             match regenerate_files(&mut live, &opts.out_dir, full) {

@@ -49,6 +49,10 @@ explained! {
         /// Every warning of every input, and of the analysis.
         [plain] pub warnings: Vec<String>,
         [plain] pub(crate) inputs: BTreeMap<String, InputReport>,
+        /// The input the nodes' samples came from: `samples.jsonl`, or
+        /// `prometheus` (a server, with `--prometheus`; its `inputs` entry has
+        /// the server, queries and points); `null` when the run has neither.
+        [measured] pub(crate) samples_source: Measured<&'static str>,
         [plain] pub(crate) targets: Vec<TargetView>,
         [plain] pub(crate) nodes: Vec<NodeView>,
         [plain] pub(crate) fleet: FleetView,
@@ -439,6 +443,10 @@ pub(crate) fn of(a: &Analysed) -> View {
         summary: vec![],
         warnings,
         inputs: run.inputs.iter().map(|i| (i.name.clone(), i.clone())).collect(),
+        samples_source: Measured::from_option(
+            Some(run.samples_input()).filter(|i| run.input(i).is_some_and(|r| r.present)),
+            || format!("no {} in this run", model::SAMPLES),
+        ),
         provenance: a.provenance.clone(),
         targets,
         nodes,

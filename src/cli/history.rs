@@ -1,6 +1,6 @@
 //! `perfreport history`: how each target's cost moved across the runs under a root.
 
-use super::{shown, warn_all};
+use super::{shown, warn_all, SamplesArgs};
 use perfreport::history::{collect, view};
 use perfreport::render::history as render;
 use perfreport::term::quote_lines;
@@ -16,6 +16,8 @@ pub struct Args {
     /// Print history.json instead of the summary.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    samples: SamplesArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -25,7 +27,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
     let out = args.out.unwrap_or_else(|| root.clone());
     let cache = collect::cache_in(&out);
-    let collected = collect::collect(&root, Some(&cache), Some(&out));
+    let read = args.samples.options(perfreport::model::Links::StayInside)?;
+    let collected = collect::collect_with(&root, Some(&cache), Some(&out), &read);
     warn_all(&collected.warnings);
     let verdicts = perfreport::gate::index::index_verdicts(&collected.runs);
     let verdicts = perfreport::gate::index::history_verdicts(&verdicts);

@@ -44,6 +44,48 @@ impl RunArgs {
     }
 }
 
+/// Where the nodes' samples come from: a Prometheus-compatible server,
+/// when one is named; else samples.jsonl.
+#[derive(clap::Args)]
+pub struct SamplesArgs {
+    /// Read the nodes' samples from this Prometheus-compatible server (its base URL, e.g.
+    /// http://prometheus.lab:9090) over the run's window, instead of samples.jsonl.
+    /// Credentials only from PERF_PROMETHEUS_USER and PERF_PROMETHEUS_PASSWORD, or PERF_PROMETHEUS_TOKEN.
+    #[arg(long, env = "PERF_PROMETHEUS", value_name = "URL")]
+    prometheus: Option<String>,
+    /// Seconds one request to the server may take, its answer included [default: 30].
+    #[arg(long, env = "PERF_PROMETHEUS_TIMEOUT", value_name = "SECS", value_parser = perfreport::serve::parse_seconds)]
+    prometheus_timeout: Option<std::time::Duration>,
+    /// Seconds all of one run's requests may take together [default: 300].
+    #[arg(long, env = "PERF_PROMETHEUS_DEADLINE", value_name = "SECS", value_parser = perfreport::serve::parse_seconds)]
+    prometheus_deadline: Option<std::time::Duration>,
+}
+
+impl SamplesArgs {
+    /// How a run is read with these arguments; `links` as the command says.
+    pub fn options(&self, links: perfreport::model::Links) -> anyhow::Result<perfreport::model::Options> {
+        use perfreport::input::prometheus::{http, Server};
+        let prometheus = match self.prometheus.as_deref().filter(|u| !u.trim().is_empty()) {
+            None => None,
+            Some(url) => {
+                let server = Server::new(
+                    url,
+                    self.prometheus_timeout.unwrap_or(http::DEFAULT_TIMEOUT),
+                    self.prometheus_deadline.unwrap_or(http::DEFAULT_DEADLINE),
+                    &|k| std::env::var(k).ok(),
+                )
+                .map_err(|e| anyhow::anyhow!(e))?;
+                Some(std::sync::Arc::new(server))
+            }
+        };
+        Ok(perfreport::model::Options {
+            links,
+            prometheus,
+            keep_polls: false,
+        })
+    }
+}
+
 /// The run's view, read and built, with no output rendered.
 pub fn view_of(run_dir: &Path) -> anyhow::Result<perfreport::view::View> {
     Ok(perfreport::view::build(&perfreport::model::load(run_dir)?))

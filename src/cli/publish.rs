@@ -1,6 +1,6 @@
 //! `perfreport publish`: a static site over every run under a root.
 
-use super::{shown, warn_all};
+use super::{shown, warn_all, SamplesArgs};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -21,6 +21,8 @@ pub struct Args {
     compare_previous: bool,
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    samples: SamplesArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -31,6 +33,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         force: args.force,
         bench: args.bench.as_deref(),
         compare_previous: args.compare_previous,
+        read: args.samples.options(perfreport::model::Links::StayInside)?,
     })?;
     warn_all(&outcome.warnings);
     if !args.quiet {

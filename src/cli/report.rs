@@ -1,6 +1,6 @@
 //! `perfreport report`: one run's report.md, charts, index.html and data.json.
 
-use super::{shown, warn_all, RunArgs, EXIT_STRICT};
+use super::{shown, warn_all, RunArgs, SamplesArgs, EXIT_STRICT};
 use perfreport::term::quote;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -22,6 +22,12 @@ pub struct Args {
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
+    /// With --prometheus: write what the server gave as the run's samples.jsonl (replacing one
+    /// there), so later reports, publish and history read it without the server.
+    #[arg(long, requires = "prometheus")]
+    save_samples: bool,
+    #[command(flatten)]
+    samples: SamplesArgs,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -40,7 +46,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     } else {
         perfreport::model::Links::StayInside
     };
-    let report = perfreport::report(&run_dir, links)?;
+    let mut opts = args.samples.options(links)?;
+    opts.keep_polls = args.save_samples;
+    let report = perfreport::report_with(&run_dir, &opts)?;
     if progress {
         eprintln!(" {:.2} s", started.elapsed().as_secs_f64());
     }
@@ -62,6 +70,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             report.files.len(),
         );
     }
+    let saved = if args.save_samples {
+        save_samples(&run_dir, &report, args.quiet)
+    } else {
+        true
+    };
     if args.strict && !report.broken_inputs.is_empty() {
         eprintln!(
             "perfreport: --strict: inputs that broke their contract: {}",
@@ -69,7 +82,36 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         );
         return Ok(EXIT_STRICT);
     }
-    Ok(0)
+    Ok(if saved { 0 } else { EXIT_STRICT })
+}
+
+/// `--save-samples`: the server's polls as the run's samples.jsonl, written
+/// to a temporary name and renamed; only a whole reading of a finished run
+/// is saved, so a later report never takes a partial file for the run's.
+fn save_samples(run_dir: &Path, report: &perfreport::Report, quiet: bool) -> bool {
+    let not = |why: String| {
+        eprintln!("perfreport: --save-samples: samples.jsonl not written: {}", quote(&why));
+        false
+    };
+    let polls = match report.samples_to_save() {
+        Ok(p) => p,
+        Err(why) => return not(why),
+    };
+    let path = run_dir.join("samples.jsonl");
+    match perfreport::output::write_atomic(&path, polls) {
+        Ok(_) => {
+            if !quiet {
+                let lines = polls.iter().filter(|b| **b == b'\n').count() as u64;
+                eprintln!(
+                    "perfreport: wrote {} ({})",
+                    shown(&path),
+                    perfreport::fmt::counted(lines, "poll", "polls")
+                );
+            }
+            true
+        }
+        Err(e) => not(e.to_string()),
+    }
 }
 
 fn dir_size(dir: &Path) -> u64 {

@@ -1,6 +1,6 @@
 //! `perfreport serve`: a live, read-only view of a run in flight.
 
-use super::{shown, RunArgs};
+use super::{shown, RunArgs, SamplesArgs};
 use anyhow::Context;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,6 +35,8 @@ pub struct Args {
     )]
     allow_host: Vec<String>,
     #[command(flatten)]
+    samples: SamplesArgs,
+    #[command(flatten)]
     run: RunArgs,
 }
 
@@ -56,6 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         bind: args.bind,
         limits,
         allow_hosts: args.allow_host,
+        read: args.samples.options(perfreport::model::Links::StayInside)?,
     };
     perfreport::serve::serve(&opts, stop, |addr| {
         let every = if addr.ip().is_unspecified() {

@@ -57,7 +57,22 @@ explained! {
         [plain] pub(crate) xxh3: Option<String>,
         [measured] pub(crate) read_as: Measured<String>,
         [why_null_or_skip] pub(crate) why_null: Reasons,
+        /// For an input read from a server: which, what was asked and how
+        /// much came back.
+        [skip_none] pub(crate) source: Option<ServerRead>,
     }
+}
+
+/// What a server was asked for a run, and how much it gave.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct ServerRead {
+    /// The server's base URL, without credentials.
+    pub(crate) server: String,
+    pub(crate) start: String,
+    pub(crate) end: String,
+    pub(crate) step_s: f64,
+    pub(crate) queries: Vec<String>,
+    pub(crate) points: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

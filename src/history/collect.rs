@@ -37,8 +37,11 @@ pub struct Collected {
 
 /// The figures of one run folder, read from its files. A run that cannot be
 /// read, or on which perfreport fails, is left out with the reason.
-pub(crate) fn read_run(dir: &str, path: &Path) -> Figures {
-    let run = std::panic::catch_unwind(|| crate::model::load(path).map(|r| crate::measure::analyse(&r).figures));
+pub(crate) fn read_run(dir: &str, path: &Path, read: &crate::model::Options) -> Figures {
+    // A panic leaves nothing of the server half-done that a later read
+    // relies on: its request slots are freed as the panic unwinds.
+    let load = || crate::model::load_from(path, None, read).map(|r| crate::measure::analyse(&r).figures);
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(load));
     match run {
         Ok(Ok(mut f)) => {
             f.dir = dir.to_string();
@@ -52,7 +55,7 @@ pub(crate) fn read_run(dir: &str, path: &Path) -> Figures {
 /// A cache larger than this is not read (1,000 runs take about 2 MB).
 const MAX_CACHE_BYTES: u64 = 256 << 20;
 
-fn load_cache(file: Option<&Path>) -> Cache {
+fn load_cache(file: Option<&Path>, tool: &str) -> Cache {
     // Only a regular file of bounded size, not followed through a link: a
     // planted FIFO would block the read and a huge file fill memory.
     let regular = |f: &&Path| std::fs::symlink_metadata(f).is_ok_and(|m| m.is_file());
@@ -61,7 +64,7 @@ fn load_cache(file: Option<&Path>) -> Cache {
         .and_then(|f| crate::model::read_at_most(f, MAX_CACHE_BYTES).ok()?.ok())
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
-    if cache.tool == crate::view::Tool::cache_id() {
+    if cache.tool == tool {
         cache
     } else {
         Cache::default()
@@ -72,8 +75,24 @@ fn load_cache(file: Option<&Path>) -> Cache {
 /// from `cache_file` when its files did not change, else read. The cache is
 /// rewritten when it can be; when not, a warning says so.
 pub fn collect(root: &Path, cache_file: Option<&Path>, leave_out: Option<&Path>) -> Collected {
+    collect_with(root, cache_file, leave_out, &crate::model::Options::default())
+}
+
+/// As `collect`, each run read as `read` says (its node samples from a
+/// server); figures read one way are not taken from a cache of the other.
+pub fn collect_with(
+    root: &Path,
+    cache_file: Option<&Path>,
+    leave_out: Option<&Path>,
+    read: &crate::model::Options,
+) -> Collected {
+    let read = &crate::model::Options {
+        links: crate::model::Links::StayInside,
+        ..read.clone()
+    };
+    let tool = read.cache_id();
     let walked = crate::runs::walk(root, leave_out);
-    let old = load_cache(cache_file);
+    let old = load_cache(cache_file, &tool);
     let read: Vec<(String, CachedRun, bool)> = walked
         .runs
         .par_iter()
@@ -85,7 +104,7 @@ pub fn collect(root: &Path, cache_file: Option<&Path>, leave_out: Option<&Path>)
             match cached {
                 Some(c) => (key, c.clone(), false),
                 None => {
-                    let figures = read_run(&rel.to_string_lossy(), path);
+                    let figures = read_run(&rel.to_string_lossy(), path, read);
                     (key, CachedRun { inputs, figures }, true)
                 }
             }
@@ -96,7 +115,7 @@ pub fn collect(root: &Path, cache_file: Option<&Path>, leave_out: Option<&Path>)
         ..Default::default()
     };
     let mut cache = Cache {
-        tool: crate::view::Tool::cache_id(),
+        tool,
         runs: BTreeMap::new(),
     };
     for (key, c, _) in read {
@@ -138,7 +157,7 @@ mod cache_tests {
         let dir = tempfile::tempdir().unwrap();
         let real = dir.path().join("real.json");
         let mut cache = Cache {
-            tool: crate::view::Tool::cache_id(),
+            tool: crate::figures::Tool::cache_id(),
             ..Default::default()
         };
         cache.runs.insert(
@@ -149,10 +168,11 @@ mod cache_tests {
             },
         );
         std::fs::write(&real, serde_json::to_vec(&cache).unwrap()).unwrap();
-        assert_eq!(load_cache(Some(&real)).runs.len(), 1, "a regular file is read");
+        let tool = crate::figures::Tool::cache_id();
+        assert_eq!(load_cache(Some(&real), &tool).runs.len(), 1, "a regular file is read");
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink(&real, &link).unwrap();
-        assert!(load_cache(Some(&link)).runs.is_empty());
-        assert!(load_cache(Some(dir.path())).runs.is_empty());
+        assert!(load_cache(Some(&link), &tool).runs.is_empty());
+        assert!(load_cache(Some(dir.path()), &tool).runs.is_empty());
     }
 }

@@ -7,6 +7,7 @@ pub(crate) mod contract;
 pub(crate) mod incremental;
 pub mod lines;
 pub mod placement;
+pub mod prometheus;
 pub(crate) mod read;
 pub(crate) mod run_json;
 pub(crate) mod run_rules;
@@ -60,6 +61,10 @@ pub struct InputReport {
     /// says why).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) why_null: BTreeMap<String, String>,
+    /// What a server (not a file) gave: the node samples read from
+    /// Prometheus (`prometheus::Source`); absent for a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) source: Option<Box<prometheus::Source>>,
 }
 
 pub(crate) fn hex_hash(h: u64) -> String {

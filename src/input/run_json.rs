@@ -27,6 +27,9 @@ pub(crate) struct NodeInfo {
     pub(crate) mem_bytes: Option<u64>,
     /// Upload throughput to the store, MB/s.
     pub(crate) link_mbps: Option<f64>,
+    /// The node's `instance` label in the fleet's Prometheus, where it is
+    /// not `addr:9100` (see `input::prometheus`).
+    pub(crate) instance: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -46,6 +49,9 @@ pub(crate) struct RunInfo {
     pub(crate) job_width: Option<u32>,
     /// The build repository's revision (a commit), when the harness records it.
     pub(crate) revision: Option<String>,
+    /// Seconds between the harness's polls of each node (`poll_s`), when it
+    /// records them: the step the node samples are read from Prometheus at.
+    pub(crate) poll_s: Option<f64>,
 }
 
 // The wire shape, lenient on purpose: a field of the wrong type is reported
@@ -63,6 +69,7 @@ struct Wire {
     nodes: Option<serde_json::Value>,
     max_jobs: Option<serde_json::Value>,
     revision: Option<serde_json::Value>,
+    poll_s: Option<serde_json::Value>,
 }
 
 pub(crate) fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
@@ -101,6 +108,16 @@ pub(crate) fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
         .as_ref()
         .and_then(|v| v.as_u64())
         .and_then(|v| u32::try_from(v).ok());
+    info.poll_s = match &wire.poll_s {
+        None | Some(serde_json::Value::Null) => None,
+        Some(v) => {
+            let s = v.as_f64().filter(|s| s.is_finite() && *s > 0.0);
+            if s.is_none() {
+                bad("poll_s", "is not a positive number of seconds");
+            }
+            s
+        }
+    };
     if let Some(serde_json::Value::Array(items)) = &wire.targets {
         info.targets = items.iter().filter_map(|t| t.as_str().map(str::to_string)).collect();
     }
@@ -141,6 +158,7 @@ pub(crate) fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
                     .get("link_mbps")
                     .and_then(|v| v.as_f64())
                     .filter(|v| v.is_finite() && *v > 0.0),
+                instance: n.get("instance").and_then(|v| v.as_str()).map(str::to_string),
             });
         }
     }
@@ -184,6 +202,21 @@ mod tests {
         assert_eq!(info.nodes[0].addr.as_deref(), Some("10.0.3.12"));
         assert_eq!(info.nodes[0].cores, Some(32));
         assert_eq!(info.started_at, timefmt::parse_rfc3339("2026-10-20T02:00:00Z"));
+        assert_eq!((info.nodes[0].instance.as_deref(), info.poll_s), (None, None));
+    }
+
+    #[test]
+    fn a_nodes_prometheus_instance_and_the_poll_interval_are_read_when_given() {
+        let (info, stats) = parse(
+            br#"{"poll_s": 2.5, "nodes": [{"name": "strix", "addr": "10.0.3.12", "instance": "strix.lab:9100"}]}"#,
+        );
+        let info = info.unwrap();
+        assert_eq!(info.nodes[0].instance.as_deref(), Some("strix.lab:9100"));
+        assert_eq!(info.poll_s, Some(2.5));
+        assert!(stats.problems.is_empty());
+        let (info, stats) = parse(br#"{"poll_s": -5}"#);
+        assert_eq!(info.unwrap().poll_s, None);
+        assert!(stats.problems[0].reason.contains("poll_s"), "{:?}", stats.problems);
     }
 
     #[test]

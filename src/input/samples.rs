@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+/// Its name in a run directory.
+pub(crate) const FILE: &str = "samples.jsonl";
+
 /// One poll of one node, reduced to what the charts and figures use.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sample {

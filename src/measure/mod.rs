@@ -445,11 +445,12 @@ fn nodes(
         let n = node(cx, name, mine, targets, &ns, samples, placed);
         if ns.counter_resets > 0 {
             warnings.push(format!(
-                "samples.jsonl: {} intervals of node {name} dropped because a CPU counter went backwards",
+                "{}: {} intervals of node {name} dropped because a CPU counter went backwards",
+                run.samples_input(),
                 ns.counter_resets
             ));
         }
-        warnings.extend(gap_limit_warning(name, &ns));
+        warnings.extend(gap_limit_warning(run.samples_input(), name, &ns));
         figures.insert(name.clone(), n);
         series.insert(name.clone(), shown);
     }
@@ -492,19 +493,24 @@ fn node(
             format!("no target on {name} has a timed record")
         }
     };
-    // A samples file that yielded nothing is the reason, not the node.
-    let samples_why = no_record(run, model::SAMPLES);
+    // A samples file that yielded nothing is the reason, not the node; a
+    // server says of each node why it gave nothing.
+    let samples_why = run
+        .unsampled
+        .get(name)
+        .cloned()
+        .or_else(|| no_record(run, run.samples_input()));
     let sampled = |v: Option<f64>, what: &str, first: Option<String>| {
         Measured::from_option(v, || {
             samples_why
                 .clone()
                 .or(first)
-                .or_else(|| samples.is_empty().then(|| format!("no samples from {name}")))
+                .or_else(|| samples.is_empty().then(|| run.no_samples_from(name)))
                 .unwrap_or_else(|| format!("the samples from {name} carry no {what} figures"))
         })
     };
     let cpu_first = if samples.is_empty() {
-        Some(format!("no samples from {name}"))
+        Some(run.no_samples_from(name))
     } else {
         Some("fewer than two usable CPU polls".to_string())
     };
@@ -536,7 +542,7 @@ fn node(
 
 /// A summarised node whose gap limit, fixed by its first polls, counts
 /// intervals otherwise than all its polls' would: said, not silent.
-fn gap_limit_warning(name: &str, ns: &NodeSeries) -> Option<String> {
+fn gap_limit_warning(input: &str, name: &str, ns: &NodeSeries) -> Option<String> {
     let m = ns.gap_limit_moved?;
     let s = |us: i64| timefmt::human_duration(us as f64 / MICROS_PER_SEC);
     let what = if m.used < m.all {
@@ -545,7 +551,7 @@ fn gap_limit_warning(name: &str, ns: &NodeSeries) -> Option<String> {
         "are kept in its line and CPU mean that the whole file's rule would count as gaps"
     };
     Some(format!(
-        "samples.jsonl: node {name}'s poll interval changed after its first {POLL_CAP} polls: a gap is an interval over {} (three times their median), not over about {} (all its polls'); at least {} intervals {what}",
+        "{input}: node {name}'s poll interval changed after its first {POLL_CAP} polls: a gap is an interval over {} (three times their median), not over about {} (all its polls'); at least {} intervals {what}",
         s(m.used),
         s(m.all),
         m.intervals,
@@ -815,6 +821,14 @@ pub(crate) fn identity(i: &InputReport) -> InputIdentity {
         xxh3: i.xxh3.clone(),
         read_as: Measured::from_option(i.format.clone(), || why("format")),
         why_null: rest,
+        source: i.source.as_ref().map(|s| crate::figures::provenance::ServerRead {
+            server: s.server.clone(),
+            start: s.start.clone(),
+            end: s.end.clone(),
+            step_s: s.step_s,
+            queries: s.queries.clone(),
+            points: s.points,
+        }),
     }
 }
 

@@ -129,7 +129,7 @@ pub(super) fn far_records(run: &Run, w: (Micros, Micros)) -> BTreeMap<&'static s
         .flat_map(|sp| [(sp.first, 1), (sp.last, sp.polls.saturating_sub(1))]);
     if let Some(o) = window::outside(held.chain(summarised), w) {
         say(
-            model::SAMPLES,
+            run.samples_input(),
             "samples",
             o,
             None,

@@ -6,7 +6,7 @@ use super::{r1, r3, series, NodeView};
 use crate::figures::explained::Reasons;
 use crate::figures::NodeFigures;
 use crate::measure::{no_record, Analysed};
-use crate::model::{self, Run};
+use crate::model::Run;
 
 pub(super) fn build(a: &Analysed) -> Vec<NodeView> {
     a.node_order
@@ -61,10 +61,11 @@ pub(super) fn why_cpu_mem_empty(run: &Run, nodes: &[NodeView]) -> Option<String>
     if nodes.iter().any(|n| !n.cpu.t.is_empty() || !n.mem.t.is_empty()) {
         return None;
     }
-    Some(if let Some(why) = no_record(run, model::SAMPLES) {
+    let input = run.samples_input();
+    Some(if let Some(why) = no_record(run, input) {
         why
-    } else if run.input(model::SAMPLES).is_some_and(|i| i.present) {
-        "samples.jsonl holds no usable node samples".into()
+    } else if run.input(input).is_some_and(|i| i.present) {
+        format!("{input} holds no usable node samples")
     } else {
         "no samples.jsonl in this run".into()
     })

@@ -49,6 +49,9 @@ mod samples_fold;
 #[path = "../design/mod.rs"]
 mod design;
 
+#[path = "../prometheus/mod.rs"]
+mod prometheus;
+
 mod buildlog;
 mod check;
 mod compare;

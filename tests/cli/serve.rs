@@ -98,10 +98,20 @@ fn unsafe_sigint(pid: u32) {
 /// `perfreport serve RUN --out OUT` on a free loopback port, and the
 /// address it printed (stderr kept for the caller).
 pub fn spawn_serve(run: &std::path::Path, out: &std::path::Path) -> (std::process::Child, String) {
+    spawn_serve_with(run, out, &[])
+}
+
+/// `spawn_serve` with variables set in its environment.
+pub fn spawn_serve_with(
+    run: &std::path::Path,
+    out: &std::path::Path,
+    env: &[(&str, &str)],
+) -> (std::process::Child, String) {
     use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_perfreport"))
         .args(["serve", run.to_str().unwrap(), "--bind", "127.0.0.1:0"])
         .args(["--out", out.to_str().unwrap()])
+        .envs(env.iter().copied())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
