@@ -24,6 +24,10 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The reviewed file of accepted regressions cannot be read: the gate
+    /// would otherwise judge as if nothing were accepted.
+    #[error("accepted regressions: {}", quote(.0))]
+    Accepted(String),
     #[error("template {}: {}", quote(.name), quote(.message))]
     Template { name: String, message: String },
     #[error("chart {}: {}", quote(.name), quote(.message))]

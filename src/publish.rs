@@ -423,12 +423,15 @@ fn write_site_pages(
         &opts.site.join("runs.js"),
         render::site::runs_script(&runs_js).as_bytes(),
     )?;
-    let verdicts = crate::gate::index::index_verdicts(figures);
+    let gate = crate::gate::judge::GateOptions::with_accepted(&opts.root.join(crate::gate::judge::ACCEPTED_FILE))
+        .map_err(Error::Accepted)?;
+    let verdicts = crate::gate::index::index_verdicts(figures, &gate);
     let history = crate::history::site::view(
         &opts.root.display().to_string(),
         figures,
         unreadable,
         &crate::gate::index::history_verdicts(&verdicts),
+        &gate.accepted,
     );
     for f in render::history::site_files(history)? {
         write_atomic(&opts.site.join(&f.path), &f.bytes)?;

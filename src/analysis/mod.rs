@@ -7,6 +7,7 @@ pub(crate) mod critical;
 pub(crate) mod fleet;
 pub(crate) mod intervals;
 pub(crate) mod join;
+pub(crate) mod levels;
 pub(crate) mod node_time;
 pub mod nodes;
 pub(crate) mod phases;

@@ -13,6 +13,12 @@ impl StepRecord {
     fn key(&self) -> String {
         steps::match_key(&self.name).unwrap_or_else(|| self.name.clone())
     }
+
+    /// Its place in its Dockerfile (`builder 5`), whatever its command:
+    /// what matches a step whose command changed.
+    fn place(&self) -> Option<String> {
+        steps::place(&self.name)
+    }
 }
 
 /// The steps of one target, one record per step: the spans of one vertex
@@ -97,6 +103,10 @@ pub(crate) struct StepChange {
     pub(crate) vertex_changed: Option<bool>,
     /// Cached in A, ran in B under the same vertex.
     pub(crate) layer_cache_miss: bool,
+    /// Its name in A, when its command changed (matched by its stage and
+    /// position, `[builder 5/11]`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) command_was: Option<String>,
 }
 
 impl StepChange {
@@ -104,6 +114,7 @@ impl StepChange {
     pub(crate) fn cause(&self) -> Option<&'static str> {
         match (self.a, self.b, self.vertex_changed) {
             _ if self.layer_cache_miss => Some("layer-cache miss"),
+            _ if self.command_was.is_some() => Some("command changed"),
             (State::Absent, _, _) => Some("new step"),
             (_, State::Absent, _) => Some("step gone"),
             (State::Ran, State::Cached, Some(false)) => Some("came from the layer cache"),
@@ -117,7 +128,12 @@ impl StepChange {
 
 fn change(a: Option<&StepRecord>, b: Option<&StepRecord>, vertex_changed: Option<bool>) -> StepChange {
     let (sa, sb) = (State::of(a), State::of(b));
+    let command_was = match (a, b) {
+        (Some(a), Some(b)) if a.key() != b.key() => Some(a.name.clone()),
+        _ => None,
+    };
     StepChange {
+        command_was,
         step: b.or(a).map(|r| r.name.clone()).unwrap_or_default(),
         a_s: a.map(|r| secs_ms(r.us)),
         b_s: b.map(|r| secs_ms(r.us)),
@@ -166,6 +182,20 @@ pub(crate) fn diff_kept(a: &[StepRecord], b: &[StepRecord], a_kept_all: bool, b_
     for (i, ra) in a.iter().enumerate() {
         if pair[i].is_none() {
             pair[i] = take(by_key.get_mut(&ra.key()), &mut used_b);
+        }
+    }
+    // Then by stage and position: the same step with another command.
+    let mut by_place: HashMap<String, VecDeque<usize>> = HashMap::new();
+    for (j, rb) in b.iter().enumerate().filter(|(j, _)| !used_b[*j]) {
+        if let Some(p) = rb.place() {
+            by_place.entry(p).or_default().push_back(j);
+        }
+    }
+    for (i, ra) in a.iter().enumerate() {
+        if pair[i].is_none() {
+            if let Some(p) = ra.place() {
+                pair[i] = take(by_place.get_mut(&p), &mut used_b);
+            }
         }
     }
     let mut out = Vec::with_capacity(a.len() + b.len());
@@ -327,6 +357,39 @@ mod tests {
         assert_eq!(explained_pct(&d, 100.0, 1), Some(80.0));
         assert_eq!(explained_pct(&d, 100.0, 3), Some(100.0));
         assert_eq!(explained_pct(&d, 0.0, 3), None);
+    }
+
+    #[test]
+    fn a_step_whose_command_changed_is_one_step_that_says_so() {
+        let a = [
+            rec("[builder 4/11] RUN make", None, 100.0, true),
+            rec(
+                "[builder 5/11] RUN git clone x && git checkout 3f9c2e1a",
+                Some("v1"),
+                30.0,
+                true,
+            ),
+        ];
+        let b = [
+            rec("[builder 4/11] RUN make", None, 100.0, true),
+            rec(
+                "[builder 5/11] RUN git clone x && git checkout 8d01b6c5",
+                Some("v2"),
+                60.0,
+                true,
+            ),
+        ];
+        let d = diff(&a, &b);
+        assert_eq!(d.len(), 2, "one step each, not absent and new: {d:?}");
+        let c = &d[0];
+        assert_eq!(c.step, "[builder 5/11] RUN git clone x && git checkout 8d01b6c5");
+        assert_eq!(
+            c.command_was.as_deref(),
+            Some("[builder 5/11] RUN git clone x && git checkout 3f9c2e1a")
+        );
+        assert_eq!((c.a_s, c.b_s, c.delta_s), (Some(30.0), Some(60.0), 30.0));
+        assert_eq!(c.cause(), Some("command changed"));
+        assert_eq!(d[1].command_was, None);
     }
 
     #[test]

@@ -38,6 +38,20 @@ pub(crate) fn match_key(name: &str) -> Option<String> {
     })
 }
 
+/// A step's place in its Dockerfile, `builder 5/11` of `[linux/amd64
+/// builder  5/11] RUN ...`: its stage and numbering, without its command,
+/// platform or padding (a Dockerfile of another length has other places).
+/// `None` for no step.
+pub(crate) fn place(name: &str) -> Option<String> {
+    let (n, m) = step_numbers(name)?;
+    let inner = name.strip_prefix('[')?;
+    let close = inner.find(']')?;
+    let mut words = inner[..close].split_whitespace();
+    words.next_back();
+    let stage = words.next_back().filter(|w| !w.contains('/')).unwrap_or("");
+    Some(format!("{stage} {n}/{m}"))
+}
+
 /// The step a `load cache: <step>` span served from the layer cache.
 pub(crate) fn cached_step(name: &str) -> Option<&str> {
     name.strip_prefix("load cache: ").filter(|s| is_step(s))

@@ -6,6 +6,8 @@
 use super::{figures_of, history_runs, print_json, shown, RunArgs};
 use anyhow::Context;
 use perfreport::figures::{Figures, Metric};
+use perfreport::gate::judge::{GateOptions, ACCEPTED_FILE};
+use perfreport::gate::ledger::{Lane, Ledger};
 use perfreport::gate::night::{self, Night, EXIT_UNUSABLE};
 use perfreport::gate::Expectations;
 use perfreport::history::bands::{self, MetricBand};
@@ -37,6 +39,27 @@ pub struct Args {
     /// Exit 0 instead of 3 when nothing could be gated (a lane's first nights).
     #[arg(long)]
     allow_empty: bool,
+    /// The reviewed file of accepted regressions (each `[[accepted]]` with the regression's `id`
+    /// and a `note`); default: perf-accepted.toml under the root, when there.
+    #[arg(long, value_name = "FILE")]
+    accepted: Option<PathBuf>,
+    /// Keep the lane red (exit 1) while a regression is open and not accepted, not only on the
+    /// night it was called.
+    #[arg(long)]
+    fail_on_open: bool,
+    /// Gate only the runs of this arch (a lane that shares its root with others).
+    #[arg(long, value_name = "ARCH")]
+    arch: Option<String>,
+    /// Gate only the runs of this mode (warm, cold).
+    #[arg(long, value_name = "MODE")]
+    mode: Option<String>,
+    /// Gate only the runs of this job width (run.json `max_jobs`).
+    #[arg(long, value_name = "N")]
+    jobs: Option<u32>,
+    /// The lane's name in the root's ledger of calls (.perf-gate-calls.json): a regression another
+    /// lane called first is open, not new, here. Default: made of --arch, --mode and --jobs.
+    #[arg(long, value_name = "NAME")]
+    lane: Option<String>,
     /// Write the verdicts as JUnit XML (a testsuite per gated run) to FILE (`-`: standard output).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
@@ -77,6 +100,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if args.junit.is_some() || args.summary.is_some() {
         anyhow::bail!("--junit and --summary report a night: give --history ROOT and no RUN_DIR or --expect");
     }
+    if args.fail_on_open || args.lane.is_some() || args.arch.is_some() || args.mode.is_some() || args.jobs.is_some() {
+        anyhow::bail!("--fail-on-open, --lane, --arch, --mode and --jobs gate a night: give --history ROOT and no RUN_DIR or --expect");
+    }
     gate_one(&args, history.as_deref())
 }
 
@@ -109,8 +135,22 @@ fn gate_the_night(args: &Args, root: &Path) -> anyhow::Result<u8> {
         // An empty or mistyped root is no lane's first night.
         anyhow::bail!("no run under {}: nothing to gate", shown(root));
     }
+    let lane = lane_of(args);
+    let all: Vec<Figures> = all.into_iter().filter(|r| lane.keeps(r)).collect();
+    let lane = lane.name();
+    let mut ledger = Ledger::read(root).map_err(anyhow::Error::msg)?;
+    let accepted = args.accepted.clone().unwrap_or_else(|| root.join(ACCEPTED_FILE));
+    let mut opts = GateOptions::with_accepted(&accepted).map_err(anyhow::Error::msg)?;
+    opts.fail_on_open = args.fail_on_open;
+    opts.called_elsewhere = ledger.called_by_others(&lane);
     let now_us = jiff::Timestamp::now().as_microsecond();
-    let n = night::gate_night(&all, args.window, now_us);
+    let n = night::gate_night(&all, args.window, now_us, &opts);
+    if ledger.record(&lane, &n) {
+        if let Err(e) = ledger.write(root) {
+            // Another lane then sees this night's calls as new: said, not fatal.
+            eprintln!("warning: {}", quote(&e.to_string()));
+        }
+    }
     if let Some(f) = &args.junit {
         let junit = printed(&perfreport::render::junit::Junit, &n)?;
         super::write_output(f, &junit, false, perfreport::output::NamedLinks::Refuse)?;
@@ -144,6 +184,16 @@ fn gate_the_night(args: &Args, root: &Path) -> anyhow::Result<u8> {
         );
     }
     Ok(n.exit_status(args.allow_empty))
+}
+
+/// The lane the flags name: its filters and its name in the ledger.
+fn lane_of(args: &Args) -> Lane {
+    Lane {
+        arch: args.arch.clone(),
+        mode: args.mode.clone(),
+        jobs: args.jobs,
+        name: args.lane.clone(),
+    }
 }
 
 #[derive(serde::Serialize)]

@@ -1,6 +1,7 @@
 //! `perfreport history`: how each target's cost moved across the runs under a root.
 
 use super::{shown, warn_all, SamplesArgs};
+use perfreport::gate::judge::{GateOptions, ACCEPTED_FILE};
 use perfreport::history::{collect, view};
 use perfreport::render::history as render;
 use perfreport::term::quote_lines;
@@ -30,9 +31,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let read = args.samples.options(perfreport::model::Links::StayInside)?;
     let collected = collect::collect_with(&root, Some(&cache), Some(&out), &read);
     warn_all(&collected.warnings);
-    let verdicts = perfreport::gate::index::index_verdicts(&collected.runs);
+    let opts = GateOptions::with_accepted(&root.join(ACCEPTED_FILE)).map_err(anyhow::Error::msg)?;
+    let verdicts = perfreport::gate::index::index_verdicts(&collected.runs, &opts);
     let verdicts = perfreport::gate::index::history_verdicts(&verdicts);
-    let view = view::build(&root.display().to_string(), &collected.runs, &verdicts);
+    let view = view::build_with(&root.display().to_string(), &collected.runs, &verdicts, &opts.accepted);
     let files = render::render_all(&view)?;
     perfreport::output::write_all(&out, &files)?;
     if args.json {

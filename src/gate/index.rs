@@ -4,7 +4,6 @@
 
 use crate::analysis::spread;
 use crate::figures::{Figures, Metric};
-use crate::history::bands::{metric_band, Comparable};
 use crate::history::Key;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -23,14 +22,14 @@ pub struct IndexVerdict {
     pub(crate) headline: Option<String>,
 }
 
-/// Per run folder: its verdict and headline for the site's index.
-pub fn index_verdicts(all: &[Figures]) -> BTreeMap<String, IndexVerdict> {
+/// Per run folder: its verdict and headline for the site's index, each run
+/// gated as it was on its own night (`night::gate_run`).
+pub fn index_verdicts(all: &[Figures], opts: &super::judge::GateOptions) -> BTreeMap<String, IndexVerdict> {
     let expensive = most_expensive(all);
-    let comparable = Comparable::new(all);
+    let judged = crate::history::regressions::judge_all(all);
     all.iter()
         .map(|run| {
-            let before = comparable.earlier(run);
-            let g = super::night::gate_against(run, &before);
+            let g = super::night::gate_run(all, &judged, run, opts);
             let mut targets: Vec<&str> = g.regressed_checks().iter().map(|c| c.target.as_str()).collect();
             targets.sort_unstable();
             targets.dedup();
@@ -40,7 +39,7 @@ pub fn index_verdicts(all: &[Figures]) -> BTreeMap<String, IndexVerdict> {
             let headline = if run.left_out.is_some() {
                 None
             } else {
-                let h: Vec<String> = targets.iter().filter_map(|t| headline(&before, run, t)).collect();
+                let h: Vec<String> = targets.iter().filter_map(|t| headline(&g, run, t)).collect();
                 (!h.is_empty()).then(|| h.join("; "))
             };
             let row = IndexVerdict {
@@ -78,14 +77,18 @@ fn most_expensive(all: &[Figures]) -> BTreeMap<Key, String> {
         .collect()
 }
 
-/// `target`'s total in `run` against its median over `before`.
-fn headline(before: &[&Figures], run: &Figures, target: &str) -> Option<String> {
-    let total = run.targets.get(target)?.metric(Metric::Total).get()?;
-    let b = metric_band(before, target, Metric::Total);
-    let Some(median) = b.median else {
-        return Some(format!("{target}: first run of its key"));
+/// `target`'s total in `run` against the level its history judged it
+/// against that night: the figure the verdict rests on, never a median that
+/// ignores a change of level.
+fn headline(g: &super::night::GatedRun, run: &Figures, target: &str) -> Option<String> {
+    run.targets.get(target)?.metric(Metric::Total).get()?;
+    let c = g
+        .checks
+        .iter()
+        .find(|c| c.target == target && c.metric == Metric::Total);
+    let Some(pct) = c.and_then(|c| c.drift_pct) else {
+        return Some(format!("{target}: no level yet (its key's first nights)"));
     };
-    let pct = spread::change_pct(total, median)?;
     let loaded = if run.targets.get(target).and_then(|t| t.loaded()) == Some(true) {
         " (loaded)"
     } else {
@@ -93,7 +96,7 @@ fn headline(before: &[&Figures], run: &Figures, target: &str) -> Option<String> 
     };
     // A change that rounds to 0 is "+0%", never "-0%".
     let pct = if pct.round() == 0.0 { 0.0 } else { pct };
-    Some(format!("{target} {pct:+.0}% vs median of {}{loaded}", b.n))
+    Some(format!("{target} total {pct:+.0}% vs its level{loaded}"))
 }
 
 /// What history shows of the verdicts: per run folder, whether it regressed and in words.
@@ -111,63 +114,60 @@ pub fn history_verdicts(v: &BTreeMap<String, IndexVerdict>) -> crate::history::v
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::bands::tests::run;
+    use crate::history::regressions::tests::history;
 
     #[test]
     fn the_index_headline_follows_the_keys_most_expensive_target_or_each_regressed_one() {
-        let mut all: Vec<Figures> = (0..4)
-            .map(|d| run(&format!("d{d}"), d, Some("warm"), 1000.0, false))
-            .collect();
+        let mut all = history(24, 99, 1.0);
         // vllm is cheaper than pytorch; the headline keeps to pytorch even on
-        // a night vllm finished last.
-        for r in &mut all {
+        // a night vllm finished last, until vllm regresses.
+        for (d, r) in all.iter_mut().enumerate() {
             let mut vllm = r.targets["pytorch"].clone();
-            vllm.set(crate::figures::Metric::Total, 500.0);
+            let total = if d >= 21 { 650.0 } else { 500.0 + (d % 3) as f64 };
+            vllm.set(Metric::Total, total).set(Metric::Build, total - 60.0);
             r.targets.insert("vllm".into(), vllm);
-            r.fleet.critical = crate::figures::Value(crate::figures::Critical {
-                node: "n0".into(),
-                end: 0,
-                targets: vec!["vllm".into()],
-                last_target: "vllm".into(),
-            });
         }
-        all.push(run("slow", 4, Some("warm"), 1220.0, false));
-        let h = index_verdicts(&all);
-        // Totals 1100 before, 1320 now: +20%.
-        assert_eq!(h["slow"].headline.as_deref(), Some("pytorch +20% vs median of 4"));
-        assert_eq!(h["d0"].headline.as_deref(), Some("pytorch: first run of its key"));
-        assert_eq!(h["d1"].headline.as_deref(), Some("pytorch +0% vs median of 1"));
-        assert_eq!(h["d1"].verdict, super::super::night::Verdict::NotGated);
-        assert!(h["d1"].words.starts_with("not gated: "), "{}", h["d1"].words);
-        all[3]
-            .targets
-            .get_mut("pytorch")
-            .unwrap()
-            .set(crate::figures::Metric::Total, 1099.0);
+        let h = index_verdicts(&all, &Default::default());
         assert_eq!(
-            index_verdicts(&all)["d3"].headline.as_deref(),
-            Some("pytorch +0% vs median of 3"),
-            "-0.09% is no \"-0%\""
+            h["20261201"].headline.as_deref(),
+            Some("pytorch: no level yet (its key's first nights)")
         );
-        // With five nights before it, a regressed vllm is named, not pytorch.
-        for d in 5..10 {
-            all.push(run(&format!("e{d}"), d, Some("warm"), 1000.0, false));
-            let last = all.last_mut().unwrap();
-            let mut vllm = last.targets["pytorch"].clone();
-            vllm.set(crate::figures::Metric::Total, if d == 9 { 650.0 } else { 500.0 });
-            last.targets.insert("vllm".into(), vllm);
-        }
-        let h = index_verdicts(&all);
-        assert_eq!(h["e9"].verdict, super::super::night::Verdict::Regressed);
-        assert!(h["e9"].words.contains("vllm total_s +30.0%"), "{}", h["e9"].words);
+        assert_eq!(h["20261201"].verdict, super::super::night::Verdict::NotGated);
         assert!(
-            h["e9"]
+            h["20261202"].words.starts_with("not gated: "),
+            "{}",
+            h["20261202"].words
+        );
+        assert_eq!(
+            h["20261220"].headline.as_deref(),
+            Some("pytorch total +0% vs its level"),
+            "{:?}",
+            h["20261220"]
+        );
+        // vllm lands at 650 on night 21 (watched) and is called on night 22.
+        let called = &h["20261223"];
+        assert_eq!(
+            called.verdict,
+            super::super::night::Verdict::Regressed,
+            "{}",
+            called.words
+        );
+        assert!(called.words.contains("vllm total_s +29.7%"), "{}", called.words);
+        assert!(
+            called
                 .headline
                 .as_deref()
                 .unwrap()
-                .starts_with("vllm +30% vs median of"),
+                .starts_with("vllm total +30% vs its level"),
             "{:?}",
-            h["e9"].headline
+            called.headline
+        );
+        // The night after, it is open, not new: the row is not red.
+        assert_eq!(
+            h["20261224"].verdict,
+            super::super::night::Verdict::Passed,
+            "{}",
+            h["20261224"].words
         );
     }
 }

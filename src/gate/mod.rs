@@ -10,6 +10,8 @@
 //! job-summary views read).
 
 pub mod index;
+pub mod judge;
+pub mod ledger;
 pub mod night;
 
 use crate::compare::comparable::{comparable, Comparability};
@@ -55,7 +57,9 @@ pub(crate) struct Check {
     pub(crate) target: String,
     pub(crate) metric: Metric,
     pub(crate) measured: Option<f64>,
-    pub(crate) expected: f64,
+    /// What it was checked against (its level, or the file's figure);
+    /// `null` where there was nothing to check against.
+    pub(crate) expected: Option<f64>,
     pub(crate) drift_pct: Option<f64>,
     /// `None`: the metric carries no gate (see `band_from`).
     pub(crate) band_pct: Option<f64>,
@@ -68,6 +72,10 @@ pub(crate) struct Check {
     /// A regression's steps and revisions against the band's typical run
     /// (`history::why::check_why`); `null` otherwise or without history.
     pub(crate) why: Option<crate::history::why::CheckWhy>,
+    /// The regression this check is about (called tonight, or open since an
+    /// earlier night), with its identity, state and cause.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) regression: Option<crate::history::regressions::Regression>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -201,6 +209,9 @@ impl Check {
     /// The check compared a figure with a band.
     pub(crate) fn checked(&self) -> bool {
         matches!(self.verdict.as_str(), "ok" | "improved" | "REGRESSION")
+            || ["open since ", "accepted", "watch:", "loaded:"]
+                .iter()
+                .any(|p| self.verdict.starts_with(p))
     }
 
     pub(crate) fn is_regression(&self) -> bool {
@@ -298,13 +309,14 @@ pub(crate) fn checks(figures: &Figures, e: &Expectations) -> Vec<Check> {
                 target: target.clone(),
                 metric: m,
                 measured,
-                expected: *expected,
+                expected: Some(*expected),
                 drift_pct: drift,
                 band_pct,
                 band_from,
                 verdict,
                 rests_on_loaded,
                 why,
+                regression: None,
             });
         }
     }

@@ -5,9 +5,11 @@
 //! under the root, so a regressed gfx1201 night is gated even when a gfx950
 //! run happened to start last.
 
-use super::{checks, from_history, Check};
+use super::judge::{gate_judged, not_judged, GateOptions};
+use super::Check;
 use crate::figures::Figures;
-use crate::history::{bands, key_label, Key};
+use crate::history::regressions::{judge_all, KeyJudged};
+use crate::history::{key_label, Key};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -57,6 +59,11 @@ pub(crate) struct GatedRun {
     /// Checks that compared a figure with a band.
     pub(crate) checked: usize,
     pub(crate) regressions: usize,
+    /// The regressions called on this run (new tonight unless another lane
+    /// called them), each with its identity, cause and state.
+    pub(crate) called: Vec<crate::history::regressions::Regression>,
+    /// The regressions called on an earlier night and still open.
+    pub(crate) open: Vec<crate::history::regressions::Regression>,
     /// Targets the comparable runs measured that this run did not, with why:
     /// a night that lost a target's trace is not a green night.
     pub(crate) unmeasured: Vec<String>,
@@ -66,6 +73,30 @@ pub(crate) struct GatedRun {
 }
 
 impl GatedRun {
+    /// A run not gated yet: its coordinates only.
+    pub(crate) fn of(run: &Figures) -> GatedRun {
+        GatedRun {
+            dir: run.dir.clone(),
+            stamp: run.stamp.clone(),
+            started_at: run.started_us().map(crate::timefmt::format_rfc3339),
+            mode: run.mode.value().cloned(),
+            arch: run.arch.value().cloned(),
+            max_jobs: run.job_width.get(),
+            key: key_label(&run.key()),
+            verdict: Verdict::NotGated,
+            not_gated: None,
+            comparable_runs: 0,
+            against: String::new(),
+            checks: vec![],
+            checked: 0,
+            regressions: 0,
+            called: vec![],
+            open: vec![],
+            unmeasured: vec![],
+            unusable: false,
+        }
+    }
+
     /// Its regressions, worst drift first.
     pub(crate) fn regressed_checks(&self) -> Vec<&Check> {
         let mut v: Vec<&Check> = self.checks.iter().filter(|c| c.is_regression()).collect();
@@ -232,72 +263,50 @@ pub(crate) fn pick(all: &[Figures], window_s: f64, now_us: i64) -> Picked<'_> {
     out
 }
 
-/// Gates `run` against the comparable runs of `all` that started before it.
-#[cfg(test)]
-pub(crate) fn gate_run(all: &[Figures], run: &Figures) -> GatedRun {
-    gate_against(run, &bands::earlier(all, run))
-}
-
-/// Gates `run` against `earlier`, the comparable runs that started before it
-/// ([`bands::earlier`]).
-pub(crate) fn gate_against(run: &Figures, earlier: &[&Figures]) -> GatedRun {
-    let mut g = GatedRun {
-        dir: run.dir.clone(),
-        stamp: run.stamp.clone(),
-        started_at: run.started_us().map(crate::timefmt::format_rfc3339),
-        mode: run.mode.value().cloned(),
-        arch: run.arch.value().cloned(),
-        max_jobs: run.job_width.get(),
-        key: key_label(&run.key()),
-        verdict: Verdict::NotGated,
-        not_gated: None,
-        comparable_runs: earlier.len(),
-        against: String::new(),
-        checks: vec![],
-        checked: 0,
-        regressions: 0,
-        unmeasured: vec![],
-        unusable: false,
-    };
+/// Gates `run` of `all` as the night it was judged on: against its key's
+/// history up to it.
+pub(crate) fn gate_run(all: &[Figures], judged: &[KeyJudged], run: &Figures, opts: &GateOptions) -> GatedRun {
+    let _ = all;
     if let Some(why) = &run.left_out {
         // A run in flight is not final yet; a broken or unreadable one is a problem.
-        g.unusable = !why.starts_with("in flight");
-        g.not_gated = Some(format!("the run is left out of history: {why}"));
-        return g;
+        let unusable = !why.starts_with("in flight");
+        return not_judged(run, format!("the run is left out of history: {why}"), unusable);
     }
     if run.started_us().is_none() {
-        g.unusable = true;
-        g.not_gated = Some("run.json gives no started_at: the run cannot be placed among the runs before it".into());
-        return g;
+        return not_judged(
+            run,
+            "run.json gives no started_at: the run cannot be placed among the runs before it".into(),
+            true,
+        );
     }
-    if run.key().lone.is_some() {
-        g.not_gated = Some(format!("{}: no run can be compared with it", g.key));
-        return g;
+    let key = run.key();
+    if key.lone.is_some() {
+        return not_judged(
+            run,
+            format!("{}: no run can be compared with it", key_label(&key)),
+            false,
+        );
     }
-    if earlier.is_empty() {
-        g.not_gated = Some(format!("no comparable run ({}) started before it", g.key));
-        return g;
-    }
-    let e = from_history(None, earlier.len(), bands::all_bands(earlier, run));
-    g.against = super::against(&e);
-    g.checks = checks(run, &e);
-    g.checked = g.checks.iter().filter(|c| c.checked()).count();
-    g.regressions = g.checks.iter().filter(|c| c.is_regression()).count();
-    g.unmeasured = unmeasured(earlier, run);
-    g.unusable = !g.unmeasured.is_empty();
-    (g.verdict, g.not_gated) = if g.regressions > 0 {
-        (Verdict::Regressed, None)
-    } else if g.checked > 0 {
-        (Verdict::Passed, None)
-    } else {
-        (Verdict::NotGated, Some(no_band_why(&g.checks, earlier.len())))
+    let Some((k, at)) = judged
+        .iter()
+        .find(|k| k.key == key)
+        .and_then(|k| Some((k, k.runs.iter().position(|r| std::ptr::eq(*r, run))?)))
+    else {
+        return not_judged(run, format!("{}: not among its key's runs", key_label(&key)), false);
     };
-    g
+    if at == 0 {
+        return not_judged(
+            run,
+            format!("no comparable run ({}) started before it", key_label(&key)),
+            false,
+        );
+    }
+    gate_judged(k, at, opts)
 }
 
 /// The targets the runs before measured (a total) that `run` did not, each
 /// with why: a lost trace would otherwise only skip its checks.
-fn unmeasured(earlier: &[&Figures], run: &Figures) -> Vec<String> {
+pub(crate) fn unmeasured(earlier: &[&Figures], run: &Figures) -> Vec<String> {
     let mut before: Vec<&str> = earlier
         .iter()
         .flat_map(|r| {
@@ -322,41 +331,11 @@ fn unmeasured(earlier: &[&Figures], run: &Figures) -> Vec<String> {
         .collect()
 }
 
-/// Why a run with history had no metric to gate: too few runs before it,
-/// else its first metric's reason.
-fn no_band_why(checks: &[Check], runs: usize) -> String {
-    use crate::analysis::spread::MIN_GATE_N;
-    if runs < MIN_GATE_N {
-        return format!(
-            "{} before it, a band needs {MIN_GATE_N}",
-            crate::fmt::counted(runs as u64, "comparable run", "comparable runs")
-        );
-    }
-    let first = checks
-        .iter()
-        .map(|c| c.verdict.as_str())
-        .find(|v| v.contains("gateable"));
-    match first {
-        Some(why) => format!(
-            "no metric carries a band over the {} before it (e.g. {why})",
-            crate::fmt::counted(runs as u64, "comparable run", "comparable runs")
-        ),
-        None => format!(
-            "none of its targets was measured in the {} before it",
-            crate::fmt::counted(runs as u64, "comparable run", "comparable runs")
-        ),
-    }
-}
-
 /// Gates the night under a root whose runs are `all`, `now_us` being the clock.
-pub fn gate_night(all: &[Figures], window_s: f64, now_us: i64) -> Night {
+pub fn gate_night(all: &[Figures], window_s: f64, now_us: i64, opts: &GateOptions) -> Night {
     let picked = pick(all, window_s, now_us);
-    let comparable = bands::Comparable::new(all);
-    let runs: Vec<GatedRun> = picked
-        .runs
-        .iter()
-        .map(|r| gate_against(r, &comparable.earlier(r)))
-        .collect();
+    let judged = judge_all(all);
+    let runs: Vec<GatedRun> = picked.runs.iter().map(|r| gate_run(all, &judged, r, opts)).collect();
     Night {
         newest: picked
             .runs
@@ -377,27 +356,31 @@ pub fn gate_night(all: &[Figures], window_s: f64, now_us: i64) -> Night {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A warm run of `arch` starting `hours` after the epoch, pytorch building in `build` s.
-    fn run(stamp: &str, hours: i64, arch: &str, build: f64) -> Figures {
-        let mut r = crate::history::bands::tests::run(stamp, 0, Some("warm"), build, false);
-        r.started = crate::figures::Value(hours * 3_600_000_000);
-        r.arch = crate::figures::Value(arch.into());
-        r
-    }
+    use crate::history::regressions::tests::{history, night};
 
     /// The clock: long after every run.
     const NOW: i64 = i64::MAX / 2;
 
-    /// Eight gfx1201 nights at 1000 s (±0.2%), then a 1135 s night; a gfx950
-    /// run starting two hours after it; a gfx942 key last seen a week ago.
+    fn gate_one(all: &[Figures], at: usize) -> GatedRun {
+        gate_run(all, &judge_all(all), &all[at], &GateOptions::default())
+    }
+
+    /// Twenty-five gfx1201 nights (±0.5%), pytorch 20% slower from night 23
+    /// (called on night 24); a gfx950 run two hours after the last; a gfx942
+    /// key last seen three weeks before.
     fn root() -> Vec<Figures> {
-        let mut all: Vec<Figures> = (0..8)
-            .map(|d| run(&format!("n{d}"), d * 24, "gfx1201", 1000.0 + (d % 3) as f64))
-            .collect();
-        all.push(run("n8", 8 * 24, "gfx1201", 1135.0));
-        all.push(run("mi350", 8 * 24 + 2, "gfx950", 900.0));
-        all.push(run("old", 24, "gfx942", 900.0));
+        let mut all = history(25, 23, 1.2);
+        let mut mi350 = night(24, 900.0, "3f9c2e1a7b44", false);
+        mi350.stamp = "mi350".into();
+        mi350.dir = "mi350".into();
+        mi350.started = crate::figures::Value(mi350.started_us().unwrap_or(0) + 2 * 3_600_000_000);
+        mi350.arch = crate::figures::Value("gfx950".into());
+        all.push(mi350);
+        let mut old = night(3, 900.0, "3f9c2e1a7b44", false);
+        old.stamp = "old".into();
+        old.dir = "old".into();
+        old.arch = crate::figures::Value("gfx942".into());
+        all.push(old);
         all
     }
 
@@ -408,15 +391,24 @@ mod tests {
         let stamps: Vec<&str> = picked.runs.iter().map(|r| r.stamp.as_str()).collect();
         assert_eq!(
             stamps,
-            ["n8", "mi350"],
-            "the regressed gfx1201 night is in, last week's key is not"
+            ["20261225", "mi350"],
+            "the gfx1201 night is in, the old key is not"
         );
         assert_eq!(picked.keys_outside, ["warm · gfx942 · max_jobs 32"]);
-        let night = gate_night(&all, DEFAULT_WINDOW_S, NOW);
-        assert_eq!(night.runs[0].verdict, Verdict::Regressed);
-        assert!(night.runs[0]
-            .verdict_line()
-            .starts_with("regressed: pytorch build_s +13."));
+        let night = gate_night(&all, DEFAULT_WINDOW_S, NOW, &GateOptions::default());
+        assert_eq!(
+            night.runs[0].verdict,
+            Verdict::Regressed,
+            "{}",
+            night.runs[0].verdict_line()
+        );
+        assert!(
+            night.runs[0]
+                .verdict_line()
+                .starts_with("regressed: pytorch build_s +2"),
+            "{}",
+            night.runs[0].verdict_line()
+        );
         assert_eq!(night.runs[1].verdict, Verdict::NotGated);
         assert!(
             night.runs[1]
@@ -429,7 +421,7 @@ mod tests {
         );
         assert_eq!(night.exit_status(false), EXIT_REGRESSED);
         // A window of one hour leaves the gfx1201 night out: only gfx950, which gates nothing.
-        let short = gate_night(&all, 3600.0, NOW);
+        let short = gate_night(&all, 3600.0, NOW, &GateOptions::default());
         assert_eq!(short.runs.len(), 1);
         assert_eq!(short.exit_status(false), EXIT_NOTHING_GATED);
         assert_eq!(
@@ -440,34 +432,108 @@ mod tests {
     }
 
     #[test]
-    fn a_run_is_gated_only_against_runs_that_started_before_it() {
-        let all = root();
-        // n5 has five nights before it; the later n6..n8 (n8 regressed) do not count.
-        let g = gate_run(&all, &all[5]);
-        assert_eq!(g.comparable_runs, 5);
-        assert_eq!(g.verdict, Verdict::Passed, "{}", g.verdict_line());
-        assert!(g.checked > 0);
-        // n3 has three before it: a spread, but no gate (5 needed); it says why.
-        let g = gate_run(&all, &all[3]);
+    fn a_change_is_red_on_the_night_it_is_called_and_open_after_not_new_each_night() {
+        let all = history(30, 20, 1.2);
+        let landed = gate_one(&all, 20);
+        assert_eq!(
+            landed.regressions,
+            0,
+            "one night beyond is watched: {}",
+            landed.verdict_line()
+        );
+        let watched = landed
+            .checks
+            .iter()
+            .find(|c| c.metric == crate::figures::Metric::Build)
+            .unwrap();
+        assert!(watched.verdict.starts_with("watch: "), "{}", watched.verdict);
+        let called = gate_one(&all, 21);
+        assert_eq!(called.verdict, Verdict::Regressed, "{}", called.verdict_line());
+        assert_eq!(called.called.len(), 2, "build_s and total_s: {:#?}", called.called);
+        let later = gate_one(&all, 23);
+        assert_eq!(later.verdict, Verdict::Passed, "{}", later.verdict_line());
+        let build = later
+            .checks
+            .iter()
+            .find(|c| c.metric == crate::figures::Metric::Build)
+            .unwrap();
+        assert_eq!(build.verdict, "open since 20261221 (night 4 at its new level)");
+        assert_eq!(later.open.len(), 2);
+        // --fail-on-open keeps the lane red while it is open.
+        let opts = GateOptions {
+            fail_on_open: true,
+            ..Default::default()
+        };
+        let red = gate_run(&all, &judge_all(&all), &all[23], &opts);
+        assert_eq!(red.verdict, Verdict::Regressed);
+        // Accepted, it is green even so, and says why.
+        let opts = GateOptions {
+            fail_on_open: true,
+            accepted: crate::history::regressions::Accepted::parse(
+                "[[accepted]]\nid = \"gfx1201.warm.j32/pytorch/*\"\nnote = \"new kernels\"\n",
+            )
+            .unwrap(),
+            ..Default::default()
+        };
+        let green = gate_run(&all, &judge_all(&all), &all[23], &opts);
+        assert_eq!(green.verdict, Verdict::Passed, "{}", green.verdict_line());
+        let build = green
+            .checks
+            .iter()
+            .find(|c| c.metric == crate::figures::Metric::Build)
+            .unwrap();
+        assert_eq!(build.verdict, "accepted since 20261221: new kernels");
+    }
+
+    #[test]
+    fn a_regression_another_lane_called_is_open_here_not_new() {
+        let all = history(25, 23, 1.2);
+        let mine = gate_one(&all, 24);
+        let id = mine.called[0].shift.id.clone();
+        let opts = GateOptions {
+            called_elsewhere: mine
+                .called
+                .iter()
+                .map(|r| (r.shift.id.clone(), "arch=gfx1201".into()))
+                .collect(),
+            ..Default::default()
+        };
+        let theirs = gate_run(&all, &judge_all(&all), &all[24], &opts);
+        assert_eq!(theirs.verdict, Verdict::Passed, "{}", theirs.verdict_line());
+        let c = theirs
+            .checks
+            .iter()
+            .find(|c| c.regression.as_ref().is_some_and(|r| r.shift.id == id))
+            .unwrap();
+        assert!(c.verdict.contains("called by lane arch=gfx1201"), "{}", c.verdict);
+    }
+
+    #[test]
+    fn a_run_with_too_few_nights_before_it_is_not_gated_and_says_why() {
+        let all = history(25, 99, 1.0);
+        let g = gate_one(&all, 3);
         assert_eq!(g.verdict, Verdict::NotGated);
         assert!(
             g.not_gated.as_deref().unwrap().contains("3 comparable runs"),
             "{:?}",
             g.not_gated
         );
+        let g = gate_one(&all, 20);
+        assert_eq!(g.verdict, Verdict::Passed, "{}", g.verdict_line());
+        assert!(g.checked > 0);
     }
 
     #[test]
     fn a_run_left_out_or_of_an_unknown_key_says_why_it_was_not_gated() {
         let mut all = root();
-        all[8].left_out = Some("in flight: its figures are not final".into());
-        let g = gate_run(&all, &all[8]);
+        all[24].left_out = Some("in flight: its figures are not final".into());
+        let g = gate_one(&all, 24);
         assert_eq!(g.verdict, Verdict::NotGated);
         assert!(g.not_gated.unwrap().contains("in flight"));
-        let mut lone = run("lone", 9 * 24, "gfx1201", 1000.0);
+        let mut lone = night(26, 1000.0, "3f9c2e1a7b44", false);
         lone.mode = crate::figures::Measured::missing("run.json has no `mode`");
         all.push(lone);
-        let g = gate_run(&all, all.last().unwrap());
+        let g = gate_one(&all, all.len() - 1);
         assert!(g.not_gated.unwrap().contains("no run can be compared"));
     }
 
@@ -483,37 +549,49 @@ mod tests {
     #[test]
     fn a_newer_run_in_flight_or_undated_cannot_hide_the_nights_regression() {
         let mut all = root();
-        // A gfx1201 run still in flight, three hours after the regressed night.
-        let mut flight = run("n8b", 8 * 24 + 3, "gfx1201", 1000.0);
+        let mut flight = night(24, 1000.0, "3f9c2e1a7b44", false);
+        flight.stamp = "20261225b".into();
+        flight.dir = "20261225b".into();
+        flight.started = crate::figures::Value(flight.started_us().unwrap_or(0) + 3 * 3_600_000_000);
         flight.left_out = Some("in flight: its figures are not final".into());
         all.push(flight);
-        let night = gate_night(&all, DEFAULT_WINDOW_S, NOW);
+        let night = gate_night(&all, DEFAULT_WINDOW_S, NOW, &GateOptions::default());
         let stamps: Vec<&str> = night.runs.iter().map(|r| r.stamp.as_str()).collect();
-        assert_eq!(stamps, ["n8", "mi350", "n8b"]);
+        assert_eq!(stamps, ["20261225", "mi350", "20261225b"]);
         assert_eq!(night.exit_status(false), EXIT_REGRESSED);
-        // Tonight's run whose run.json lost started_at: it is in the night, not
+        // Tonight's run whose run.json lost started_at: in the night, not
         // gated, and the lane is not green (the older dated run cannot stand in).
-        let mut all = root();
-        all.truncate(8);
-        let mut undated = run("n9", 0, "gfx1201", 1000.0);
-        undated.started = crate::figures::Measured::missing("run.json has no `started_at`");
+        let mut all = history(24, 99, 1.0);
+        let mut undated = night_undated();
+        undated.stamp = "20261299".into();
+        undated.dir = "20261299".into();
         all.push(undated);
-        let night = gate_night(&all, DEFAULT_WINDOW_S, NOW);
+        let night = gate_night(&all, DEFAULT_WINDOW_S, NOW, &GateOptions::default());
         let last = night
             .runs
             .iter()
-            .find(|r| r.stamp == "n9")
+            .find(|r| r.stamp == "20261299")
             .expect("tonight's undated run is in the night");
         assert!(last.not_gated.as_deref().unwrap().contains("no started_at"));
         assert_eq!(night.exit_status(false), EXIT_UNUSABLE);
     }
 
+    fn night_undated() -> Figures {
+        let mut f = night(30, 1000.0, "3f9c2e1a7b44", false);
+        f.started = crate::figures::Measured::missing("run.json has no `started_at`");
+        f
+    }
+
     #[test]
     fn a_run_dated_in_the_future_is_named_and_pushes_no_key_out_of_the_night() {
         let mut all = root();
-        all.push(run("skewed", 5 * 365 * 24, "gfx950", 900.0));
-        let now = 9 * 24 * 3_600_000_000;
-        let night = gate_night(&all, DEFAULT_WINDOW_S, now);
+        let mut skewed = night(5 * 365, 900.0, "3f9c2e1a7b44", false);
+        skewed.stamp = "skewed".into();
+        skewed.dir = "skewed".into();
+        skewed.arch = crate::figures::Value("gfx950".into());
+        all.push(skewed);
+        let now = 26 * 24 * 3_600_000_000;
+        let night = gate_night(&all, DEFAULT_WINDOW_S, now, &GateOptions::default());
         assert_eq!(night.dated_in_future, ["skewed"]);
         assert_eq!(
             night.exit_status(false),
@@ -524,15 +602,11 @@ mod tests {
 
     #[test]
     fn a_target_the_runs_before_measured_and_this_run_did_not_is_unusable_not_green() {
-        let mut all = root();
-        all.truncate(8);
-        let mut lost = run("n8", 8 * 24, "gfx1201", 1000.0);
-        let t = lost.targets.get_mut("pytorch").unwrap();
+        let mut all = history(24, 99, 1.0);
+        let t = all[23].targets.get_mut("pytorch").unwrap();
         t.total = crate::figures::Measured::missing("no trace-pytorch.json in this run");
         t.build = crate::figures::Measured::missing("no trace-pytorch.json in this run");
-        lost.targets.insert("vllm".into(), all[0].targets["pytorch"].clone());
-        all.push(lost);
-        let g = gate_run(&all, all.last().unwrap());
+        let g = gate_one(&all, 23);
         assert_eq!(g.unmeasured, ["pytorch (no trace-pytorch.json in this run)"]);
         assert!(
             g.verdict_line().contains("not measured in this run: pytorch"),
@@ -540,7 +614,7 @@ mod tests {
             g.verdict_line()
         );
         assert_eq!(
-            gate_night(&all, DEFAULT_WINDOW_S, NOW).exit_status(false),
+            gate_night(&all, DEFAULT_WINDOW_S, NOW, &GateOptions::default()).exit_status(false),
             EXIT_UNUSABLE
         );
     }

@@ -9,6 +9,7 @@
 
 pub mod bands;
 pub mod collect;
+pub(crate) mod regressions;
 pub(crate) mod site;
 pub mod view;
 pub(crate) mod why;

@@ -11,10 +11,11 @@ pub(crate) fn view(
     figures: &[Figures],
     unreadable: &[(String, String)],
     verdicts: &view::Verdicts,
+    accepted: &super::regressions::Accepted,
 ) -> view::HistoryView {
     let unreadable: Vec<Figures> = unreadable
         .iter()
         .map(|(at, what)| Figures::unreadable(at, format!("{what}: skipped")))
         .collect();
-    view::build(root, figures.iter().chain(&unreadable), verdicts)
+    view::build_with(root, figures.iter().chain(&unreadable), verdicts, accepted)
 }

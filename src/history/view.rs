@@ -2,6 +2,7 @@
 //! are the spec's contract, "Across runs: history") and every history
 //! output renders.
 
+use super::regressions::{judge_key, Accepted, KeyJudged, Regression, Shift};
 use super::{key_label, Figures, Key};
 use crate::analysis::spread;
 use crate::figures::Metric;
@@ -64,6 +65,10 @@ pub(crate) struct KeyView {
     pub(crate) step_durations: BTreeMap<String, Vec<StepLine>>,
     /// Why a field above is `null`.
     pub(crate) why_null: BTreeMap<String, String>,
+    /// Every change to the worse over the key's history, each with its id,
+    /// the pair of nights it rests on, its cause and its state as of the
+    /// newest run (`open`, `recovered`, `accepted`).
+    pub(crate) regressions: Vec<Regression>,
     /// The gate's verdict on the key's newest run against the runs before it
     /// regressed (what history.md and history.html lead with).
     pub(crate) newest_regressed: bool,
@@ -150,12 +155,24 @@ pub(crate) struct MetricView {
     pub(crate) median: Option<f64>,
     pub(crate) spread_pct: Option<f64>,
     pub(crate) newest: Option<f64>,
-    /// The newest point against the median of all points.
+    /// The newest point against the median of all points, a change of level
+    /// or not (kept for readers of this field; `newest_vs_level_pct` is the
+    /// figure the gate judges).
     pub(crate) newest_vs_median_pct: Option<f64>,
+    /// The level the newest point is judged against (the median of the
+    /// newest nights since the series' last change of level), and the noise
+    /// of its night-to-night differences in percent of it.
+    pub(crate) level: Option<f64>,
+    pub(crate) noise_pct: Option<f64>,
+    /// The newest point against that level.
+    pub(crate) newest_vs_level_pct: Option<f64>,
+    /// The newest change of level (as `change_point`).
     pub(crate) step: Option<StepView>,
-    /// The first run of a new level, with the steps that moved between the
+    /// The newest change of level, with the steps that moved between the
     /// runs either side of it; `null` with the reason in `why_null`.
     pub(crate) change_point: Option<ChangePoint>,
+    /// Every change of level over the whole history, oldest first.
+    pub(crate) change_points: Vec<ChangePoint>,
     /// Points whose node ended the run loaded; `null` when no point's load
     /// is known (the key's `load_unknown` says why).
     pub(crate) loaded: Option<usize>,
@@ -171,6 +188,9 @@ pub(crate) struct Point {
     pub(crate) loaded: Option<bool>,
     /// Index into the key's `runs`.
     pub(crate) run: usize,
+    /// The level of its stretch between changes of level (their median):
+    /// what the charts draw as the level line, stepping at each change.
+    pub(crate) level: f64,
 }
 
 /// A change of level: from run `stamp` on, the metric sits at `after`.
@@ -183,67 +203,69 @@ pub(crate) struct StepView {
     pub(crate) change_pct: f64,
 }
 
-/// A change of level (the spec's "Why a figure moved"): the same split as
-/// `step`, with the step diff between the runs either side of it.
+/// A change of level (the spec's "Why a figure moved"), found over the whole
+/// history, with the steps that moved between the pair of nights it rests on:
+/// the last before it and the first at the new level.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ChangePoint {
+    /// `gfx1201.warm.j32/pytorch/build_s/20261201T020000Z`: the regression's
+    /// id when it is a change to the worse (what perf-accepted.toml names).
+    pub(crate) id: String,
     /// The first run of the new level.
     pub(crate) stamp: String,
-    /// The run before it, whose steps it is compared with.
+    /// The last run before it, whose steps it is compared with.
     pub(crate) before_stamp: String,
+    /// The night the change was called (the first night it was certain).
+    pub(crate) called: String,
     pub(crate) before_median: f64,
     pub(crate) after_median: f64,
     pub(crate) delta_pct: f64,
-    /// The two runs' steps matched, largest change first; only the slowest
-    /// steps of each run are kept (`history::STEPS_KEPT`).
+    /// The noise it stood against, percent of the level, and the change in
+    /// units of it; `null` for a count.
+    pub(crate) noise_pct: Option<f64>,
+    pub(crate) sigmas: Option<f64>,
+    /// Higher for a time, fewer for steps cached.
+    pub(crate) worse: bool,
+    /// What the pair shows: "layer-cache miss", "command changed", "revision change", ...
+    pub(crate) kinds: Vec<&'static str>,
+    /// The two runs' steps matched (every step of both), largest change first,
+    /// at most `regressions::CAUSE_STEPS`.
     pub(crate) steps: Vec<crate::analysis::step_diff::StepChange>,
+    /// Each side's revision when the pair built different ones, else `null`.
     pub(crate) revision_before: Option<String>,
     pub(crate) revision_after: Option<String>,
     /// The change in a sentence, naming the step behind it (markdown).
     pub(crate) why: String,
 }
 
-fn change_point(
-    runs: &[&Figures],
-    points: &[Point],
-    step: &StepView,
-    target: &str,
-    metric: Metric,
-) -> Option<ChangePoint> {
-    let at = points.iter().position(|p| p.run == step.run)?;
-    let before = points.get(at.checked_sub(1)?)?;
-    let (ra, rb) = (runs.get(before.run)?, runs.get(step.run)?);
-    let (ta, tb) = (ra.targets.get(target)?, rb.targets.get(target)?);
-    let steps = crate::analysis::step_diff::diff(&ta.steps, &tb.steps);
-    let why = crate::history::why::sentence(&crate::history::why::Why {
-        target,
-        metric,
-        delta: Some(points[at].value - before.value),
-        steps: &steps,
-        beside: &[],
-        moved: None,
-        revision_a: ra.revision.as_deref(),
-        revision_b: rb.revision.as_deref(),
-    });
-    Some(ChangePoint {
-        stamp: step.stamp.clone(),
-        before_stamp: ra.stamp.clone(),
-        before_median: step.before,
-        after_median: step.after,
-        delta_pct: step.change_pct,
-        steps,
-        revision_before: ra.revision.value().cloned(),
-        revision_after: rb.revision.value().cloned(),
-        why,
-    })
+impl ChangePoint {
+    fn of(s: &Shift) -> ChangePoint {
+        ChangePoint {
+            id: s.id.clone(),
+            stamp: s.first.clone(),
+            before_stamp: s.last_before.clone(),
+            called: s.called.clone(),
+            before_median: s.before,
+            after_median: s.after,
+            delta_pct: s.change_pct,
+            noise_pct: s.noise_pct,
+            sigmas: s.sigmas,
+            worse: s.worse,
+            kinds: s.cause.kinds.clone(),
+            steps: s.cause.steps.clone(),
+            revision_before: s.cause.revision_before.clone(),
+            revision_after: s.cause.revision_after.clone(),
+            why: s.cause.why.clone(),
+        }
+    }
 }
 
 fn r1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
 
-fn metric_view(runs: &[&Figures], target: &str, metric: Metric) -> MetricView {
-    let points: Vec<Point> = runs
+fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target: &str, metric: Metric) -> MetricView {
+    let mut points: Vec<Point> = runs
         .iter()
         .enumerate()
         .filter_map(|(i, r)| {
@@ -253,6 +275,7 @@ fn metric_view(runs: &[&Figures], target: &str, metric: Metric) -> MetricView {
                 value: t.metric(metric).get()?,
                 loaded: t.loaded(),
                 run: i,
+                level: 0.0,
             })
         })
         .collect();
@@ -262,7 +285,13 @@ fn metric_view(runs: &[&Figures], target: &str, metric: Metric) -> MetricView {
     let newest = values.last().copied();
     if median.is_none() {
         let why = format!("no run of this key measured {target}'s {metric}");
-        for f in ["median", "newest", "newest_vs_median_pct"] {
+        for f in [
+            "median",
+            "newest",
+            "newest_vs_median_pct",
+            "level",
+            "newest_vs_level_pct",
+        ] {
             why_null.insert(f.to_string(), why.clone());
         }
     }
@@ -273,33 +302,51 @@ fn metric_view(runs: &[&Figures], target: &str, metric: Metric) -> MetricView {
     if vs.is_none() && median.is_some() {
         why_null.insert("newest_vs_median_pct".into(), "the median is 0".into());
     }
-    let step = spread::find_step(&values).and_then(|s| {
-        let p = points.get(s.at)?;
-        Some(StepView {
-            stamp: p.stamp.clone(),
-            run: p.run,
-            before: s.before,
-            after: s.after,
-            change_pct: r1(s.change_pct),
-        })
+    level_lines(&mut points, shifts);
+    let levels = judged.series.get(&(target.to_string(), metric)).map(|s| &s.levels);
+    let level = levels.and_then(|l| l.level).map(|(x, _)| crate::figures::ms(x));
+    let noise_pct = levels
+        .and_then(|l| l.noise_pct)
+        .filter(|_| metric.is_time())
+        .map(|x| (x * 100.0).round() / 100.0);
+    let vs_level = newest.zip(level).and_then(|(x, l)| spread::change_pct(x, l));
+    if median.is_some() {
+        if level.is_none() {
+            why_null.insert("level".into(), "too few nights since its last change of level".into());
+            why_null.insert("newest_vs_level_pct".into(), "no level yet".into());
+        } else if vs_level.is_none() {
+            why_null.insert("newest_vs_level_pct".into(), "the level is 0".into());
+        }
+    }
+    if noise_pct.is_none() {
+        why_null.insert(
+            "noise_pct".into(),
+            if metric.is_time() {
+                format!(
+                    "fewer than {} night-to-night differences to measure its noise",
+                    crate::analysis::levels::MIN_DIFFS
+                )
+            } else {
+                "a count has no noise: it is compared as a count".into()
+            },
+        );
+    }
+    let change_points: Vec<ChangePoint> = shifts.iter().map(|s| ChangePoint::of(s)).collect();
+    let step = shifts.last().map(|s| StepView {
+        stamp: s.first.clone(),
+        run: s.at.1,
+        before: s.before,
+        after: s.after,
+        change_pct: s.change_pct,
     });
-    let change_point = step
-        .as_ref()
-        .and_then(|s| change_point(runs, &points, s, target, metric));
-    if step.is_none() {
+    let change_point = change_points.last().cloned();
+    if change_point.is_none() {
         let why = format!(
-            "no change of level beyond 3× the spread and {}% among the newest {} points ({} on each side needed; one outlier night is no change of level)",
-            spread::STEP_MIN_PCT,
-            spread::STEP_WINDOW,
-            spread::STEP_MIN_SIDE
+            "no change of level over its {}: a change must stand beyond its noise on both sides (one outlier night is no change of level)",
+            crate::fmt::counted(values.len() as u64, "night", "nights")
         );
         why_null.insert("step".into(), why.clone());
         why_null.insert("change_point".into(), why);
-    } else if change_point.is_none() {
-        why_null.insert(
-            "change_point".into(),
-            "the run before the change of level did not measure it".into(),
-        );
     }
     let loaded = points
         .iter()
@@ -317,16 +364,43 @@ fn metric_view(runs: &[&Figures], target: &str, metric: Metric) -> MetricView {
         spread_pct: spread_pct.map(r1),
         newest,
         newest_vs_median_pct: vs.map(r1),
+        level,
+        noise_pct,
+        newest_vs_level_pct: vs_level.map(r1),
         step,
         loaded,
         change_point,
+        change_points,
         points,
         why_null,
     }
 }
 
+/// Each point's level: the median of its stretch between changes of level.
+fn level_lines(points: &mut [Point], shifts: &[&Shift]) {
+    let mut from = 0;
+    let mut cuts: Vec<usize> = shifts
+        .iter()
+        .filter_map(|s| points.iter().position(|p| p.run == s.at.1))
+        .collect();
+    cuts.push(points.len());
+    for to in cuts {
+        if to <= from {
+            continue;
+        }
+        let values: Vec<f64> = points[from..to].iter().map(|p| p.value).collect();
+        let level = spread::median(&values).unwrap_or(0.0);
+        for p in &mut points[from..to] {
+            p.level = crate::figures::ms(level);
+        }
+        from = to;
+    }
+}
+
 /// `verdicts`: the gate's word on runs, by folder (see [`Verdicts`]).
-fn key_view(key: &Key, runs: &[&Figures], verdicts: &Verdicts) -> KeyView {
+fn key_view(key: &Key, runs: &[&Figures], verdicts: &Verdicts, accepted: &Accepted) -> KeyView {
+    let judged = judge_key(key.clone(), runs.to_vec());
+    let shifts = judged.shifts();
     let mut targets: BTreeMap<String, BTreeMap<Metric, MetricView>> = BTreeMap::new();
     let mut loaded: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut load_unknown: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
@@ -345,7 +419,8 @@ fn key_view(key: &Key, runs: &[&Figures], verdicts: &Verdicts) -> KeyView {
     }
     for (name, metrics) in targets.iter_mut() {
         for m in Metric::TARGET {
-            metrics.insert(m, metric_view(runs, name, m));
+            let mine: Vec<&Shift> = shifts.iter().filter(|s| &s.target == name && s.metric == m).collect();
+            metrics.insert(m, metric_view(runs, &judged, &mine, name, m));
         }
     }
     let mut why_null = BTreeMap::new();
@@ -386,6 +461,10 @@ fn key_view(key: &Key, runs: &[&Figures], verdicts: &Verdicts) -> KeyView {
         load_unknown,
         step_durations,
         why_null,
+        regressions: match runs.len() {
+            0 => vec![],
+            n => judged.regressions(n - 1, accepted),
+        },
         newest_regressed: gated.is_some_and(|g| g.0),
         newest_verdict_words: gated.map(|g| g.1.clone()),
     }
@@ -443,6 +522,16 @@ pub(crate) type Verdicts = BTreeMap<String, (bool, String)>;
 /// The history of `runs` (any order; those left out are listed, not pooled),
 /// each key led by the gate's verdict on its newest run from `verdicts`.
 pub fn build<'a>(root: &str, runs: impl IntoIterator<Item = &'a Figures>, verdicts: &Verdicts) -> HistoryView {
+    build_with(root, runs, verdicts, &Accepted::default())
+}
+
+/// `build`, with the regressions someone accepted.
+pub fn build_with<'a>(
+    root: &str,
+    runs: impl IntoIterator<Item = &'a Figures>,
+    verdicts: &Verdicts,
+    accepted: &Accepted,
+) -> HistoryView {
     let mut by_key: BTreeMap<Key, Vec<&Figures>> = BTreeMap::new();
     let mut left_out = vec![];
     for r in runs {
@@ -458,7 +547,7 @@ pub fn build<'a>(root: &str, runs: impl IntoIterator<Item = &'a Figures>, verdic
         .iter_mut()
         .map(|(k, key_runs)| {
             key_runs.sort_by(|a, b| a.order().cmp(&b.order()));
-            key_view(k, key_runs, verdicts)
+            key_view(k, key_runs, verdicts, accepted)
         })
         .collect();
     // What moved leads: keys whose newest run regressed, then those with a
@@ -498,18 +587,27 @@ mod tests {
         f
     }
 
+    /// pytorch's build_s over `runs` (one key), judged as history judges it.
+    fn build_view(runs: &[&Figures]) -> MetricView {
+        let key = runs[0].key();
+        let judged = judge_key(key, runs.to_vec());
+        let shifts = judged.shifts();
+        let mine: Vec<&Shift> = shifts.iter().filter(|s| s.metric == Metric::Build).collect();
+        metric_view(runs, &judged, &mine, "pytorch", Metric::Build)
+    }
+
     #[test]
     fn loaded_is_null_where_no_points_load_is_known_and_a_count_where_one_is() {
         let mut unknown = run("n1", 1, Some("warm"), Some(1000.0));
         unknown.targets.get_mut("pytorch").unwrap().load = Measured::missing("no load samples from strix");
-        let m = metric_view(&[&unknown], "pytorch", Metric::Build);
+        let m = build_view(&[&unknown]);
         assert_eq!(m.loaded, None);
         assert!(m.why_null.contains_key("loaded"));
         let known = run("n7", 7, Some("warm"), Some(1000.0));
-        let m = metric_view(&[&unknown, &known], "pytorch", Metric::Build);
+        let m = build_view(&[&unknown, &known]);
         assert_eq!(m.loaded, Some(1));
         let calm = run("n2", 2, Some("warm"), Some(1000.0));
-        assert_eq!(metric_view(&[&calm], "pytorch", Metric::Build).loaded, Some(0));
+        assert_eq!(build_view(&[&calm]).loaded, Some(0));
     }
 
     #[test]
@@ -536,15 +634,12 @@ mod tests {
     #[test]
     fn keys_never_pool_and_a_step_names_its_night() {
         // Given newest first, to see them sorted.
-        let mut runs: Vec<Figures> = (0..10)
+        let mut runs: Vec<Figures> = (0..24)
             .rev()
             .map(|d| {
-                run(
-                    &format!("n{d}"),
-                    d,
-                    Some("warm"),
-                    Some(if d >= 6 { 1150.0 } else { 1000.0 }),
-                )
+                let wobble = [0.0, 4.0, -3.0, 2.0, -5.0, 3.0, -1.0][d as usize % 7];
+                let level = if d >= 16 { 1150.0 } else { 1000.0 };
+                run(&format!("n{d:02}"), d, Some("warm"), Some(level + wobble))
             })
             .collect();
         runs.push(run("cold", 3, Some("cold"), Some(3000.0)));
@@ -562,14 +657,27 @@ mod tests {
             "a key with a trend leads; keys of one run follow, in key order"
         );
         let warm = &h.keys[0];
-        assert_eq!(warm.runs.first().map(String::as_str), Some("n0"), "oldest first");
+        assert_eq!(warm.runs.first().map(String::as_str), Some("n00"), "oldest first");
         let b = &warm.targets["pytorch"][&Metric::Build];
-        assert_eq!((b.n, b.median, b.newest), (10, Some(1000.0), Some(1150.0)));
+        assert_eq!((b.n, b.newest), (24, Some(1150.0 - 3.0)));
         let step = b.step.as_ref().unwrap();
-        assert_eq!((step.stamp.as_str(), step.change_pct), ("n6", 15.0));
+        assert_eq!(step.stamp, "n16");
+        assert!((step.change_pct - 15.0).abs() < 0.5, "{}", step.change_pct);
+        let cp = b.change_point.as_ref().unwrap();
+        assert_eq!((cp.before_stamp.as_str(), cp.called.as_str()), ("n15", "n17"));
+        assert_eq!(b.change_points.len(), 1, "one change, found once");
+        // The level line steps at the change, not nights after it.
+        let levels: Vec<f64> = b.points.iter().map(|p| p.level).collect();
+        assert!(levels[..16].iter().all(|l| (*l - 1000.0).abs() < 5.0), "{levels:?}");
+        assert!(levels[16..].iter().all(|l| (*l - 1150.0).abs() < 5.0), "{levels:?}");
+        assert_eq!(
+            b.level,
+            Some(levels[23]),
+            "the newest level is what the newest night is judged against"
+        );
         assert_eq!(b.loaded, Some(1));
         assert_eq!(
-            warm.loaded["n7"]["pytorch"],
+            warm.loaded["n07"]["pytorch"],
             "strix ended the run at load 41.0 on 32 cores"
         );
         // An unmeasured metric is null with its reason, never 0.

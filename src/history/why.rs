@@ -71,7 +71,11 @@ pub(crate) fn step_phrase(s: &StepChange, extra: Option<&str>) -> String {
         Some(x) => human_duration(x),
         None => "absent".into(),
     };
-    let why: Vec<&str> = s.cause().into_iter().chain(extra).collect();
+    let cause = match &s.command_was {
+        Some(was) => Some(format!("command changed, was {}", md_code(was))),
+        None => s.cause().map(str::to_string),
+    };
+    let why: Vec<String> = cause.into_iter().chain(extra.map(str::to_string)).collect();
     let why = if why.is_empty() {
         String::new()
     } else {
@@ -97,12 +101,12 @@ pub(crate) struct Why<'a> {
 /// "pytorch build_s +140 s: `[builder 8/11] RUN ...` 7m00s → 9m20s (vertex
 /// changed; revision 3f9c2e1a → 8d01b6c5); no other step moved more than 5 s."
 pub(crate) fn sentence(w: &Why) -> String {
-    // A time in seconds; a count (steps cached) as it is.
-    let unit = if w.metric.is_time() { " s" } else { "" };
-    let delta = w
-        .delta
-        .map(|d| format!(" {d:+.0}{unit}"))
-        .unwrap_or_else(|| " (change not measured)".into());
+    // A time in seconds; steps cached as the count of steps it is.
+    let delta = match (w.metric, w.delta) {
+        (_, None) => " (change not measured)".to_string(),
+        (Metric::StepsCached, Some(d)) => format!(", {}", cached_steps_moved(d)),
+        (_, Some(d)) => format!(" {d:+.0} s"),
+    };
     let mut revision = revision_change(w.revision_a, w.revision_b);
     let named: Vec<&StepChange> = w
         .steps
@@ -145,6 +149,19 @@ pub(crate) fn sentence(w: &Why) -> String {
         md_text(w.metric.name()),
         parts.join("; ")
     )
+}
+
+/// A change of steps cached in words: "1 step no longer cached", "2 more steps cached".
+pub(crate) fn cached_steps_moved(d: f64) -> String {
+    let n = d.abs().round() as u64;
+    let steps = crate::fmt::counted(n, "step", "steps");
+    if d < 0.0 {
+        format!("{steps} no longer cached")
+    } else if d > 0.0 {
+        format!("{n} more {} cached", if n == 1 { "step" } else { "steps" })
+    } else {
+        "no step more or fewer cached".to_string()
+    }
 }
 
 /// What a gate check says of a regression: the steps behind it against the
@@ -288,7 +305,7 @@ mod tests {
             revision_a: None,
             revision_b: None,
         });
-        assert!(s.starts_with("vllm steps_cached -1: "), "{s}");
+        assert!(s.starts_with("vllm steps_cached, 1 step no longer cached: "), "{s}");
     }
 
     #[test]

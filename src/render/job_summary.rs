@@ -100,7 +100,8 @@ fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
                 md_code(c.metric.name()),
                 c.measured
                     .map_or("—".into(), |m| crate::fmt::metric(c.metric.name(), m)),
-                crate::fmt::metric(c.metric.name(), c.expected),
+                c.expected
+                    .map_or("—".into(), |e| crate::fmt::metric(c.metric.name(), e)),
                 c.drift_pct.map_or("—".into(), crate::gate::shown_drift),
                 md_text(&c.band_from),
             ));

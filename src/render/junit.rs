@@ -149,7 +149,8 @@ fn detail(c: &Check) -> String {
         c.metric,
         c.measured
             .map_or("not measured".into(), |m| crate::fmt::metric(c.metric.name(), m)),
-        crate::fmt::metric(c.metric.name(), c.expected),
+        c.expected
+            .map_or("nothing".into(), |e| crate::fmt::metric(c.metric.name(), e)),
         c.band_from,
         c.verdict
     );

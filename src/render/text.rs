@@ -138,7 +138,8 @@ fn checks_table(checks: &[Check]) -> String {
             quote(&c.target),
             quote(c.metric.name()),
             measured,
-            crate::fmt::metric(c.metric.name(), c.expected),
+            c.expected
+                .map_or("—".into(), |e| crate::fmt::metric(c.metric.name(), e)),
             drift,
             band,
             quote(&c.verdict)

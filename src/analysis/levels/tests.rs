@@ -1,0 +1,230 @@
+use super::*;
+
+/// Gaussian noise from a fixed seed (a linear congruential generator and
+/// Box-Muller), so a series is the same on every machine.
+fn noise(seed: u64, n: usize) -> Vec<f64> {
+    let mut s = seed;
+    let mut u = || {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((s >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    };
+    (0..n)
+        .map(|_| (-2.0 * u().ln()).sqrt() * (2.0 * std::f64::consts::PI * u()).cos())
+        .collect()
+}
+
+/// `n` nights around `level` seconds with relative noise `pct`.
+fn nights(level: f64, pct: f64, n: usize, seed: u64) -> Vec<Night> {
+    noise(seed, n)
+        .into_iter()
+        .map(|z| Night {
+            value: level * (1.0 + pct / 100.0 * z),
+            loaded: false,
+        })
+        .collect()
+}
+
+#[test]
+fn the_threshold_holds_the_nights_error_rate_across_its_checks() {
+    // One check: 2% of nights over two tests' worth, 1% each.
+    assert!((normal_upper_quantile(0.01) - 2.3263).abs() < 1e-3);
+    assert!((normal_upper_quantile(0.025) - 1.95996).abs() < 1e-4);
+    assert!((threshold(1) - 2.3263).abs() < 1e-3);
+    // 48 targets x 5 metrics: far out, so noise alone seldom crosses it.
+    let wide = threshold(240);
+    assert!(wide > 3.8 && wide < 4.1, "{wide}");
+    assert!(threshold(1000) > wide);
+}
+
+#[test]
+fn qn_estimates_a_normal_spread_and_ignores_one_spike() {
+    let z = noise(7, 400);
+    let s = qn(&z).unwrap();
+    assert!((s - 1.0).abs() < 0.12, "{s}");
+    let mut spiked = z.clone();
+    spiked[10] = 80.0;
+    assert!((qn(&spiked).unwrap() - s).abs() < 0.03);
+    assert_eq!(qn(&[1.0]), None);
+}
+
+#[test]
+fn a_quiet_series_has_no_change_of_level() {
+    for seed in 1..20 {
+        let l = judge(&nights(1000.0, 2.0, 120, seed), Scale::Time, 240, 1.0);
+        assert!(l.changes.is_empty(), "seed {seed}: {:?}", l.changes);
+        assert!(!l.nights.contains(&Judged::Changed));
+    }
+}
+
+#[test]
+fn a_step_is_called_the_night_after_it_lands_backed_by_nights_on_both_sides() {
+    let mut n = nights(1000.0, 1.0, 60, 3);
+    for x in &mut n[30..] {
+        x.value *= 1.2;
+    }
+    let l = judge(&n, Scale::Time, 240, 1.0);
+    assert_eq!(l.changes.len(), 1, "{:?}", l.changes);
+    let c = &l.changes[0];
+    assert_eq!((c.last_before, c.first, c.called), (29, 30, 31));
+    assert!((c.change_pct - 20.0).abs() < 2.5, "{}", c.change_pct);
+    assert!(c.sigmas.unwrap() > 6.0, "a 20% change over 1% noise: {:?}", c.sigmas);
+    assert!(c.noise_pct > 0.5 && c.noise_pct < 2.0, "{}", c.noise_pct);
+    assert_eq!(l.nights[30], Judged::Changed);
+    assert_eq!(l.nights[31], Judged::Confirmed);
+    // The night it landed was only watched when it was judged: the replay
+    // says what that night's gate said.
+    let landed = judge(&n[..31], Scale::Time, 240, 1.0);
+    assert!(landed.changes.is_empty());
+    assert_eq!(landed.nights[30], Judged::Watched);
+    // After it, the new level is the level.
+    let (level, _) = l.level.unwrap();
+    assert!((level / 1200.0 - 1.0).abs() < 0.02, "{level}");
+}
+
+#[test]
+fn a_one_night_outlier_is_no_change_and_leaves_the_level_alone() {
+    let mut n = nights(1000.0, 1.0, 40, 5);
+    n[20].value *= 1.4;
+    let l = judge(&n, Scale::Time, 240, 1.0);
+    assert!(l.changes.is_empty());
+    assert_eq!(l.nights[20], Judged::Outlier);
+    assert!((l.level.unwrap().0 / 1000.0 - 1.0).abs() < 0.01);
+}
+
+#[test]
+fn a_loaded_night_is_loaded_not_a_change_however_slow() {
+    let mut n = nights(1000.0, 1.0, 40, 9);
+    for k in [20, 21] {
+        n[k].value *= 1.5;
+        n[k].loaded = true;
+    }
+    let l = judge(&n, Scale::Time, 240, 1.0);
+    assert!(l.changes.is_empty(), "{:?}", l.changes);
+    assert_eq!(&l.nights[20..22], &[Judged::Loaded, Judged::Loaded]);
+}
+
+#[test]
+fn a_level_that_returns_is_a_second_change_the_other_way() {
+    let mut n = nights(1000.0, 1.0, 80, 11);
+    for x in &mut n[30..50] {
+        x.value *= 1.15;
+    }
+    let l = judge(&n, Scale::Time, 240, 1.0);
+    assert_eq!(l.changes.len(), 2, "{:?}", l.changes);
+    assert!(l.changes[0].up() && !l.changes[1].up());
+    assert_eq!(l.changes[1].first, 50);
+    assert_eq!(l.changes[1].last_before, 49);
+}
+
+#[test]
+fn a_small_change_that_holds_is_found_by_the_longer_windows() {
+    // 2.5x the noise: too small for two nights to call, plain over eight.
+    let found = (0..20)
+        .filter(|seed| {
+            let mut n = nights(1000.0, 2.0, 100, 100 + seed);
+            for x in &mut n[50..] {
+                x.value *= 1.05;
+            }
+            let l = judge(&n, Scale::Time, 240, 1.0);
+            let early = judge(&n[..52], Scale::Time, 240, 1.0);
+            let c = l.changes.first();
+            early.changes.is_empty() && c.is_some_and(|c| (48..=53).contains(&c.first) && c.called <= 58)
+        })
+        .count();
+    assert!(found >= 12, "{found} of 20 found within eight nights, none within two");
+}
+
+#[test]
+fn a_count_is_compared_as_a_count() {
+    let mut n: Vec<Night> = (0..20)
+        .map(|_| Night {
+            value: 7.0,
+            loaded: false,
+        })
+        .collect();
+    n[8].value = 6.0;
+    for x in &mut n[14..] {
+        x.value = 6.0;
+    }
+    let l = judge(&n, Scale::Count, 240, 1.0);
+    assert_eq!(
+        l.nights[8],
+        Judged::Outlier,
+        "one night one step fewer is a miss, not a level"
+    );
+    assert_eq!(l.changes.len(), 1);
+    let c = &l.changes[0];
+    assert_eq!((c.first, c.called, c.delta), (14, 15, -1.0));
+    assert_eq!(c.sigmas, None);
+}
+
+#[test]
+fn heavy_tails_widen_the_noise_and_normal_ones_do_not() {
+    let normal: Vec<Vec<f64>> = (0..20)
+        .map(|s| nights(1000.0, 2.0, 60, s).iter().map(|n| n.value).collect())
+        .collect();
+    let f = tail_factor(&normal);
+    assert!(f < 1.25, "{f}");
+    // Every tenth night 8x the noise off: a tail a normal spread misses.
+    let heavy: Vec<Vec<f64>> = normal
+        .iter()
+        .map(|v| {
+            v.iter()
+                .enumerate()
+                .map(|(i, x)| if i % 10 == 3 { x * 1.16 } else { *x })
+                .collect()
+        })
+        .collect();
+    assert!(tail_factor(&heavy) > 1.5, "{}", tail_factor(&heavy));
+    assert_eq!(tail_factor(&normal[..1]), 1.0, "too few differences to say");
+}
+
+/// Of `runs` series of 120 nights with 2% normal noise, each judged as one of
+/// a night's 240 checks: how many nights noise alone called a change on.
+fn false_calls(runs: u64) -> usize {
+    (0..runs)
+        .map(|seed| {
+            judge(&nights(1000.0, 2.0, 120, 1000 + seed), Scale::Time, 240, 1.0)
+                .changes
+                .len()
+        })
+        .sum()
+}
+
+#[test]
+fn noise_alone_calls_about_as_few_changes_as_the_nights_error_rate_allows() {
+    // 300 series x 120 nights at 2% of nights over 240 checks: 3 at the bound.
+    let calls = false_calls(300);
+    assert!(calls <= 4, "{calls} false changes in 36,000 series-nights");
+}
+
+#[test]
+fn a_change_of_four_times_the_noise_is_called_within_two_nights_nearly_always() {
+    let mut within_two = 0;
+    let mut by_next = 0;
+    let trials = 200;
+    for seed in 0..trials {
+        for (sigmas, counter) in [(4.0, &mut within_two), (6.0, &mut by_next)] {
+            let mut n = nights(1000.0, 2.0, 80, 5000 + seed);
+            for x in &mut n[60..] {
+                x.value *= 1.0 + sigmas * 0.02;
+            }
+            let l = judge(&n, Scale::Time, 240, 1.0);
+            let limit = if sigmas == 4.0 { 62 } else { 61 };
+            if l.changes
+                .iter()
+                .any(|c| (59..=61).contains(&c.first) && c.called <= limit)
+            {
+                *counter += 1;
+            }
+        }
+    }
+    assert!(
+        within_two * 100 >= 90 * trials as usize,
+        "4x within two nights: {within_two} of {trials}"
+    );
+    assert!(
+        by_next * 100 >= 95 * trials as usize,
+        "6x by the next night: {by_next} of {trials}"
+    );
+}
