@@ -22,6 +22,16 @@ SUMMARY ?=
 SITE_URL ?=
 # ALLOW_EMPTY=1: a night with nothing to gate (a lane's first nights) passes.
 ALLOW_EMPTY ?=
+# The reviewed file of accepted regressions (default: perf-accepted.toml in
+# PERF_ROOT); FAIL_ON_OPEN=1 keeps the lane red while one is open and not
+# accepted. A lane that shares PERF_ROOT with others gates only its own keys:
+# GATE_ARCH, GATE_MODE, GATE_JOBS; LANE names it in the root's ledger of calls.
+ACCEPTED ?=
+FAIL_ON_OPEN ?=
+GATE_ARCH ?=
+GATE_MODE ?=
+GATE_JOBS ?=
+LANE ?=
 # A file the gate's own exit status is written to (make reports any failed
 # recipe as 2; scripts/nightly.sh reads the gate's 1 or 3 from here).
 GATE_STATUS ?=
@@ -31,7 +41,7 @@ GATE_STATUS ?=
 PERF_PROMETHEUS ?=
 # Handed to the commands through the environment, never spliced into the
 # shell line: a URL's `&` or a path's space stays a character.
-export PERF_ROOT JUNIT SUMMARY SITE_URL GATE_STATUS PERF_PROMETHEUS
+export PERF_ROOT JUNIT SUMMARY SITE_URL GATE_STATUS PERF_PROMETHEUS ACCEPTED GATE_ARCH GATE_MODE GATE_JOBS LANE
 
 .PHONY: perf-report perf-gate perf-ratios perf-publish perf-serve samples test
 
@@ -41,7 +51,9 @@ perf-report:
 # Gates the night: the newest run of every key that started within 24 h of
 # the newest run under PERF_ROOT. Exit 0 passed, 1 regressed, 2 unusable, 3 nothing gated.
 perf-gate:
-	$(PERFREPORT) gate --history "$$PERF_ROOT" $(if $(JUNIT),--junit "$$JUNIT") $(if $(SUMMARY),--summary "$$SUMMARY") $(if $(SITE_URL),--site-url "$$SITE_URL") $(if $(filter 1,$(ALLOW_EMPTY)),--allow-empty); \
+	$(PERFREPORT) gate --history "$$PERF_ROOT" $(if $(JUNIT),--junit "$$JUNIT") $(if $(SUMMARY),--summary "$$SUMMARY") $(if $(SITE_URL),--site-url "$$SITE_URL") $(if $(filter 1,$(ALLOW_EMPTY)),--allow-empty) \
+	  $(if $(ACCEPTED),--accepted "$$ACCEPTED") $(if $(filter 1,$(FAIL_ON_OPEN)),--fail-on-open) \
+	  $(if $(GATE_ARCH),--arch "$$GATE_ARCH") $(if $(GATE_MODE),--mode "$$GATE_MODE") $(if $(GATE_JOBS),--jobs "$$GATE_JOBS") $(if $(LANE),--lane "$$LANE"); \
 	status=$$?; if [ -n "$$GATE_STATUS" ]; then echo $$status > "$$GATE_STATUS"; fi; exit $$status
 
 perf-publish:

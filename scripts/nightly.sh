@@ -13,6 +13,10 @@
 #   SITE_URL      the published site's address, linked from the summary
 #   SITE          the site folder (default site); PUSH=1 and PUBLISH_CMD push it
 #   ALLOW_EMPTY   1: a night with nothing to gate passes (a lane's first nights)
+#   ACCEPTED      the reviewed file of accepted regressions (default PERF_ROOT/perf-accepted.toml)
+#   FAIL_ON_OPEN  1: stay red while a regression is open and not accepted
+#   GATE_ARCH, GATE_MODE, GATE_JOBS  gate only this lane's keys (a root shared by lanes)
+#   LANE          the lane's name in the root's ledger of calls (default: made of the filters)
 #   PERFREPORT    how make runs perfreport (default: cargo run --release)
 #   MAKE          the make to use (default make)
 #
@@ -28,7 +32,8 @@ JUNIT=${JUNIT:-$ARTIFACT_DIR/gate.xml}
 MAKE=${MAKE:-make}
 vars=(PERF_ROOT="$PERF_ROOT" SITE="${SITE:-site}" JUNIT="$JUNIT" SUMMARY="${SUMMARY:-}"
       SITE_URL="${SITE_URL:-}" ALLOW_EMPTY="${ALLOW_EMPTY:-}" PUSH="${PUSH:-}"
-      PUBLISH_CMD="${PUBLISH_CMD:-}")
+      PUBLISH_CMD="${PUBLISH_CMD:-}" ACCEPTED="${ACCEPTED:-}" FAIL_ON_OPEN="${FAIL_ON_OPEN:-}"
+      GATE_ARCH="${GATE_ARCH:-}" GATE_MODE="${GATE_MODE:-}" GATE_JOBS="${GATE_JOBS:-}" LANE="${LANE:-}")
 [ -n "${PERFREPORT:-}" ] && vars+=(PERFREPORT="$PERFREPORT")
 mkdir -p "$ARTIFACT_DIR"
 

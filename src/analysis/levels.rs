@@ -144,6 +144,13 @@ pub(crate) struct Deviation {
     pub(crate) sigmas: f64,
     /// The band a night must leave to be beyond, in percent of the level.
     pub(crate) band_pct: f64,
+    /// Beyond by so much that a next night as far would call a change: what
+    /// a lane is told to watch (a night merely beyond the band is not).
+    pub(crate) decisive: bool,
+    /// The spread of the level's nights (percent of it) and how many: past
+    /// `WIDE_PCT` the series is not judged.
+    pub(crate) spread_pct: f64,
+    pub(crate) n: usize,
 }
 
 /// The threshold, in noise units, a mean of `k` nights (normalised to unit
@@ -407,7 +414,20 @@ struct Basis {
     /// The threshold a window's mean must pass, in noise units, for the
     /// noise's own uncertainty.
     threshold: f64,
+    /// The level's nights spread wider than a gate can carry (`WIDE_PCT`).
+    wide: bool,
+    /// Their spread, percent of the level (a count's: 0).
+    spread_pct: f64,
 }
+
+/// The share of the level nights' spread below which the noise is not
+/// taken to be (see `Judge::basis`).
+const SPREAD_BOUND: f64 = 0.7;
+
+/// A series whose level nights spread wider than this (the median absolute
+/// deviation × 1.4826, percent of the level) carries no judgement: its
+/// nights are what the noise does, whatever their differences say.
+pub(crate) const WIDE_PCT: f64 = crate::analysis::spread::MAX_GATE_SPREAD_PCT;
 
 impl<'a> Judge<'a> {
     fn new(nights: &'a [Night], scale: Scale, threshold: f64) -> Self {
@@ -450,11 +470,27 @@ impl<'a> Judge<'a> {
         }
         let n = v.len();
         let level = median(&mut v)?;
+        // The spread as history states it (`spread::spread_pct`): the median
+        // absolute deviation of the seconds, × 1.4826, in percent of the median.
+        let (at, mut abs_dev) = (self.value_of(level), vec![]);
+        abs_dev.extend(v.iter().map(|y| (self.value_of(*y) - at).abs()));
+        let spread_pct = match self.scale {
+            Scale::Time if at > 0.0 => {
+                100.0 * median(&mut abs_dev).unwrap_or(0.0) * crate::analysis::spread::MAD_TO_SIGMA / at
+            }
+            _ => 0.0,
+        };
+        let spread = (spread_pct / 100.0).ln_1p();
+        let wide = spread_pct > WIDE_PCT;
         let (sigma, floor, threshold) = match self.scale {
             Scale::Count => (0.0, 0.5, 0.0),
             Scale::Time => {
                 let (m, sigma) = self.noise?;
                 let resolution = (TIME_RESOLUTION_S / level.exp().max(1e-9)).max(MIN_CHANGE_PCT / 100.0);
+                // Night-to-night differences of a series that takes few
+                // distinct values (whole seconds, a cycle) can make Qn 0:
+                // the level's own spread bounds the noise from below then.
+                let sigma = sigma.max(SPREAD_BOUND * spread);
                 (
                     sigma * self.tail,
                     resolution.ln_1p(),
@@ -468,6 +504,8 @@ impl<'a> Judge<'a> {
             sigma,
             floor,
             threshold,
+            wide,
+            spread_pct,
         })
     }
 
@@ -498,7 +536,7 @@ impl<'a> Judge<'a> {
             self.out.push(Judged::Loaded);
             return;
         }
-        let Some(b) = basis else {
+        let Some(b) = basis.filter(|b| !b.wide) else {
             self.out.push(Judged::Unjudged);
             self.difference(i);
             return;
@@ -668,6 +706,14 @@ impl<'a> Judge<'a> {
                 Scale::Time => 100.0 * b.floor.max(EACH_BEYOND * b.sigma).exp_m1(),
                 Scale::Count => 0.0,
             },
+            decisive: {
+                let dev = (self.y[i] - b.level).abs();
+                // The two-night window's test, with both nights here.
+                let sd = b.sigma * (0.5 + 1.57 / b.n as f64).sqrt();
+                self.beyond(dev, b) && dev >= b.floor && (self.scale == Scale::Count || dev > b.threshold * sd)
+            },
+            spread_pct: b.spread_pct,
+            n: b.n,
         }
     }
 

@@ -238,7 +238,17 @@ fn last_byte(file: &Path) -> Option<u8> {
 
 /// `gate RUN_DIR`: one run, against its history or an expectations file.
 fn gate_one(args: &Args, history: Option<&Path>) -> anyhow::Result<u8> {
-    let v = figures_of(&args.run.run_dir()?)?;
+    let run_dir = args.run.run_dir()?;
+    if let (Some(root), None) = (history, &args.expect) {
+        // A run under the root is gated as the nightly gate judged its night.
+        let all = history_runs(root)?;
+        let accepted = args.accepted.clone().unwrap_or_else(|| root.join(ACCEPTED_FILE));
+        let opts = GateOptions::with_accepted(&accepted).map_err(anyhow::Error::msg)?;
+        if let Some(r) = night::gate_in_root(&all, root, &run_dir, &opts) {
+            return print_one(args, &r);
+        }
+    }
+    let v = figures_of(&run_dir)?;
     let (earlier_runs, bands) = match history {
         None => (0, None),
         Some(h) => {
@@ -260,10 +270,15 @@ fn gate_one(args: &Args, history: Option<&Path>) -> anyhow::Result<u8> {
         old.history_bands = bands;
     }
     let r = perfreport::gate::gate(&v, &old);
+    print_one(args, &r)
+}
+
+/// One run's gate report, as JSON or for a terminal, and its exit status.
+fn print_one(args: &Args, r: &perfreport::gate::GateReport) -> anyhow::Result<u8> {
     if args.json {
-        print_json(&r)?;
+        print_json(r)?;
     } else {
-        print!("{}", quote_lines(&printed(&Text::default(), &r)?));
+        print!("{}", quote_lines(&printed(&Text::default(), r)?));
     }
     Ok(if r.refused.is_some() {
         EXIT_UNUSABLE

@@ -154,10 +154,34 @@ fn check(
         c.verdict = format!("ungateable: {why}");
         return c;
     };
+    let mine = |r: &&Regression| r.shift.target == target && r.shift.metric == metric;
+    let earlier = regressions
+        .iter()
+        .filter(mine)
+        .filter(|r| r.shift.at.2 < at && !matches!(r.state, State::Recovered { .. }))
+        .next_back();
     let Some((said, dev)) = k.said(target, metric, at) else {
-        c.verdict = format!("not gateable: {}", no_level_why(at));
+        c.verdict = match earlier {
+            Some(r) => {
+                c.regression = Some(r.clone());
+                format!(
+                    "open since {} (night {}; too few nights at the new level to judge this one)",
+                    r.shift.first, r.nights
+                )
+            }
+            None => format!("not gateable: {}", no_level_why(at)),
+        };
         return c;
     };
+    if dev.spread_pct > levels::WIDE_PCT {
+        c.verdict = format!(
+            "not gateable: spread {}% over {} (over {}%: too wide to resolve a change)",
+            crate::fmt::fixed(dev.spread_pct, 1),
+            crate::fmt::counted(dev.n as u64, "run", "runs"),
+            levels::WIDE_PCT
+        );
+        return c;
+    }
     c.expected = Some(round(dev.level));
     c.drift_pct = Some((dev.change_pct * 10.0).round() / 10.0).filter(|d| d.is_finite());
     c.band_pct = Some((dev.band_pct * 10.0).round() / 10.0);
@@ -171,28 +195,16 @@ fn check(
         "its count since its last change".into()
     };
     let worse_side = (x > dev.level) == metric.lower_is_better();
-    let mine = |r: &&Regression| r.shift.target == target && r.shift.metric == metric;
     let tonight = regressions.iter().filter(mine).find(|r| r.shift.at.2 == at);
-    let earlier = regressions
-        .iter()
-        .filter(mine)
-        .filter(|r| r.shift.at.2 < at && !matches!(r.state, State::Recovered { .. }))
-        .next_back();
     c.verdict = match (said, tonight, earlier) {
         (_, Some(r), _) => {
+            c.band_from = r.shift.describe();
             c.why = Some(r.check_why());
             c.regression = Some(r.clone());
             match (&r.state, opts.called_elsewhere.get(&r.shift.id)) {
                 (State::Accepted { note }, _) => format!("accepted: {note}"),
                 (_, Some(lane)) => format!("open since {} (called by lane {lane})", r.shift.first),
                 _ => "REGRESSION".into(),
-            }
-        }
-        (_, None, Some(r)) => {
-            c.regression = Some(r.clone());
-            match &r.state {
-                State::Accepted { note } => format!("accepted since {}: {note}", r.shift.first),
-                _ => format!("open since {} (night {} at its new level)", r.shift.first, r.nights),
             }
         }
         (Judged::Loaded, ..) => {
@@ -207,13 +219,37 @@ fn check(
                     .unwrap_or("its node ended the run loaded beyond its cores")
             )
         }
-        (Judged::Watched, ..) if worse_side => {
+        (Judged::Watched, ..) if worse_side && dev.decisive => {
+            c.why = night_before(k, target, metric, at).map(|before| {
+                let cause = crate::history::regressions::cause(target, metric, before, run);
+                crate::history::why::CheckWhy {
+                    against: before.stamp.clone(),
+                    text: format!("against {}: {}", crate::escape::md_text(&before.stamp), cause.why),
+                    steps: cause.steps,
+                    revision_before: cause.revision_before,
+                    revision_after: cause.revision_after,
+                }
+            });
             "watch: one night beyond its level; the next night confirms a change or leaves it an outlier".into()
+        }
+        (_, None, Some(r)) => {
+            c.regression = Some(r.clone());
+            match &r.state {
+                State::Accepted { note } => format!("accepted since {}: {note}", r.shift.first),
+                _ => format!("open since {} (night {} at its new level)", r.shift.first, r.nights),
+            }
         }
         (Judged::Changed | Judged::Confirmed, ..) if !worse_side => "improved".into(),
         _ => "ok".into(),
     };
     c
+}
+
+/// The series' night before run `at` (the pair a watched night is told from).
+fn night_before<'a>(k: &KeyJudged<'a>, target: &str, metric: Metric, at: usize) -> Option<&'a Figures> {
+    let s = k.series.get(&(target.to_string(), metric))?;
+    let n = s.night_of(at)?;
+    Some(k.runs[*s.runs.get(n.checked_sub(1)?)?])
 }
 
 fn fmt_pct(p: f64) -> String {

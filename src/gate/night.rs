@@ -125,10 +125,32 @@ impl GatedRun {
                     .collect();
                 format!("regressed: {}", named.join(", "))
             }
-            Verdict::Passed => format!(
-                "passed ({})",
-                crate::fmt::counted(self.checked as u64, "check", "checks")
-            ),
+            Verdict::Passed => {
+                let mut line = format!(
+                    "passed ({})",
+                    crate::fmt::counted(self.checked as u64, "check", "checks")
+                );
+                // What a green night still carries: a night beyond its level
+                // (tomorrow tells), a change called earlier, a loaded node.
+                for (word, prefix) in [("watch", "watch"), ("open", "open since"), ("loaded", "loaded")] {
+                    let named: Vec<String> = self
+                        .checks
+                        .iter()
+                        .filter(|c| c.verdict.starts_with(prefix))
+                        .map(|c| {
+                            let drift = c
+                                .drift_pct
+                                .map(|d| format!(" {}", super::shown_drift(d)))
+                                .unwrap_or_default();
+                            format!("{} {}{drift}", c.target, c.metric)
+                        })
+                        .collect();
+                    if !named.is_empty() {
+                        line.push_str(&format!("; {word}: {}", named.join(", ")));
+                    }
+                }
+                line
+            }
             Verdict::NotGated => format!("not gated: {}", self.not_gated.as_deref().unwrap_or("no check ran")),
         };
         if self.unmeasured.is_empty() {
@@ -302,6 +324,36 @@ pub(crate) fn gate_run(all: &[Figures], judged: &[KeyJudged], run: &Figures, opt
         );
     }
     gate_judged(k, at, opts)
+}
+
+/// Gates the run in folder `run_dir` as the night it was judged on, when it
+/// is among the runs of `root` (`all`): the verdict the nightly gate gave or
+/// would give it. `None` when the run is not under the root.
+pub fn gate_in_root(
+    all: &[Figures],
+    root: &std::path::Path,
+    run_dir: &std::path::Path,
+    opts: &GateOptions,
+) -> Option<super::GateReport> {
+    let want = std::fs::canonicalize(run_dir).ok()?;
+    let run = all
+        .iter()
+        .find(|r| std::fs::canonicalize(root.join(&r.dir)).is_ok_and(|p| p == want))?;
+    let judged = judge_all(all);
+    let g = gate_run(all, &judged, run, opts);
+    Some(super::GateReport {
+        run: run.stamp.clone(),
+        tool: crate::figures::Tool::this(),
+        provenance: run.provenance.clone(),
+        refused: None,
+        against: match &g.not_gated {
+            Some(why) if g.checks.is_empty() => format!("history: not gated: {why}"),
+            _ => g.against.clone(),
+        },
+        checked: g.checked,
+        regressions: g.regressions,
+        checks: g.checks,
+    })
 }
 
 /// The targets the runs before measured (a total) that `run` did not, each

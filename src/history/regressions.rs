@@ -340,6 +340,54 @@ pub(crate) struct Regression {
     pub(crate) nights: usize,
 }
 
+impl Shift {
+    /// The change in words: "a change of level from 20261201: 16m40s → 20m20s,
+    /// 41× its noise of 0.5% (last before it: 20261130)".
+    pub(crate) fn describe(&self) -> String {
+        let name = self.metric.name();
+        let noise = match (self.sigmas, self.noise_pct) {
+            (Some(k), Some(p)) => format!(
+                ", {}× its noise of {}%",
+                crate::fmt::fixed(k, 1),
+                crate::fmt::fixed(p, 2)
+            ),
+            _ => String::new(),
+        };
+        format!(
+            "a change of level from {}: {} → {}{noise} (last before it: {})",
+            self.first,
+            crate::fmt::metric(name, self.before),
+            crate::fmt::metric(name, self.after),
+            self.last_before
+        )
+    }
+}
+
+impl Regression {
+    /// In words: "pytorch build_s +22.0% (1000 s → 1220 s) since 20261201, night 3, open".
+    pub(crate) fn line(&self) -> String {
+        let s = &self.shift;
+        let sizes = format!(
+            "{} → {}",
+            crate::fmt::metric(s.metric.name(), s.before),
+            crate::fmt::metric(s.metric.name(), s.after)
+        );
+        let state = match &self.state {
+            State::Open => "open".to_string(),
+            State::Recovered { on } => format!("recovered on {on}"),
+            State::Accepted { note } => format!("accepted: {note}"),
+        };
+        format!(
+            "{} {} {} ({sizes}) since {}, night {}, {state}",
+            s.target,
+            s.metric,
+            crate::gate::shown_drift(s.change_pct),
+            s.first,
+            self.nights
+        )
+    }
+}
+
 /// The reviewed file of accepted regressions (`perf-accepted.toml`):
 ///
 /// ```toml

@@ -331,13 +331,29 @@ fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target:
             },
         );
     }
-    let change_points: Vec<ChangePoint> = shifts.iter().map(|s| ChangePoint::of(s)).collect();
-    let step = shifts.last().map(|s| StepView {
+    // In hindsight each side's level is its whole stretch's median (the
+    // level line), not only the nights known when the change was called.
+    let level_at = |run: usize| points.iter().find(|p| p.run == run).map(|p| p.level);
+    let change_points: Vec<ChangePoint> = shifts
+        .iter()
+        .map(|s| {
+            let mut c = ChangePoint::of(s);
+            if let (Some(b), Some(a)) = (level_at(s.at.0), level_at(s.at.1)) {
+                c.before_median = b;
+                c.after_median = a;
+                if let Some(pct) = spread::change_pct(a, b) {
+                    c.delta_pct = r1(pct);
+                }
+            }
+            c
+        })
+        .collect();
+    let step = shifts.last().zip(change_points.last()).map(|(s, c)| StepView {
         stamp: s.first.clone(),
         run: s.at.1,
-        before: s.before,
-        after: s.after,
-        change_pct: s.change_pct,
+        before: c.before_median,
+        after: c.after_median,
+        change_pct: c.delta_pct,
     });
     let change_point = change_points.last().cloned();
     if change_point.is_none() {

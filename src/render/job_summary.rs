@@ -37,12 +37,13 @@ impl Export<Night> for JobSummary<'_> {
 
 fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
     let regressed = night.runs.iter().filter(|r| r.verdict == Verdict::Regressed).count();
+    let gated = night.runs.iter().filter(|r| r.verdict != Verdict::NotGated).count();
     let headline = if night.regressions > 0 {
         format!(
             "{} in {} of {}",
             crate::fmt::counted(night.regressions as u64, "regression", "regressions"),
             regressed,
-            crate::fmt::counted(night.runs.len() as u64, "gated run", "gated runs")
+            crate::fmt::counted(gated as u64, "gated run", "gated runs")
         )
     } else if night.checked > 0 {
         format!(
@@ -122,6 +123,16 @@ fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
             s.push_str("\nWhy it moved:\n\n");
             s.push_str(&whys.concat());
         }
+    }
+    let open: Vec<String> = night
+        .runs
+        .iter()
+        .flat_map(|r| r.open.iter())
+        .map(|o| format!("- {} ({})\n", md_text(&o.line()), md_code(&o.shift.id)))
+        .collect();
+    if !open.is_empty() {
+        s.push_str("\nOpen since an earlier night (red on the night each was called; accept one in perf-accepted.toml by its id):\n\n");
+        s.push_str(&open.concat());
     }
     s.push('\n');
     s

@@ -147,7 +147,7 @@ fn checks_table(checks: &[Check]) -> String {
         if let Some(why) = &c.why {
             s.push_str(&format!("    why: {}\n", quote(&why.text)));
         }
-        if let Some(why) = &c.rests_on_loaded {
+        if let Some(why) = c.rests_on_loaded.as_ref().filter(|_| c.is_regression()) {
             s.push_str(&format!(
                 "    ⚠ this regression rests on a loaded run: {}\n",
                 quote(why)
@@ -178,6 +178,9 @@ fn night(n: &Night, allow_empty: bool) -> String {
             s.push_str(&format!("  against {}\n", quote(&r.against)));
         }
         s.push_str(&checks_table(&r.checks));
+        for o in &r.open {
+            s.push_str(&format!("  open: {} (id {})\n", quote(&o.line()), quote(&o.shift.id)));
+        }
     }
     if !n.keys_outside.is_empty() {
         s.push_str(&format!(
