@@ -92,17 +92,29 @@
       text(svg, (L + W) / 2, H / 2, "no run measured it", "why", "middle");
       return svg;
     }
-    var step = target.steps[metric];
-    if (step !== undefined) {
-      var sx = (x(step - 1) + x(step)) / 2;
+    // Each change of level: a dashed line where the new level starts.
+    var changes = (target.changes && target.changes[metric]) || [];
+    changes.forEach(function (c, k) {
+      var sx = (x(c - 1) + x(c)) / 2;
       el("line", { x1: sx, y1: T, x2: sx, y2: H - B, "class": "step" }, svg);
-      var right = sx > W / 2;
-      text(svg, right ? sx - 4 : sx + 4, T + 10, "step from " + day(key, step), "tick", right ? "end" : "start");
-    }
+      if (k === changes.length - 1) {
+        var right = sx > W / 2;
+        text(svg, right ? sx - 4 : sx + 4, T + 10, "level from " + day(key, c), "tick", right ? "end" : "start");
+      }
+    });
+    // The level line: each stretch between changes at its median, stepping
+    // at the change itself (not nights after it, as a running median would).
     var d = "";
-    pts.forEach(function (p, i) {
-      var recent = pts.slice(Math.max(0, i + 1 - data.running), i + 1).map(function (q) { return q[1]; });
-      d += (i ? "L" : "M") + x(p[0]).toFixed(1) + " " + y(median(recent)).toFixed(1);
+    var from = 0;
+    changes.concat([n]).forEach(function (to) {
+      var stretch = pts.filter(function (p) { return p[0] >= from && p[0] < to; });
+      if (stretch.length) {
+        var level = median(stretch.map(function (p) { return p[1]; }));
+        stretch.forEach(function (p, i) {
+          d += (d && i ? "L" : "M") + x(p[0]).toFixed(1) + " " + y(level).toFixed(1);
+        });
+      }
+      from = to;
     });
     el("path", { d: d, "class": "median" }, svg);
     pts.forEach(function (p) {

@@ -1,6 +1,6 @@
 //! What repeated runs of one metric say: its median, its robust spread, the
-//! band a gate may draw from that spread, a step in its level, a running
-//! median for charts. Pure functions over the metric's values, oldest first.
+//! band a gate may draw from that spread, a step in its level (for a run
+//! gated against a root it is not under). Pure functions over the metric's values, oldest first.
 //!
 //! The spread is the median absolute deviation (MAD) scaled by 1.4826, so it
 //! estimates the standard deviation of normal noise while one outlier (a
@@ -47,9 +47,6 @@ pub(crate) fn time_band_floor_pct(median: f64) -> f64 {
         MIN_BAND_PCT
     }
 }
-
-/// The running median of a chart looks back over this many points.
-pub(crate) const RUNNING: usize = 5;
 
 /// The median; `None` for no values. Non-finite values must not be passed.
 pub(crate) fn median(values: &[f64]) -> Option<f64> {
@@ -185,13 +182,6 @@ pub(crate) fn find_step(values: &[f64]) -> Option<Step> {
     })
 }
 
-/// The median of each point and the RUNNING - 1 before it.
-pub(crate) fn running_median(values: &[f64]) -> Vec<f64> {
-    (0..values.len())
-        .filter_map(|i| median(&values[(i + 1).saturating_sub(RUNNING)..=i]))
-        .collect()
-}
-
 /// `x` against `reference` in percent; `None` when that is no number.
 pub(crate) fn change_pct(x: f64, reference: f64) -> Option<f64> {
     (reference != 0.0)
@@ -298,13 +288,6 @@ mod tests {
         assert_eq!(time_band_floor_pct(1000.0), 1.0);
         assert_eq!(time_band_floor_pct(100.0), 5.0);
         assert_eq!(time_band_floor_pct(0.0), MIN_BAND_PCT, "no median, no resolution share");
-    }
-
-    #[test]
-    fn running_median_looks_back_five_points() {
-        let r = running_median(&[1.0, 9.0, 2.0, 8.0, 3.0, 7.0]);
-        // 1 | 1,9 | 1,9,2 | 1,9,2,8 | 1,9,2,8,3 | 9,2,8,3,7
-        assert_eq!(r, vec![1.0, 5.0, 2.0, 5.0, 3.0, 7.0]);
     }
 
     #[test]

@@ -158,8 +158,7 @@ fn check(
     let earlier = regressions
         .iter()
         .filter(mine)
-        .filter(|r| r.shift.at.2 < at && !matches!(r.state, State::Recovered { .. }))
-        .next_back();
+        .rfind(|r| r.shift.at.2 < at && !matches!(r.state, State::Recovered { .. }));
     let Some((said, dev)) = k.said(target, metric, at) else {
         c.verdict = match earlier {
             Some(r) => {
@@ -196,7 +195,33 @@ fn check(
     };
     let worse_side = (x > dev.level) == metric.lower_is_better();
     let tonight = regressions.iter().filter(mine).find(|r| r.shift.at.2 == at);
-    c.verdict = match (said, tonight, earlier) {
+    let on = On { k, at, target, metric };
+    c.verdict = verdict(&mut c, &on, (said, dev), tonight, earlier, worse_side, opts);
+    c
+}
+
+/// The night and the series a check is on.
+struct On<'k, 'a> {
+    k: &'k KeyJudged<'a>,
+    at: usize,
+    target: &'k str,
+    metric: Metric,
+}
+
+/// A judged check's verdict: called tonight, loaded, watched, open or
+/// accepted since an earlier night, improved, or at its level.
+fn verdict(
+    c: &mut Check,
+    on: &On,
+    (said, dev): (Judged, &levels::Deviation),
+    tonight: Option<&Regression>,
+    earlier: Option<&Regression>,
+    worse_side: bool,
+    opts: &GateOptions,
+) -> String {
+    let (k, at, target, metric) = (on.k, on.at, on.target, on.metric);
+    let run = k.runs[at];
+    match (said, tonight, earlier) {
         (_, Some(r), _) => {
             c.band_from = r.shift.describe();
             c.why = Some(r.check_why());
@@ -241,8 +266,7 @@ fn check(
         }
         (Judged::Changed | Judged::Confirmed, ..) if !worse_side => "improved".into(),
         _ => "ok".into(),
-    };
-    c
+    }
 }
 
 /// The series' night before run `at` (the pair a watched night is told from).

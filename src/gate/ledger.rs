@@ -52,7 +52,7 @@ impl Lane {
 }
 
 /// The ledger's name under the root.
-pub const FILE: &str = ".perf-gate-calls.json";
+pub(crate) const FILE: &str = ".perf-gate-calls.json";
 
 /// The most bytes a ledger may be: tens of thousands of calls.
 const MAX_BYTES: u64 = 8 << 20;

@@ -34,9 +34,12 @@ impl Series {
     }
 }
 
+/// A series' scale and its nights, each with its index into the key's runs.
+type SeriesNights = (Scale, Vec<(usize, Night)>);
+
 /// Judges every series of a key's `runs` (oldest first, none left out).
 pub(crate) fn judge_key<'a>(key: Key, runs: Vec<&'a Figures>) -> KeyJudged<'a> {
-    let mut points: BTreeMap<(String, Metric), (Scale, Vec<(usize, Night)>)> = BTreeMap::new();
+    let mut points: BTreeMap<(String, Metric), SeriesNights> = BTreeMap::new();
     for (i, r) in runs.iter().enumerate() {
         for (name, t) in &r.targets {
             for m in Metric::TARGET {
@@ -54,7 +57,7 @@ pub(crate) fn judge_key<'a>(key: Key, runs: Vec<&'a Figures>) -> KeyJudged<'a> {
             }
         }
     }
-    let (keys, series): (Vec<(String, Metric)>, Vec<(Scale, Vec<(usize, Night)>)>) = points.into_iter().unzip();
+    let (keys, series): (Vec<(String, Metric)>, Vec<SeriesNights>) = points.into_iter().unzip();
     let judged = levels::judge_together(&series);
     let series = keys
         .into_iter()
@@ -381,7 +384,7 @@ impl Regression {
             "{} {} {} ({sizes}) since {}, night {}, {state}",
             s.target,
             s.metric,
-            crate::gate::shown_drift(s.change_pct),
+            crate::fmt::change(s.change_pct, 1),
             s.first,
             self.nights
         )
@@ -414,7 +417,7 @@ struct AcceptedEntry {
 
 impl Accepted {
     /// Reads an accepted file's text; the error names the line.
-    pub fn parse(text: &str) -> Result<Accepted, String> {
+    pub(crate) fn parse(text: &str) -> Result<Accepted, String> {
         toml::from_str(text).map_err(|e| e.to_string())
     }
 

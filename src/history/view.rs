@@ -303,51 +303,8 @@ fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target:
         why_null.insert("newest_vs_median_pct".into(), "the median is 0".into());
     }
     level_lines(&mut points, shifts);
-    let levels = judged.series.get(&(target.to_string(), metric)).map(|s| &s.levels);
-    let level = levels.and_then(|l| l.level).map(|(x, _)| crate::figures::ms(x));
-    let noise_pct = levels
-        .and_then(|l| l.noise_pct)
-        .filter(|_| metric.is_time())
-        .map(|x| (x * 100.0).round() / 100.0);
-    let vs_level = newest.zip(level).and_then(|(x, l)| spread::change_pct(x, l));
-    if median.is_some() {
-        if level.is_none() {
-            why_null.insert("level".into(), "too few nights since its last change of level".into());
-            why_null.insert("newest_vs_level_pct".into(), "no level yet".into());
-        } else if vs_level.is_none() {
-            why_null.insert("newest_vs_level_pct".into(), "the level is 0".into());
-        }
-    }
-    if noise_pct.is_none() {
-        why_null.insert(
-            "noise_pct".into(),
-            if metric.is_time() {
-                format!(
-                    "fewer than {} night-to-night differences to measure its noise",
-                    crate::analysis::levels::MIN_DIFFS
-                )
-            } else {
-                "a count has no noise: it is compared as a count".into()
-            },
-        );
-    }
-    // In hindsight each side's level is its whole stretch's median (the
-    // level line), not only the nights known when the change was called.
-    let level_at = |run: usize| points.iter().find(|p| p.run == run).map(|p| p.level);
-    let change_points: Vec<ChangePoint> = shifts
-        .iter()
-        .map(|s| {
-            let mut c = ChangePoint::of(s);
-            if let (Some(b), Some(a)) = (level_at(s.at.0), level_at(s.at.1)) {
-                c.before_median = b;
-                c.after_median = a;
-                if let Some(pct) = spread::change_pct(a, b) {
-                    c.delta_pct = r1(pct);
-                }
-            }
-            c
-        })
-        .collect();
+    let (level, noise_pct, vs_level) = level_figures(judged, target, metric, newest, median.is_some(), &mut why_null);
+    let change_points = change_points_of(&points, shifts);
     let step = shifts.last().zip(change_points.last()).map(|(s, c)| StepView {
         stamp: s.first.clone(),
         run: s.at.1,
@@ -382,7 +339,7 @@ fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target:
         newest_vs_median_pct: vs.map(r1),
         level,
         noise_pct,
-        newest_vs_level_pct: vs_level.map(r1),
+        newest_vs_level_pct: vs_level,
         step,
         loaded,
         change_point,
@@ -390,6 +347,66 @@ fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target:
         points,
         why_null,
     }
+}
+
+/// The level the newest night is judged against, its noise, and the newest
+/// night against it, each with why it is `null`.
+fn level_figures(
+    judged: &KeyJudged,
+    target: &str,
+    metric: Metric,
+    newest: Option<f64>,
+    measured: bool,
+    why_null: &mut BTreeMap<String, String>,
+) -> (Option<f64>, Option<f64>, Option<f64>) {
+    let levels = judged.series.get(&(target.to_string(), metric)).map(|s| &s.levels);
+    let level = levels.and_then(|l| l.level).map(|(x, _)| crate::figures::ms(x));
+    let noise_pct = levels
+        .and_then(|l| l.noise_pct)
+        .filter(|_| metric.is_time())
+        .map(|x| (x * 100.0).round() / 100.0);
+    let vs_level = newest.zip(level).and_then(|(x, l)| spread::change_pct(x, l));
+    if measured {
+        if level.is_none() {
+            why_null.insert("level".into(), "too few nights since its last change of level".into());
+            why_null.insert("newest_vs_level_pct".into(), "no level yet".into());
+        } else if vs_level.is_none() {
+            why_null.insert("newest_vs_level_pct".into(), "the level is 0".into());
+        }
+    }
+    if noise_pct.is_none() {
+        let why = if metric.is_time() {
+            format!(
+                "fewer than {} night-to-night differences to measure its noise",
+                crate::analysis::levels::MIN_DIFFS
+            )
+        } else {
+            "a count has no noise: it is compared as a count".into()
+        };
+        why_null.insert("noise_pct".into(), why);
+    }
+    (level, noise_pct, vs_level.map(r1))
+}
+
+/// The series' changes of level as history.json gives them: in hindsight
+/// each side's level is its whole stretch's median (the level line), not
+/// only the nights known when the change was called.
+fn change_points_of(points: &[Point], shifts: &[&Shift]) -> Vec<ChangePoint> {
+    let level_at = |run: usize| points.iter().find(|p| p.run == run).map(|p| p.level);
+    shifts
+        .iter()
+        .map(|s| {
+            let mut c = ChangePoint::of(s);
+            if let (Some(b), Some(a)) = (level_at(s.at.0), level_at(s.at.1)) {
+                c.before_median = b;
+                c.after_median = a;
+                if let Some(pct) = spread::change_pct(a, b) {
+                    c.delta_pct = r1(pct);
+                }
+            }
+            c
+        })
+        .collect()
 }
 
 /// Each point's level: the median of its stretch between changes of level.

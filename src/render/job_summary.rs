@@ -35,6 +35,22 @@ impl Export<Night> for JobSummary<'_> {
     }
 }
 
+/// The regressions open since an earlier night, each with its id.
+fn open_list(night: &Night) -> String {
+    let open: Vec<String> = night
+        .runs
+        .iter()
+        .flat_map(|r| r.open.iter())
+        .map(|o| format!("- {} ({})\n", md_text(&o.line()), md_code(&o.shift.id)))
+        .collect();
+    if open.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("\nOpen since an earlier night (red on the night each was called; accept one in perf-accepted.toml by its id):\n\n");
+    s.push_str(&open.concat());
+    s
+}
+
 fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
     let regressed = night.runs.iter().filter(|r| r.verdict == Verdict::Regressed).count();
     let gated = night.runs.iter().filter(|r| r.verdict != Verdict::NotGated).count();
@@ -124,16 +140,7 @@ fn summary(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
             s.push_str(&whys.concat());
         }
     }
-    let open: Vec<String> = night
-        .runs
-        .iter()
-        .flat_map(|r| r.open.iter())
-        .map(|o| format!("- {} ({})\n", md_text(&o.line()), md_code(&o.shift.id)))
-        .collect();
-    if !open.is_empty() {
-        s.push_str("\nOpen since an earlier night (red on the night each was called; accept one in perf-accepted.toml by its id):\n\n");
-        s.push_str(&open.concat());
-    }
+    s.push_str(&open_list(night));
     s.push('\n');
     s
 }

@@ -1,10 +1,10 @@
 //! One SVG per key: small multiples, a panel per target with total and build
 //! per run (both durations, so one y axis per panel, never two), each with
-//! its running median; a loaded point ringed in red, a step marked where it
-//! starts. Every panel of a key shares one y scale, in round minutes (hours
+//! its level line (the median of each stretch between changes of level,
+//! stepping where the change lands); a loaded point ringed in red, each
+//! change of level marked where it starts. Every panel of a key shares one y scale, in round minutes (hours
 //! past three), and the x axis names the runs' days.
 
-use crate::analysis::spread;
 use crate::error::Result;
 use crate::figures::Metric;
 use crate::history::view::{KeyView, MetricView};
@@ -31,11 +31,11 @@ pub(crate) fn draw(key: &KeyView) -> Result<String> {
         LegendEntry::new("total per run", Swatch::Dot(rgb(0))),
         LegendEntry::new("build per run", Swatch::Dot(rgb(1))),
         LegendEntry::new(
-            format!("running median of {} runs", spread::RUNNING),
+            "level: the median between changes",
             Swatch::Line(RGBColor(110, 110, 110)),
         ),
         LegendEntry::new("loaded: node past its cores at the end", Swatch::Dot(LOADED)),
-        LegendEntry::new("step: a change of level starts", Swatch::Dashed(RGBColor(0, 0, 0))),
+        LegendEntry::new("a change of level starts", Swatch::Dashed(RGBColor(0, 0, 0))),
     ];
     let legend = Legend::new(entries, WIDTH - LEFT as u32 - 12);
     let rows = key.targets.len().div_ceil(COLUMNS).max(1) as u32;
@@ -170,16 +170,15 @@ fn panel(
         .draw()?;
     for (m, _, c) in &series {
         let colour = rgb(*c);
-        // The running median is of every point, so the window's first ones have their past.
-        let medians = spread::running_median(&m.points.iter().map(|p| p.value).collect::<Vec<_>>());
+        // The level line steps at each change of level, where it happens.
         let shown: Vec<(&crate::history::view::Point, f64)> = m
             .points
             .iter()
-            .zip(medians)
-            .filter(|(p, _)| runs.contains(&p.run))
+            .filter(|p| runs.contains(&p.run))
+            .map(|p| (p, p.level))
             .collect();
         let xy = |p: &crate::history::view::Point, v: f64| (p.run as f64, (v / scale.unit).clamp(0.0, ymax));
-        let line: Vec<(f64, f64)> = shown.iter().map(|(p, med)| xy(p, *med)).collect();
+        let line: Vec<(f64, f64)> = shown.iter().map(|(p, level)| xy(p, *level)).collect();
         chart.draw_series(LineSeries::new(line, colour.stroke_width(2)))?;
         chart.draw_series(
             shown
@@ -188,8 +187,16 @@ fn panel(
         )?;
         let loaded = shown.iter().filter(|(p, _)| p.loaded == Some(true));
         chart.draw_series(loaded.map(|(p, _)| Circle::new(xy(p, p.value), 6, LOADED.stroke_width(2))))?;
-        if let Some(s) = m.step.as_ref().filter(|s| runs.contains(&s.run)) {
-            let x = s.run as f64 - 0.5;
+        for c in &m.change_points {
+            let Some(at) = key
+                .runs
+                .iter()
+                .position(|r| *r == c.stamp)
+                .filter(|at| runs.contains(at))
+            else {
+                continue;
+            };
+            let x = at as f64 - 0.5;
             chart.draw_series(DashedLineSeries::new(
                 vec![(x, 0.0), (x, ymax)],
                 5,

@@ -16,8 +16,6 @@ const JS: &str = include_str!("../../../assets/history.js");
 
 #[derive(Serialize)]
 struct PageData<'a> {
-    /// The running median's window, as the static charts draw it.
-    running: usize,
     metrics: [crate::figures::Metric; 5],
     keys: Vec<PageKey<'a>>,
 }
@@ -40,8 +38,8 @@ struct PageTarget<'a> {
     loaded: String,
     /// Per metric, one value per run (null: not measured), to 0.1.
     values: BTreeMap<&'a str, Vec<Option<f64>>>,
-    /// Per metric, the run a step starts at.
-    steps: BTreeMap<&'a str, usize>,
+    /// Per metric, the run each change of level starts at, oldest first.
+    changes: BTreeMap<&'a str, Vec<usize>>,
     /// Its most expensive step across the runs, and its seconds per run (null: not kept that run).
     slowest_step: Option<(&'a str, Vec<Option<f64>>)>,
 }
@@ -53,7 +51,7 @@ fn page_key(k: &KeyView) -> PageKey<'_> {
         .map(|(name, metrics)| {
             let mut loaded = vec![b'-'; k.runs.len()];
             let mut values = BTreeMap::new();
-            let mut steps = BTreeMap::new();
+            let mut changes = BTreeMap::new();
             for (m, v) in metrics {
                 let mut row = vec![None; k.runs.len()];
                 for p in &v.points {
@@ -69,8 +67,13 @@ fn page_key(k: &KeyView) -> PageKey<'_> {
                     }
                 }
                 values.insert(m.name(), row);
-                if let Some(s) = &v.step {
-                    steps.insert(m.name(), s.run);
+                let at: Vec<usize> = v
+                    .change_points
+                    .iter()
+                    .filter_map(|c| k.runs.iter().position(|r| *r == c.stamp))
+                    .collect();
+                if !at.is_empty() {
+                    changes.insert(m.name(), at);
                 }
             }
             let slowest_step = k.step_durations.get(name.as_str()).and_then(|l| l.first()).map(|l| {
@@ -87,7 +90,7 @@ fn page_key(k: &KeyView) -> PageKey<'_> {
                 name,
                 loaded: String::from_utf8_lossy(&loaded).into_owned(),
                 values,
-                steps,
+                changes,
             }
         })
         .collect();
@@ -124,7 +127,6 @@ pub(crate) fn render(view: &HistoryView) -> Result<String> {
         }
     }
     let data = PageData {
-        running: crate::analysis::spread::RUNNING,
         metrics: crate::figures::Metric::TARGET,
         keys: view.keys.iter().map(page_key).collect(),
     };
