@@ -11,6 +11,7 @@
 
 pub mod index;
 pub mod night;
+pub(crate) mod unjudged;
 
 use crate::compare::comparable::{comparable, Comparability};
 use crate::figures::{Figures, Metric, Provenance};

@@ -367,7 +367,8 @@ pub fn gate_night(all: &[Figures], window_s: f64, now_us: i64) -> Night {
         window_s,
         checked: runs.iter().map(|r| r.checked).sum(),
         regressions: runs.iter().map(|r| r.regressions).sum(),
-        unusable: runs.iter().filter(|r| r.unusable).count(),
+        // A run dated after the clock is one the night could not place: not green.
+        unusable: runs.iter().filter(|r| r.unusable).count() + picked.dated_in_future.len(),
         runs,
         keys_outside: picked.keys_outside,
         dated_in_future: picked.dated_in_future,
@@ -520,6 +521,14 @@ mod tests {
             EXIT_REGRESSED,
             "the gfx1201 regression is still gated"
         );
+        // Without the regression the night is not green: a run it could not place is 2.
+        let mut quiet = root();
+        quiet.truncate(8);
+        quiet.push(run("skewed", 5 * 365 * 24, "gfx1201", 1000.0));
+        let night = gate_night(&quiet, DEFAULT_WINDOW_S, now);
+        assert_eq!(night.exit_status(false), EXIT_UNUSABLE);
+        assert_eq!(night.unjudged().len(), 1);
+        assert_eq!(night.unjudged()[0].dir, "skewed");
     }
 
     #[test]

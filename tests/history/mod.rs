@@ -2,6 +2,7 @@
 //! pytorch's build steps up by 15% from one night on, a metric spread 30%,
 //! a loaded node, and runs that must be left out with their reason.
 
+mod artifacts;
 mod night;
 mod page;
 mod why;
