@@ -253,6 +253,9 @@ fn the_job_summary_is_appended_with_a_line_per_run_each_regression_and_links_to_
         s.starts_with("## earlier step\n### perfreport gate: "),
         "appended, not replaced: {s}"
     );
+    // The runs not gated are not counted as gated ones.
+    let heading = s.lines().nth(1).unwrap_or_default();
+    assert!(heading.contains(" in 1 of 1 gated run (2 runs not gated)"), "{heading}");
     let night = stamp(STEP_NIGHT);
     assert!(
         s.contains(&format!(
