@@ -72,11 +72,8 @@
     var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "group" });
     svg.setAttribute("aria-label", target.name + ": " + metric + " per run");
     var title = target.name + (metric === "slowest_step" && target.slowest_step ? ": " + target.slowest_step[0] : "");
-    if (title.length > 70) {
-      el("title", {}, text(svg, L, 14, title.slice(0, 69) + "…", "panel-title")).textContent = title;
-    } else {
-      text(svg, L, 14, title, "panel-title");
-    }
+    // Drawn whole here; fitTitle cuts it once the panel is laid out.
+    text(svg, TITLE_X, 14, title, "panel-title").setAttribute("data-full", title);
     var n = Math.max(key.runs.length, 1);
     var top = sc.top;
     var x = function (i) { return L + (W - L - R) * (n === 1 ? 0.5 : i / (n - 1)); };
@@ -127,6 +124,32 @@
     return svg;
   }
 
+  // A panel's title starts at the panel's left edge and must end inside it.
+  var TITLE_X = 4, TITLE_W = W - TITLE_X - R;
+
+  // "pytorch: [builder 3/9] RUN pip…setup.py bdist_wheel": a title too wide
+  // for its panel loses characters from its middle, where a long step's
+  // command is least telling (its start names the stage, its end the
+  // command), measured as the browser draws it; the whole title is its
+  // tooltip.
+  function fitTitle(t) {
+    var full = t.getAttribute("data-full") || "";
+    if (t.getComputedTextLength() <= TITLE_W) return;
+    var chars = Array.from(full);
+    var cut = function (n) {
+      var head = Math.ceil(n / 2), tail = n - head;
+      return chars.slice(0, head).join("") + "…" + (tail ? chars.slice(chars.length - tail).join("") : "");
+    };
+    var lo = 0, hi = chars.length - 1;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      t.textContent = cut(mid);
+      if (t.getComputedTextLength() <= TITLE_W) lo = mid; else hi = mid - 1;
+    }
+    t.textContent = cut(lo);
+    el("title", {}, t).textContent = full;
+  }
+
   function draw() {
     var metric = chosen();
     document.querySelectorAll("#metric button").forEach(function (b) {
@@ -138,6 +161,7 @@
       while (box.firstChild) box.removeChild(box.firstChild);
       var sc = scale(key, metric);
       key.targets.forEach(function (t) { box.appendChild(panel(key, t, metric, sc)); });
+      box.querySelectorAll(".panel-title").forEach(fitTitle);
     });
   }
 

@@ -586,7 +586,8 @@
     b.className = "legend-item";
     b.setAttribute("data-legend-" + kind, name);
     b.setAttribute("aria-pressed", hidden ? "false" : "true");
-    b.title = (hidden ? "Show " : "Hide ") + name + " (double-click: show only " + name + ")";
+    b.title = (hidden ? "Show " : "Hide ") + name + " (double-click or O: show only " + name + ")";
+    b.setAttribute("aria-keyshortcuts", "O");
     if (swatch) {
       var s = document.createElement("span");
       s.className = "swatch";
@@ -609,8 +610,9 @@
       draw();
       refocus();
     });
-    // Two clicks isolate one: a double-click shows only this builder (or target).
-    b.addEventListener("dblclick", function () {
+    // Two clicks isolate one: a double-click shows only this builder (or
+    // target); from the keyboard, O ("only") on the focused name does the same.
+    var only = function () {
       var all = kind === "node" ? data.nodes : data.targets;
       var set = new Set();
       all.forEach(function (x) { if (x.name !== name) set.add(x.name); });
@@ -618,6 +620,10 @@
       writeHash();
       draw();
       refocus();
+    };
+    b.addEventListener("dblclick", only);
+    b.addEventListener("keydown", function (ev) {
+      if ((ev.key === "o" || ev.key === "O") && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); only(); }
     });
     return b;
   }
@@ -637,7 +643,7 @@
     var hidden = Array.from(state.hiddenNodes).concat(Array.from(state.hiddenTargets));
     var status = document.getElementById("filter-status");
     status.innerHTML = "";
-    status.appendChild(document.createTextNode(hidden.length ? "Hidden: " + hidden.join(", ") + ". The link in the address bar keeps this view. " : "Showing every builder and target. Click a name to hide it, double-click to show only it. "));
+    status.appendChild(document.createTextNode(hidden.length ? "Hidden: " + hidden.join(", ") + ". The link in the address bar keeps this view. " : "Showing every builder and target. Click a name (or Enter on it) to hide it; double-click it (or O on it) to show only it. "));
     if (hidden.length) {
       var all = document.createElement("button");
       all.type = "button";
@@ -847,7 +853,17 @@
       if (r.stamp === data.stamp) { o.selected = true; o.value = ""; }
       select.appendChild(o);
     });
-    select.addEventListener("change", function () { if (select.value) location.href = select.value; });
+    // As a native select on a form: the arrow keys choose a run without
+    // leaving the page (Chromium fires `change` on each), Enter or "Go" goes
+    // to the one chosen; a choice made with the pointer from the open list goes at once.
+    var byKey = false;
+    var go = function () { if (select.value) location.href = select.value; };
+    select.addEventListener("keydown", function (ev) {
+      if (ev.key === "Enter") { ev.preventDefault(); go(); } else { byKey = true; }
+    });
+    select.addEventListener("pointerdown", function () { byKey = false; });
+    select.addEventListener("change", function () { if (!byKey) go(); });
+    document.getElementById("run-go").addEventListener("click", go);
   }
 
   readHash();

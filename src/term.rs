@@ -7,12 +7,23 @@
 
 use std::borrow::Cow;
 
-/// Whether a character must not reach a terminal raw: C0 controls, DEL, C1
-/// controls (U+009B is CSI on terminals that honour 8-bit controls) and the
-/// bidi embeddings, overrides and isolates, which reorder the text around them.
+/// Whether a character must not reach a terminal (or a CI view) raw: C0
+/// controls, DEL, C1 controls (U+009B is CSI on terminals that honour 8-bit
+/// controls); the bidi embeddings, overrides and isolates, which reorder the
+/// text around them, and the invisible bidi marks (LRM, RLM, ALM), which
+/// reorder a name's neutral characters unseen; and U+FFFE and U+FFFF,
+/// noncharacters no font draws and XML cannot carry.
 pub(crate) fn is_unsafe(c: char) -> bool {
     matches!(c,
-        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        '\u{0}'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{61c}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{fffe}'
+            | '\u{ffff}')
 }
 
 fn push_escaped(out: &mut String, c: char) {
@@ -88,6 +99,11 @@ mod tests {
         assert_eq!(
             quote("\u{9b}2J \u{202e}gpj.exe\u{2069}"),
             "\\u{9b}2J \\u{202e}gpj.exe\\u{2069}"
+        );
+        assert_eq!(
+            quote("a\u{200f}b\u{200e}c\u{61c}d\u{fffe}\u{ffff}"),
+            "a\\u{200f}b\\u{200e}c\\u{61c}d\\u{fffe}\\u{ffff}",
+            "the invisible bidi marks and the noncharacters are shown too"
         );
         assert_eq!(quote(&quote("a\x1bb")), quote("a\x1bb"), "idempotent");
         assert_eq!(quote_lines("one\x1b\ntwo\r\n"), "one\\x1b\ntwo\\r\n");

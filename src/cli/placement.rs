@@ -16,7 +16,7 @@ pub struct Args {
     /// Write the measured costs in the balancer's target-costs form (`build <target> <s>`, `cache <target> <bytes>`).
     #[arg(long, value_name = "FILE")]
     costs_out: Option<PathBuf>,
-    /// Write the nodes' measured `link_mbps` as a fleet manifest (JSON).
+    /// Write the nodes' measured `link_mbps` as a fleet manifest (YAML: `nodes:`, each `- name:` with its `link_mbps:`).
     #[arg(long, value_name = "FILE")]
     fleet_out: Option<PathBuf>,
     /// Write through a --costs-out/--fleet-out path that is a symlink to a regular file (refused otherwise).

@@ -398,7 +398,8 @@ pub fn gate_night(all: &[Figures], window_s: f64, now_us: i64, opts: &GateOption
         window_s,
         checked: runs.iter().map(|r| r.checked).sum(),
         regressions: runs.iter().map(|r| r.regressions).sum(),
-        unusable: runs.iter().filter(|r| r.unusable).count(),
+        // A run dated after the clock is one the night could not place: not green.
+        unusable: runs.iter().filter(|r| r.unusable).count() + picked.dated_in_future.len(),
         runs,
         keys_outside: picked.keys_outside,
         dated_in_future: picked.dated_in_future,
@@ -650,6 +651,16 @@ mod tests {
             EXIT_REGRESSED,
             "the gfx1201 regression is still gated"
         );
+        // Without the regression the night is not green: a run it could not place is 2.
+        let mut quiet = history(24, 99, 1.0);
+        let mut skewed = crate::history::regressions::tests::night(5 * 365, 1000.0, "3f9c2e1a7b44", false);
+        skewed.stamp = "skewed".into();
+        skewed.dir = "skewed".into();
+        quiet.push(skewed);
+        let n = gate_night(&quiet, DEFAULT_WINDOW_S, now, &GateOptions::default());
+        assert_eq!(n.exit_status(false), EXIT_UNUSABLE);
+        assert_eq!(n.unjudged().len(), 1);
+        assert_eq!(n.unjudged()[0].dir, "skewed");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod accessibility;
 mod hostile_names;
+mod keyboard;
 mod pictures;
 mod tables;
 mod use_of_the_page;

@@ -548,3 +548,61 @@ fn every_target_on_a_fleet_timeline_is_named_or_numbered_and_keyed() {
         assert!(!(numbered && whole), "{name} is both written and keyed");
     }
 }
+
+/// No legend label runs past its box as rsvg-convert draws it: plotters
+/// lays a legend out by its own estimate of each label's width, and
+/// "memory used" in the CPU/memory chart touched and passed the border in
+/// rsvg-convert (DejaVu Sans runs wider than the estimate). Every chart of
+/// both sample runs and of their history is drawn and read back by
+/// tests/tools/svg/legend_fit.py.
+#[test]
+fn no_legend_label_runs_past_its_box_in_rsvg_convert() {
+    let Some(_) = crate::outside_tool(std::path::PathBuf::from("/usr/bin/rsvg-convert"), "librsvg2-bin") else {
+        return;
+    };
+    let runs = tempfile::tempdir().unwrap();
+    let mut charts = vec![];
+    let mut keep = vec![];
+    for stamp in [COLD, WARM] {
+        let dst = runs.path().join(stamp);
+        std::fs::create_dir(&dst).unwrap();
+        crate::copy_run(&sample(stamp), &dst);
+        let out = tempfile::tempdir().unwrap();
+        let o = report(&sample(stamp), out.path(), &[]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        charts.extend(crate::walk(out.path()));
+        keep.push(out);
+    }
+    let history = tempfile::tempdir().unwrap();
+    let o = crate::perfreport(&[
+        "history",
+        runs.path().to_str().unwrap(),
+        "--out",
+        history.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    charts.extend(crate::walk(history.path()));
+    charts.retain(|p| p.extension().is_some_and(|e| e == "svg"));
+    let script = crate::root().join("tests/tools/svg/legend_fit.py");
+    let (mut boxes, mut failures) = (0, vec![]);
+    for chart in &charts {
+        let o = std::process::Command::new("python3")
+            .arg(&script)
+            .arg(chart)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{}: {}",
+            chart.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        boxes += v["boxes"].as_u64().unwrap();
+        for past in v["past"].as_array().unwrap() {
+            failures.push(format!("{}: {past}", chart.display()));
+        }
+    }
+    assert!(boxes >= 4, "legends found: {boxes} in {charts:?}");
+    assert!(failures.is_empty(), "labels past their legend's box: {failures:#?}");
+}

@@ -180,10 +180,13 @@ fn junit_read_back_by_a_junit_parser_has_a_suite_per_gated_run_failures_and_skip
     let suites = suites.as_array().unwrap();
     assert_eq!(suites.len(), 3, "a suite per gated run: {suites:?}");
     let regressed = &suites[0];
-    assert_eq!(regressed["name"], stamp(CALLED_NIGHT));
-    assert_eq!(regressed["properties"]["arch"], "gfx1201");
-    assert_eq!(regressed["properties"]["mode"], "warm");
-    assert_eq!(regressed["properties"]["job_width"], "32");
+    // Named by its key, the night's stamp a property named after the suite.
+    assert_eq!(regressed["name"], "gfx1201.warm.j32");
+    let property = |s: &Value, name: &str| s["properties"][format!("{}.{name}", s["name"].as_str().unwrap())].clone();
+    assert_eq!(property(regressed, "stamp"), stamp(CALLED_NIGHT));
+    assert_eq!(property(regressed, "arch"), "gfx1201");
+    assert_eq!(property(regressed, "mode"), "warm");
+    assert_eq!(property(regressed, "job_width"), "32");
     let case = |class: &str, name: &str| -> Value {
         regressed["cases"]
             .as_array()
@@ -193,7 +196,7 @@ fn junit_read_back_by_a_junit_parser_has_a_suite_per_gated_run_failures_and_skip
             .cloned()
             .unwrap_or_else(|| panic!("no case {class}.{name}: {regressed}"))
     };
-    let build = case("pytorch", "build_s");
+    let build = case("gfx1201.warm.j32.pytorch", "build_s");
     assert_eq!(build["result"], "failure");
     let msg = build["message"].as_str().unwrap();
     assert!(
@@ -202,13 +205,13 @@ fn junit_read_back_by_a_junit_parser_has_a_suite_per_gated_run_failures_and_skip
             && msg.contains(&format!("a change of level from {}", stamp(STEP_NIGHT))),
         "{msg}"
     );
-    let wide = case("vllm", "upload_s");
+    let wide = case("gfx1201.warm.j32.vllm", "upload_s");
     assert_eq!(wide["result"], "skipped");
     assert!(
         wide["message"].as_str().unwrap().starts_with("not gateable: spread"),
         "{wide}"
     );
-    assert_eq!(case("vllm", "build_s")["result"], "passed");
+    assert_eq!(case("gfx1201.warm.j32.vllm", "build_s")["result"], "passed");
     assert!(regressed["failures"].as_u64().unwrap() >= 1);
     assert_eq!(
         regressed["failures"].as_u64().unwrap() as usize,
@@ -220,7 +223,8 @@ fn junit_read_back_by_a_junit_parser_has_a_suite_per_gated_run_failures_and_skip
             .count()
     );
     // A run that could not be gated is a suite whose one case is skipped with the reason.
-    let mi350 = suites.iter().find(|s| s["properties"]["arch"] == "gfx950").unwrap();
+    let mi350 = suites.iter().find(|s| s["name"] == "gfx950.warm.j32").unwrap();
+    assert_eq!(property(mi350, "arch"), "gfx950");
     assert_eq!(mi350["cases"][0]["result"], "skipped");
     assert!(mi350["cases"][0]["message"]
         .as_str()
@@ -248,6 +252,9 @@ fn the_job_summary_is_appended_with_a_line_per_run_each_regression_and_links_to_
         s.starts_with("## earlier step\n### perfreport gate: "),
         "appended, not replaced: {s}"
     );
+    // The runs not gated are not counted as gated ones.
+    let heading = s.lines().nth(1).unwrap_or_default();
+    assert!(heading.contains(" in 1 of 1 gated run (2 runs not gated)"), "{heading}");
     let night = stamp(CALLED_NIGHT);
     assert!(
         s.contains(&format!(

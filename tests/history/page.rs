@@ -113,3 +113,65 @@ fn history_page_opened_from_disk_links_every_point_to_its_run() {
     let violations = axe_violations(&tab);
     assert!(violations.is_empty(), "axe-core violations:\n{}", violations.join("\n"));
 }
+
+/// A long step's name in a panel's title was clipped at the panel's edge
+/// ("...setup.py bdist_"): a title too wide loses characters from its
+/// middle, keeps its stage and its command's end, ends inside its panel,
+/// and carries the whole title as its tooltip.
+#[test]
+fn history_panel_titles_fit_their_panel_cut_in_the_middle_with_the_whole_on_hover() {
+    let Some(path) = chromium() else { return };
+    let root = nightly_root(STEP_NIGHT);
+    let long = "[builder 3/9] RUN pip install --no-build-isolation -r requirements.txt && python setup.py bdist_wheel --dist-dir /wheels";
+    for night in 0..STEP_NIGHT {
+        let trace = root.path().join(stamp(night)).join("trace-pytorch.json");
+        let text = std::fs::read_to_string(&trace).unwrap();
+        std::fs::write(&trace, text.replace("[builder 1/1] RUN make", long)).unwrap();
+    }
+    let site = tempfile::tempdir().unwrap();
+    publish(root.path(), site.path());
+    let page = format!("file://{}", site.path().join("history.html").display());
+    let browser = launch(path);
+    let (tab, _) = open(&browser, &page);
+    eval(
+        &tab,
+        "document.querySelector('[data-metric=\"slowest_step\"]').click(), true",
+    );
+    let js = "JSON.stringify([...document.querySelectorAll('.panels .panel-title')].map(t => { \
+              const b = t.getBBox(), w = t.ownerSVGElement.viewBox.baseVal.width; \
+              const tip = t.querySelector('title'); \
+              return {text: t.childNodes[0].nodeValue, left: b.x, right: b.x + b.width, width: w, tip: tip ? tip.textContent : null}; }))";
+    let titles: Vec<Value> = serde_json::from_str(eval(&tab, js).as_str().unwrap()).unwrap();
+    let pytorch = titles
+        .iter()
+        .find(|t| {
+            t["text"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("pytorch: [builder 3/9] RUN pip")
+        })
+        .unwrap_or_else(|| panic!("{titles:?}"));
+    let text = pytorch["text"].as_str().unwrap();
+    assert!(
+        text.contains('…') && text.ends_with("/wheels"),
+        "cut in its middle: {text}"
+    );
+    assert_eq!(
+        pytorch["tip"],
+        Value::from(format!("pytorch: {long}")),
+        "the whole on hover"
+    );
+    for t in &titles {
+        let (left, right, width) = (
+            t["left"].as_f64().unwrap(),
+            t["right"].as_f64().unwrap(),
+            t["width"].as_f64().unwrap(),
+        );
+        assert!(left >= 0.0 && right <= width, "a title leaves its panel: {t}");
+    }
+    let vllm = titles.iter().find(|t| t["text"] == "vllm: [builder 1/1] RUN pip wheel");
+    assert!(
+        vllm.is_some_and(|t| t["tip"].is_null()),
+        "a title that fits is left whole: {titles:?}"
+    );
+}

@@ -503,3 +503,17 @@ fn fleet_links(text: &str) -> Vec<(String, f64)> {
     }
     out
 }
+
+/// `--fleet-out` writes YAML (`nodes:`, `- name:`, `link_mbps:`), and `--help` says so.
+#[test]
+fn placement_help_says_the_fleet_manifest_is_yaml() {
+    let o = crate::util::perfreport(&["placement", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    let line = help
+        .lines()
+        .skip_while(|l| !l.contains("--fleet-out"))
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(line.contains("YAML") && !line.contains("JSON"), "{line}");
+}

@@ -112,6 +112,8 @@ const LEGEND_ROW: i32 = 18;
 const LEGEND_PAD: i32 = 6;
 const LEGEND_GAP: i32 = 18;
 const SWATCH_W: i32 = 18;
+/// How much wider than plotters' estimate a legend label may be drawn.
+const LABEL_WIDEN: f64 = 1.2;
 /// The border of the legend's box; the tests find the legend by it.
 pub(crate) const LEGEND_BORDER: RGBColor = RGBColor(180, 180, 180);
 
@@ -135,9 +137,14 @@ impl Legend {
         let (mut x, mut row, mut width) = (LEGEND_PAD, 0, 0);
         let mut slots = Vec::with_capacity(entries.len());
         for e in &entries {
+            // plotters' estimate of a label's width, widened for the fonts
+            // viewers draw "sans-serif" with: DejaVu Sans (rsvg-convert and
+            // Chromium on Linux) runs about 11% wider, and "memory used"
+            // ran past its box.
             let text = font
                 .box_size(&e.label)
-                .map_or(8 * e.label.len() as i32, |(w, _)| w as i32);
+                .map_or(8 * e.label.chars().count() as i32, |(w, _)| w as i32);
+            let text = (text as f64 * LABEL_WIDEN).ceil() as i32 + 2;
             let w = SWATCH_W + 6 + text;
             if x > LEGEND_PAD && x + w + LEGEND_PAD > max_width as i32 {
                 row += 1;

@@ -4,7 +4,7 @@ its counts and properties, each case with its result and message."""
 import json
 import sys
 
-from junitparser import Failure, JUnitXml, Skipped, TestSuite
+from junitparser import Error, Failure, JUnitXml, Skipped, TestSuite
 
 xml = JUnitXml.fromfile(sys.argv[1])
 suites = [xml] if isinstance(xml, TestSuite) else list(xml)
@@ -16,6 +16,8 @@ for suite in suites:
         for r in case.result:
             if isinstance(r, Failure):
                 result, message = "failure", r.message
+            elif isinstance(r, Error):
+                result, message = "error", r.message
             elif isinstance(r, Skipped):
                 result, message = "skipped", r.message
         cases.append({"classname": case.classname, "name": case.name, "result": result, "message": message})
@@ -23,6 +25,7 @@ for suite in suites:
         "name": suite.name,
         "tests": suite.tests,
         "failures": suite.failures,
+        "errors": suite.errors,
         "skipped": suite.skipped,
         "properties": {p.name: p.value for p in suite.properties()},
         "cases": cases,
