@@ -659,6 +659,8 @@
     document.getElementById("run-title").textContent = "Run " + data.stamp;
     var bits = [data.mode ? data.mode : "mode unknown", data.arch || "arch unknown"];
     if (data.window) bits.push("wall clock " + fmtDur(data.window.wall_s));
+    var run = data.provenance && data.provenance.run;
+    if (run && run.revision) bits.push("revision " + run.revision);
     var status = document.getElementById("run-status");
     status.textContent = bits.join(" · ");
     var live = document.getElementById("live");

@@ -393,6 +393,74 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
     Ok(())
 }
 
+/// Each run page rebuilt now leads with its night (`render::night`), and so
+/// does the page of the comparable run before it, which gains its "next"
+/// link; no other run's page is written.
+fn lead_pages(
+    opts: &PublishOptions,
+    built: &[Built],
+    figures: &[crate::figures::Figures],
+    gate: &crate::gate::judge::GateOptions,
+) -> Result<()> {
+    if built.is_empty() {
+        return Ok(());
+    }
+    let nights = crate::gate::page::run_nights(figures, gate);
+    let mut dirs: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    for (dir, ..) in built {
+        if let Some(n) = nights.get(dir) {
+            dirs.insert(dir);
+            dirs.extend(n.previous.as_ref().map(|(_, d)| d.as_str()));
+        }
+    }
+    for dir in dirs {
+        if let Some(n) = nights.get(dir) {
+            lead_page(opts.site, dir, n)?;
+        }
+    }
+    Ok(())
+}
+
+/// Where a run's night section ends in its report.md.
+const NIGHT_END: &str = "\n---\n\n";
+
+/// Puts `night` first on one run's pages (report.md, report.html and the
+/// interactive index.html), in place of the night they led with before.
+fn lead_page(site: &Path, dir: &str, night: &crate::gate::page::RunNight) -> Result<()> {
+    let out = real_dir_inside(site, &Path::new("runs").join(dir))?;
+    let section = render::night::markdown(night);
+    let Ok(md) = std::fs::read_to_string(out.join("report.md")) else {
+        return Ok(());
+    };
+    let (title, rest) = md.split_once('\n').unwrap_or((md.as_str(), ""));
+    let rest = rest.trim_start_matches('\n');
+    let rest = match rest.strip_prefix("## This night:") {
+        Some(old) => old.split_once(NIGHT_END).map_or(rest, |(_, after)| after),
+        None => rest,
+    };
+    let md = format!("{title}\n\n{section}{}{rest}", NIGHT_END.trim_start_matches('\n'));
+    write_atomic(&out.join("report.md"), md.as_bytes())?;
+    let html = render::site::markdown_page(&format!("run {}", night.gated.stamp), &md);
+    write_atomic(&out.join("report.html"), html.as_bytes())?;
+    if let Ok(page) = std::fs::read_to_string(out.join("index.html")) {
+        let block = format!(
+            "<section id=\"night\" aria-label=\"This night\">\n{}</section>\n",
+            render::html::markdown_html(&section)
+        );
+        // First in the header, under the run's title and status.
+        let page = match (page.find("<section id=\"night\""), page.find("  <ul id=\"summary\">")) {
+            (Some(a), _) => match page[a..].find("</section>\n") {
+                Some(e) => format!("{}{block}{}", &page[..a], &page[a + e + "</section>\n".len()..]),
+                None => page.clone(),
+            },
+            (None, Some(m)) => format!("{}{block}{}", &page[..m], &page[m..]),
+            (None, None) => page.clone(),
+        };
+        write_atomic(&out.join("index.html"), page.as_bytes())?;
+    }
+    Ok(())
+}
+
 /// Headings one level down, so a compare report nests under a section.
 fn demote(md: &str) -> String {
     md.lines()
@@ -414,6 +482,7 @@ fn write_site_pages(
     runs: &[RunEntry],
     figures: &[crate::figures::Figures],
     unreadable: &[(String, String)],
+    gate: &crate::gate::judge::GateOptions,
 ) -> Result<()> {
     let runs_js: Vec<serde_json::Value> = runs
         .iter()
@@ -423,9 +492,7 @@ fn write_site_pages(
         &opts.site.join("runs.js"),
         render::site::runs_script(&runs_js).as_bytes(),
     )?;
-    let gate = crate::gate::judge::GateOptions::with_accepted(&opts.root.join(crate::gate::judge::ACCEPTED_FILE))
-        .map_err(Error::Accepted)?;
-    let verdicts = crate::gate::index::index_verdicts(figures, &gate);
+    let verdicts = crate::gate::index::index_verdicts(figures, gate);
     let history = crate::history::site::view(
         &opts.root.display().to_string(),
         figures,
@@ -535,9 +602,6 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         let files = render::ratios::render(&crate::harness::ratios_view(bench, None)?)?;
         write_all_inside(opts.site, Path::new("bench"), &files)?;
     }
-    if opts.compare_previous {
-        compare_neighbours(opts, &plans, &out.runs)?;
-    }
     let mut figures = vec![];
     let rows: Vec<(&str, Row, Option<usize>)> = rows
         .into_iter()
@@ -549,7 +613,13 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
             (dir, row, at)
         })
         .collect();
-    write_site_pages(opts, &out.runs, &figures, &unreadable)?;
+    let gate = crate::gate::judge::GateOptions::with_accepted(&opts.root.join(crate::gate::judge::ACCEPTED_FILE))
+        .map_err(Error::Accepted)?;
+    lead_pages(opts, &built, &figures, &gate)?;
+    if opts.compare_previous {
+        compare_neighbours(opts, &plans, &out.runs)?;
+    }
+    write_site_pages(opts, &out.runs, &figures, &unreadable, &gate)?;
     write_manifest(&manifest_path, &opts.read.cache_id(), &rows, &figures)?;
     Ok(out)
 }

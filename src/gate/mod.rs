@@ -13,6 +13,7 @@ pub mod index;
 pub mod judge;
 pub mod ledger;
 pub mod night;
+pub(crate) mod page;
 pub(crate) mod unjudged;
 
 use crate::compare::comparable::{comparable, Comparability};

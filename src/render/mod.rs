@@ -17,6 +17,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod metrics;
+pub(crate) mod night;
 pub mod perfetto;
 pub mod placement;
 pub mod ratios;

@@ -339,3 +339,71 @@ fn fail_on_open_keeps_the_lane_red_until_the_regression_is_accepted_by_its_id() 
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn a_run_page_leads_with_its_night_the_step_the_cause_and_both_revisions_in_its_first_screen() {
+    let root = root_until(REV_NIGHT + 1, true);
+    let site = tempfile::tempdir().unwrap();
+    let o = crate::util::publish(root.path(), site.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let night = stamp(REV_NIGHT + 1, 2);
+    let page = site.path().join("runs").join(&night);
+    let md = std::fs::read_to_string(page.join("report.md")).unwrap();
+    let head: String = md.lines().take(12).collect::<Vec<_>>().join("\n");
+    assert!(head.contains("## This night: regressed: pytorch build_s +"), "{head}");
+    for said in [
+        "command changed",
+        OLD,
+        NEW,
+        "revision change",
+        "[builder 3/3] RUN git checkout",
+    ] {
+        assert!(md.contains(said), "{said:?} on the page:\n{md}");
+    }
+    assert!(
+        md.contains(&format!(
+            "previous: [{}](../{}/index.html)",
+            stamp(REV_NIGHT, 2),
+            stamp(REV_NIGHT, 2)
+        )),
+        "{md}"
+    );
+    assert!(!md.contains("gfx950"), "never another arch's neighbour: {md}");
+    // The index row says what the page says.
+    let index = std::fs::read_to_string(site.path().join("index.html")).unwrap();
+    let row = &index[index.find(&format!("data-run=\"{night}\"")).unwrap()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    let words = md
+        .lines()
+        .find(|l| l.starts_with("## This night: "))
+        .unwrap()
+        .trim_start_matches("## This night: ");
+    let plain = words.replace("\\_", "_");
+    assert!(
+        row.contains(&plain),
+        "the same words on the index and the page:\n{row}\n{plain}"
+    );
+    // The night before gained its "next" link; the night before that did not change.
+    let before = std::fs::read_to_string(site.path().join("runs").join(stamp(REV_NIGHT, 2)).join("report.md")).unwrap();
+    assert!(
+        before.contains(&format!("next: [{night}](../{night}/index.html)")),
+        "{before}"
+    );
+    // In Chromium: the first 900 px of the interactive page name the verdict, the step, the cause and both revisions.
+    let Some(path) = crate::page::chromium() else { return };
+    let browser = crate::page::launch(path);
+    let tab = browser.new_tab().unwrap();
+    let url = format!("file://{}", page.join("index.html").display());
+    tab.navigate_to(&url).unwrap().wait_until_navigated().unwrap();
+    let js = "(() => { const n = document.getElementById('night'); if (!n) return 'none'; \
+              const r = n.getBoundingClientRect(); \
+              const seen = [...n.querySelectorAll('h2, p, li')].filter(e => e.getBoundingClientRect().top < 900).map(e => e.textContent).join('\\n'); \
+              return JSON.stringify({top: r.top, seen}); })()";
+    let got = crate::page::eval(&tab, js);
+    let got: Value = serde_json::from_str(got.as_str().unwrap()).unwrap_or_else(|_| panic!("{got:?}"));
+    assert!(got["top"].as_f64().unwrap() < 900.0, "{got}");
+    let seen = got["seen"].as_str().unwrap();
+    for said in ["regressed: pytorch build_s", "command changed", OLD, NEW] {
+        assert!(seen.contains(said), "{said:?} in the first 900 px:\n{seen}");
+    }
+}

@@ -555,19 +555,25 @@ fn publish_writes_history_linked_from_the_index_and_every_run_page_and_a_new_run
         html.contains("class=\"panels\" data-key="),
         "a slot for the key's panels"
     );
-    // A new night rewrites history and the index, no run page of an old night.
+    // A new night rewrites history and the index, and of an old night's
+    // pages only those of the night just before it (its "next" link).
     let before = super::mtimes(site.path());
     std::thread::sleep(std::time::Duration::from_millis(20));
     write_night(root.path(), &Night::plain(STEP_NIGHT + 1));
     assert!(publish(root.path(), site.path()).contains("(1 rebuilt"));
     let after = super::mtimes(site.path());
+    let previous = format!("runs/{}/", stamp(STEP_NIGHT));
     for (path, t) in &before {
         let name = path.strip_prefix(site.path()).unwrap().to_string_lossy().into_owned();
         let site_wide = ["index.html", "runs.js", "manifest.json", "history.html", "history.json"];
-        if !site_wide.contains(&name.as_str()) {
+        let leads = ["index.html", "report.md", "report.html"].map(|f| format!("{previous}{f}"));
+        if !site_wide.contains(&name.as_str()) && !leads.contains(&name) {
             assert_eq!(after.get(path), Some(t), "{name} was rewritten");
         }
     }
+    let page = std::fs::read_to_string(site.path().join(&previous).join("report.md")).unwrap();
+    assert!(page.contains(&format!("next: [{}]", stamp(STEP_NIGHT + 1))), "{page}");
+    assert_eq!(page.matches("## This night:").count(), 1, "its night said once: {page}");
     assert_ne!(
         after[&site.path().join("history.html")],
         before[&site.path().join("history.html")]
