@@ -407,8 +407,11 @@ struct Basis {
     level: f64,
     /// Nights the level rests on.
     n: usize,
-    /// The noise, in judged units (a count's: 0).
+    /// The noise, in judged units (a count's: 0), widened by the key's tail.
     sigma: f64,
+    /// The tail factor `sigma` carries: a mean of k nights carries only
+    /// its k-th root (heavy tails average out).
+    tail: f64,
     /// The least deviation that is beyond, in judged units.
     floor: f64,
     /// The threshold a window's mean must pass, in noise units, for the
@@ -502,6 +505,7 @@ impl<'a> Judge<'a> {
             level,
             n,
             sigma,
+            tail: if self.scale == Scale::Time { self.tail } else { 1.0 },
             floor,
             threshold,
             wide,
@@ -628,7 +632,7 @@ impl<'a> Judge<'a> {
                 // half the shift at least (a borderline night is not the
                 // change's first); the long ones only that all lie on one side.
                 let each = k > 3 || devs.iter().all(|d| self.beyond(*d, &b) && d.abs() >= 0.5 * mean.abs());
-                let sd = b.sigma * (1.0 / k as f64 + 1.57 / b.n as f64).sqrt();
+                let sd = b.sigma / b.tail.powf(1.0 - 1.0 / k as f64) * (1.0 / k as f64 + 1.57 / b.n as f64).sqrt();
                 each && mean.abs() >= b.floor && mean.abs() > b.threshold * sd
             }
         };
@@ -709,7 +713,7 @@ impl<'a> Judge<'a> {
             decisive: {
                 let dev = (self.y[i] - b.level).abs();
                 // The two-night window's test, with both nights here.
-                let sd = b.sigma * (0.5 + 1.57 / b.n as f64).sqrt();
+                let sd = b.sigma / b.tail.sqrt() * (0.5 + 1.57 / b.n as f64).sqrt();
                 self.beyond(dev, b) && dev >= b.floor && (self.scale == Scale::Count || dev > b.threshold * sd)
             },
             spread_pct: b.spread_pct,

@@ -112,10 +112,13 @@ struct TextMetric<'a> {
     median: Option<f64>,
     newest: Option<f64>,
     newest_vs_median_pct: Option<f64>,
+    level: Option<f64>,
+    newest_vs_level_pct: Option<f64>,
     spread_pct: Option<f64>,
     step: &'a Option<StepView>,
     loaded: Option<usize>,
     change_point: &'a Option<ChangePoint>,
+    change_points: &'a [ChangePoint],
 }
 
 impl<'a> TextView<'a> {
@@ -125,10 +128,13 @@ impl<'a> TextView<'a> {
             median: m.median,
             newest: m.newest,
             newest_vs_median_pct: m.newest_vs_median_pct,
+            level: m.level,
+            newest_vs_level_pct: m.newest_vs_level_pct,
             spread_pct: m.spread_pct,
             step: &m.step,
             loaded: m.loaded,
             change_point: &m.change_point,
+            change_points: &m.change_points,
         };
         let key = |k: &'a KeyView| TextKey {
             label: &k.label,
