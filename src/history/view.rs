@@ -6,7 +6,7 @@ use super::regressions::{judge_key, Accepted, KeyJudged, Regression, Shift};
 use super::{key_label, Figures, Key};
 use crate::analysis::spread;
 use crate::figures::Metric;
-use crate::view::Tool;
+use crate::figures::Tool;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

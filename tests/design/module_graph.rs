@@ -132,6 +132,22 @@ fn top_level_modules_have_no_import_cycle() {
     }
 }
 
+/// compare, the gate, history and publish read the figures layer, never the
+/// presentation model: a figure they judge is the one analysis computed,
+/// not a value the view rounded for display.
+#[test]
+fn compare_gate_history_and_publish_read_figures_not_the_view() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = module_graph(&src);
+    for consumer in ["compare", "gate", "history", "publish"] {
+        let uses = graph
+            .get(consumer)
+            .unwrap_or_else(|| panic!("{consumer} is read: {graph:?}"));
+        assert!(uses.contains("figures"), "{consumer} reads the figures: {uses:?}");
+        assert!(!uses.contains("view"), "{consumer} uses crate::view: {uses:?}");
+    }
+}
+
 #[test]
 fn the_module_graph_check_reads_groups_and_skips_comments() {
     let code = code_only(
