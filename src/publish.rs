@@ -360,13 +360,15 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
         .iter()
         .filter_map(|r| Some((r.dir.as_str(), load(&r.dir)?)))
         .collect();
+    // Bands from the comparable runs before each pair's newer run, never assumed when runs exist.
+    let history: Vec<crate::figures::Figures> = views.values().cloned().collect();
     for r in &usable {
         let Some(v) = views.get(r.dir.as_str()) else { continue };
         let mut sections = String::new();
         // `usable` is newest first: the previous run is the next entry.
         let at = usable.iter().position(|x| x.dir == r.dir).unwrap_or(0);
         if let Some(prev) = usable.get(at + 1).and_then(|p| views.get(p.dir.as_str())) {
-            let c = crate::compare::compare(prev, v, &[]);
+            let c = crate::compare::compare(prev, v, &history);
             sections.push_str(&format!(
                 "\n\n## Since the previous run ({})\n\n",
                 crate::escape::md_text(&prev.stamp)
@@ -378,7 +380,7 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
             .and_then(|i| usable.get(i))
             .and_then(|n| views.get(n.dir.as_str()))
         {
-            let c = crate::compare::compare(v, next, &[]);
+            let c = crate::compare::compare(v, next, &history);
             sections.push_str(&format!(
                 "\n\n## Until the next run ({})\n\n",
                 crate::escape::md_text(&next.stamp)
@@ -387,7 +389,7 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
         }
         let out = real_dir_inside(opts.site, &Path::new("runs").join(&r.dir))?;
         let md = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
-        let page = render::site::markdown_page(&format!("run {}", v.stamp), &format!("{md}{sections}"));
+        let page = report_page(&v.stamp, &format!("{md}{sections}"));
         write_atomic(&out.join("report.html"), page.as_bytes())?;
     }
     Ok(())
@@ -440,11 +442,13 @@ fn lead_page(site: &Path, dir: &str, night: &crate::gate::page::RunNight) -> Res
     };
     let md = format!("{title}\n\n{section}{}{rest}", NIGHT_END.trim_start_matches('\n'));
     write_atomic(&out.join("report.md"), md.as_bytes())?;
-    let html = render::site::markdown_page(&format!("run {}", night.gated.stamp), &md);
-    write_atomic(&out.join("report.html"), html.as_bytes())?;
+    write_atomic(
+        &out.join("report.html"),
+        report_page(&night.gated.stamp, &md).as_bytes(),
+    )?;
     if let Ok(page) = std::fs::read_to_string(out.join("index.html")) {
         let block = format!(
-            "<section id=\"night\" aria-label=\"This night\">\n{}</section>\n",
+            "<section id=\"night\" class=\"night\" aria-label=\"This night\">\n{}</section>\n",
             render::html::markdown_html(&section)
         );
         // First in the header, under the run's title and status.
@@ -459,6 +463,23 @@ fn lead_page(site: &Path, dir: &str, night: &crate::gate::page::RunNight) -> Res
         write_atomic(&out.join("index.html"), page.as_bytes())?;
     }
     Ok(())
+}
+
+/// report.html from a run's report.md: its night (when it leads with one)
+/// in a section of its own, then the rest.
+fn report_page(stamp: &str, md: &str) -> String {
+    let title = format!("run {stamp}");
+    let (head, rest) = md.split_once('\n').unwrap_or((md, ""));
+    let rest = rest.trim_start_matches('\n');
+    match rest
+        .strip_prefix("## This night:")
+        .and_then(|r| r.split_once(NIGHT_END))
+    {
+        Some((night, after)) => {
+            render::site::markdown_page_led(&title, head, &format!("## This night:{night}\n"), after)
+        }
+        None => render::site::markdown_page(&title, md),
+    }
 }
 
 /// Headings one level down, so a compare report nests under a section.

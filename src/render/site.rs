@@ -34,7 +34,25 @@ pub(crate) fn runs_script(runs: &[serde_json::Value]) -> String {
 /// report.md as a page: its markdown with raw HTML shown as text, the
 /// charts as images beside it.
 pub(crate) fn markdown_page(title: &str, md: &str) -> String {
-    let body = render::html::markdown_html(md);
+    markdown_page_led(title, "", "", md)
+}
+
+/// A published page whose markdown `head` (its title) is followed by a lead
+/// section (a run's night, in `<section class="night">`) and then `md`.
+pub(crate) fn markdown_page_led(title: &str, head: &str, lead: &str, md: &str) -> String {
+    let lead = if lead.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<section class=\"night\" aria-label=\"This night\">\n{}</section>\n",
+            render::html::markdown_html(lead)
+        )
+    };
+    let body = format!(
+        "{}{lead}{}",
+        render::html::markdown_html(head),
+        render::html::markdown_html(md)
+    );
     let body = format!(
         "<p><a href=\"index.html\">Interactive page</a> · <a href=\"../../index.html\">All runs</a> · <a href=\"../../history.html\">History</a></p>\n{body}"
     );

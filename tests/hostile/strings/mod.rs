@@ -363,7 +363,11 @@ struct Seen {
     ran: bool,
     injected: u64,
     drawn: bool,
+    /// Elements outside a published page's night section (whose neighbour
+    /// links differ by the run's place in the site).
     elements: Elements,
+    /// The links of that section.
+    night_links: Vec<String>,
 }
 
 impl Seen {
@@ -371,6 +375,17 @@ impl Seen {
         assert!(self.stray.is_empty(), "{who} requested {:?}", self.stray);
         assert!(!self.ran, "{who}: a payload ran");
         assert_eq!(self.injected, 0, "{who}: a payload injected elements");
+        // The night links only to its key's neighbours and to the history.
+        for l in &self.night_links {
+            let neighbour = l
+                .strip_prefix("../")
+                .and_then(|d| d.strip_suffix("/index.html"))
+                .is_some_and(|f| {
+                    !f.is_empty() && f.bytes().all(|b| b.is_ascii_alphanumeric() || b"%-._~".contains(&b))
+                });
+            let history = l == "../../history.html" || l.starts_with("../../history.html#metric=");
+            assert!(neighbour || history, "{who}: the night links to {l:?}");
+        }
     }
 }
 
@@ -426,7 +441,8 @@ impl Page {
                  ran: window.__pwned !== undefined,
                  injected: document.querySelectorAll('[data-pwned]').length,
                  drawn: document.documentElement.getAttribute('data-ready') === '1',
-                 elements: Object.fromEntries('{kinds}'.split(',').map(k => [k, document.querySelectorAll(k).length])),
+                 elements: Object.fromEntries('{kinds}'.split(',').map(k => [k, [...document.querySelectorAll(k)].filter(e => !e.closest('.night')).length])),
+                 night_links: [...document.querySelectorAll('.night a')].map(a => a.getAttribute('href')),
                }}); }})()"
         );
         let mut tries = 0;
@@ -454,6 +470,7 @@ impl Page {
             injected: seen["injected"].as_u64().unwrap(),
             drawn: seen["drawn"] == true,
             elements: serde_json::from_value(seen["elements"].clone()).unwrap(),
+            night_links: serde_json::from_value(seen["night_links"].clone()).unwrap(),
         }
     }
 }
