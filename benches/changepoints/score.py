@@ -170,13 +170,19 @@ def classify(nights, labels):
             found = {c["category"] for c in cats}
             category = next((c for c in CATEGORIES if c in found), "noise")
         out.append({"night": n, "exit": rec["exit"], "red": red, "category": category, "checks": cats})
+    # Latency counts the nights that ran: a change that lands before a
+    # missing night is red "by the next night" on the next run there is.
+    present = sorted(rec["night"] for rec in nights)
     latency = []
     for key, ls in labs.items():
         for l in ls:
             if worse(key[1], l["direction"]):
                 n = first_red.get((key, l["night"]))
+                ran = None
+                if n is not None:
+                    ran = sum(1 for m in present if l["night"] < m <= n) - (0 if l["night"] in present else 1)
                 latency.append({"target": key[0], "metric": key[1], "night": l["night"], "size": l["size"],
-                                "latency": None if n is None else n - l["night"]})
+                                "latency": ran})
     return out, latency
 
 

@@ -76,6 +76,18 @@ class Gate(unittest.TestCase):
         self.assertEqual((c["red_by_next_night_6x"], c["labels_6x_worse"]), (1, 1))
         self.assertEqual((c["matched"], c["false"]), (1, 1), "the repeat is a false red check")
 
+    def test_latency_counts_the_nights_that_ran(self):
+        # Night 11 did not run: red on night 12 is red by the next night there was.
+        lab = labels([step("a", 10, 8.0)])
+        nights = [night(9, []), night(10, []), night(12, [["a", "build_s"]])]
+        c, per, lat = score.gate_counts(nights, lab, 20)
+        build = [l for l in lat if l["metric"] == "build_s"][0]
+        self.assertEqual(build["latency"], 1)
+        # A change landing on a night that did not run lands on the next run.
+        nights = [night(9, []), night(11, [["a", "build_s"]])]
+        c, per, lat = score.gate_counts(nights, lab, 20)
+        self.assertEqual([l for l in lat if l["metric"] == "build_s"][0]["latency"], 0)
+
     def test_a_gate_cannot_call_a_change_before_it_lands(self):
         lab = labels([step("a", 10, 8.0)])
         c, per, _ = score.gate_counts([night(9, [["a", "build_s"]])], lab, 20)
