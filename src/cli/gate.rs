@@ -3,7 +3,7 @@
 //! expectations it gates the night: the newest run of every coordinate key
 //! that started within the window before the newest run under the root.
 
-use super::{figures_of, history_runs, print_json, shown, RunArgs};
+use super::{figures_of_run, history_runs, print_json, shown, RunArgs};
 use anyhow::Context;
 use perfreport::figures::{Figures, Metric};
 use perfreport::gate::night::{self, Night, EXIT_UNUSABLE};
@@ -188,7 +188,7 @@ fn last_byte(file: &Path) -> Option<u8> {
 
 /// `gate RUN_DIR`: one run, against its history or an expectations file.
 fn gate_one(args: &Args, history: Option<&Path>) -> anyhow::Result<u8> {
-    let v = figures_of(&args.run.run_dir()?)?;
+    let v = figures_of_run(&args.run)?;
     let (earlier_runs, bands) = match history {
         None => (0, None),
         Some(h) => {
@@ -256,7 +256,11 @@ fn expectations(args: &Args, v: &Figures, earlier_runs: usize, bands: &Option<Ba
 /// the index's own links are); the site's address is the user's, kept but
 /// for what would end a markdown link.
 fn run_url(site_url: &str, dir: &str) -> String {
-    let folder = perfreport::publish::folder_name(std::path::Path::new(dir)).unwrap_or_default();
+    // The run's key is its path's bytes (`runs::key_of`); its page is the
+    // folder publish derives from those bytes, never from a lossy spelling.
+    let folder = perfreport::runs::path_of_key(dir)
+        .and_then(|p| perfreport::publish::folder_name(&p))
+        .unwrap_or_default();
     let mut encoded = String::new();
     for b in folder.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
