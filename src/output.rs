@@ -109,7 +109,10 @@ pub enum Written {
 /// through (to the file it names, which the rename replaces; the link stays).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NamedLinks {
+    /// Refused; the command's `--follow-links` writes through it.
     Refuse,
+    /// Refused, by a command that has no `--follow-links` (`gate`).
+    Never,
     WriteThrough,
 }
 
@@ -155,6 +158,9 @@ pub fn write_named(path: &Path, bytes: &[u8], links: NamedLinks) -> Result<Writt
     match links {
         NamedLinks::Refuse => Err(refuse(
             "a symlink to a regular file: refused, so a planted link cannot aim the write (--follow-links writes through it)",
+        )),
+        NamedLinks::Never => Err(refuse(
+            "a symlink to a regular file: refused, so a planted link cannot aim the write (name the file itself)",
         )),
         NamedLinks::WriteThrough => {
             let real = path.canonicalize().map_err(err)?;

@@ -509,6 +509,26 @@ fn previous_manifest<'b>(bytes: &'b [u8], warnings: &mut Vec<String>) -> Previou
     }
 }
 
+/// A manifest larger than this is not read (a site of 1,000 runs keeps
+/// about 2 MB of figures).
+const MAX_MANIFEST_BYTES: u64 = 256 << 20;
+
+/// The bytes of the manifest the last publish wrote, read as the history
+/// cache is: only a regular file, not through a link, without blocking (a
+/// FIFO planted at its name would hang publish), under a size bound (a link
+/// to `/dev/zero` would fill memory). One that cannot be read is said, and
+/// every run is reported again.
+fn read_manifest(path: &Path, warnings: &mut Vec<String>) -> Vec<u8> {
+    match crate::input::read_named(path, crate::input::ReadLinks::Refuse, MAX_MANIFEST_BYTES) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => vec![],
+        Err(e) => {
+            warnings.push(format!("{MANIFEST}: {e}: every run is reported again"));
+            vec![]
+        }
+    }
+}
+
 pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     let mut out = PublishOutcome::default();
     if !opts.root.is_dir() {
@@ -529,7 +549,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         .collect();
     let found = discover_walked(walked, &mut out.warnings);
     let manifest_path = opts.site.join(MANIFEST);
-    let old_bytes = std::fs::read(&manifest_path).unwrap_or_default();
+    let old_bytes = read_manifest(&manifest_path, &mut out.warnings);
     let mut old = previous_manifest(&old_bytes, &mut out.warnings);
     let plans = plan(opts, found, &old);
     // The runs to rebuild, in parallel across runs.

@@ -237,6 +237,68 @@ pub(crate) fn open_no_follow(path: &Path) -> std::io::Result<File> {
     options.open(path)
 }
 
+/// Whether a file read by name may be a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadLinks {
+    /// A link to a regular file is read: a path the user named
+    /// (`--expect`, `buildlog LOG`, `ratios`' and `--bench`'s bench.jsonl).
+    Follow,
+    /// A link is not read: a file perfreport wrote itself and reads back
+    /// (publish's `manifest.json`), which nobody else should aim.
+    Refuse,
+}
+
+/// Opens a file read by name under the rules of a run's inputs: only a
+/// regular file is read, opened without blocking (a FIFO or device is
+/// refused by its kind, judged on the descriptor, never waited on or read
+/// forever), and a link only when `links` allows it.
+pub(crate) fn open_named(path: &Path, links: ReadLinks) -> std::io::Result<(File, Metadata)> {
+    let refuse = |why: String| std::io::Error::other(why);
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
+    if links == ReadLinks::Refuse {
+        flags |= libc::O_NOFOLLOW;
+    }
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, flags);
+    // The kind before the open too: opening a device can have effects.
+    let before = std::fs::symlink_metadata(path)?;
+    if before.file_type().is_symlink() && links == ReadLinks::Refuse {
+        return Err(refuse(
+            "a symlink: not followed (perfreport reads its own file only)".into(),
+        ));
+    }
+    if let Some(kind) = not_regular(&std::fs::metadata(path)?) {
+        return Err(refuse(format!("{kind}, not a regular file: not read")));
+    }
+    let file = match options.open(path) {
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(refuse(
+                "a symlink: not followed (perfreport reads its own file only)".into(),
+            ))
+        }
+        other => other?,
+    };
+    let meta = file.metadata()?;
+    if let Some(kind) = not_regular(&meta) {
+        return Err(refuse(format!("{kind}, not a regular file: not read")));
+    }
+    Ok((file, meta))
+}
+
+/// A file read by name ([`open_named`]) whole, when it holds at most `max`
+/// bytes; a larger one is refused with its size, never read past `max + 1`.
+pub fn read_named(path: &Path, links: ReadLinks, max: u64) -> std::io::Result<Vec<u8>> {
+    let (file, meta) = open_named(path, links)?;
+    match read_open_at_most(file, meta.len(), max)? {
+        Ok(data) => Ok(data),
+        Err(size) => Err(std::io::Error::other(format!(
+            "{size} bytes, more than the {} MiB it may be: not read",
+            max >> 20
+        ))),
+    }
+}
+
 /// What a mode that is not a regular file's is, for the warning.
 fn not_regular_mode(mode: u32) -> Option<&'static str> {
     use rustix::fs::FileType;
@@ -278,8 +340,8 @@ fn mtime_from(meta: &Metadata) -> Option<String> {
 }
 
 /// A file's modification time, RFC 3339 in UTC.
-pub(crate) fn mtime_of(path: &Path) -> Option<String> {
-    mtime_from(&std::fs::metadata(path).ok()?)
+pub(crate) fn mtime_of(meta: &Metadata) -> Option<String> {
+    mtime_from(meta)
 }
 
 /// A whole file of at most `max` bytes: `Ok(Err(size))` when it is larger
