@@ -8,11 +8,12 @@
 use std::borrow::Cow;
 
 /// Whether a character must not reach a terminal raw: C0 controls, DEL, C1
-/// controls (U+009B is CSI on terminals that honour 8-bit controls) and the
-/// bidi embeddings, overrides and isolates, which reorder the text around them.
+/// controls (U+009B is CSI on terminals that honour 8-bit controls), and the
+/// bidi marks (LRM, RLM, ALM), embeddings, overrides and isolates, which
+/// reorder the text around them.
 pub(crate) fn is_unsafe(c: char) -> bool {
     matches!(c,
-        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 fn push_escaped(out: &mut String, c: char) {
