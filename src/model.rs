@@ -572,6 +572,14 @@ impl OutsideSaid {
             ));
             return;
         }
+        // They were recognised, so "no record recognised" is not so, and
+        // their format did not change: they are another time's.
+        if o.records > 0 {
+            if let Some(i) = r.breaches.iter().position(|b| crate::input::contract::is_no_record(b)) {
+                let said = format!("{}: {}", r.name, r.breaches.remove(i));
+                r.warnings.retain(|w| *w != said);
+            }
+        }
         let b = format!(
             "all {} of its {many} lie outside {run_window} ({range}): none is this run's, so nothing of it is measured",
             o.records
