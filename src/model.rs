@@ -176,10 +176,10 @@ fn xxh3(data: &[u8]) -> u64 {
 }
 
 /// The most bytes of the inputs read whole (run.json's is its parser's). A
-/// trace is decoded into a JSON tree several times its size, and the traces
-/// of a run are decoded at once: a BuildKit record of a large build is a few MB (thousands of steps and
-/// registry calls), so 256 MiB is fifty times that and still leaves the
-/// decoding at a few GB. The nginx directive is one line.
+/// trace is held whole while it is decoded (one span at a time), and the
+/// traces of a run are decoded at once: a BuildKit record of a large build
+/// is a few MB (thousands of steps and registry calls), so 256 MiB is fifty
+/// times that. The nginx directive is one line.
 pub(crate) const RUN_JSON_MAX: u64 = run_json::MAX_BYTES;
 pub(crate) const TRACE_MAX: u64 = 256 << 20;
 pub(crate) const NGINX_FORMAT_MAX: u64 = 1 << 20;

@@ -560,3 +560,46 @@ fn cost_grows_linearly_with_targets_nodes_and_placement_lines_and_stops_at_the_b
         d["warnings"]
     );
 }
+
+/// A Jaeger trace of `spans` spans beside the fixture's own, each carrying
+/// `logs` small log entries perfreport has no use for: its bytes are mostly
+/// values a JSON tree would hold one by one.
+fn trace_full_of_logs(spans: usize, logs: usize) -> Vec<u8> {
+    let mut d: Value =
+        serde_json::from_slice(&std::fs::read(fixture("buildx-history-trace-jaeger.json")).unwrap()).unwrap();
+    let template = d["data"][0]["spans"][1].clone();
+    let entry = serde_json::json!({"timestamp": 1705071460147265u64, "fields": [{"key": "event", "type": "string", "value": "x"}, {"key": "n", "type": "int64", "value": 1}]});
+    let list = d["data"][0]["spans"].as_array_mut().unwrap();
+    for i in 0..spans {
+        let mut s = template.clone();
+        s["spanID"] = format!("{:016x}", 0x1000_0000 + i).into();
+        s["logs"] = Value::Array(vec![entry.clone(); logs]);
+        list.push(s);
+    }
+    serde_json::to_vec(&d).unwrap()
+}
+
+/// Found by attacking the trace reader: a trace cost about 16 times its
+/// size in memory (128 MB took 2.1 GB), decoded whole into a JSON tree, and
+/// traces decode one per core. Only one span at a time is a tree now: a
+/// trace costs its bytes and the spans kept.
+#[test]
+fn a_trace_costs_memory_in_proportion_to_its_bytes_and_spans_kept_not_its_json_tree() {
+    let trace = trace_full_of_logs(6_000, 60);
+    let size = trace.len() as u64;
+    assert!(size > 30 << 20, "{size}");
+    let control = run_with(&[]);
+    let run = run_with(&[("trace-logs.json", &trace)]);
+    let base = report_measured(control.path());
+    let m = report_measured(run.path());
+    assert_eq!(m.code, Some(0), "{}", m.stderr);
+    let d = m.data.as_ref().unwrap();
+    assert_eq!(d["inputs"]["trace-logs.json"]["records"].as_u64(), Some(6_073));
+    let added = m.peak.saturating_sub(base.peak);
+    assert!(
+        added < 3 * size,
+        "a {} MiB trace added {} MiB to the peak",
+        size >> 20,
+        added >> 20
+    );
+}
