@@ -90,11 +90,14 @@ fn peak_memory_probe() {
         .map(|a| a.as_str().unwrap())
         .collect();
     let stderr = std::fs::File::create(request["stderr"].as_str().unwrap()).unwrap();
+    // `serve` runs until stopped: it is stopped with Ctrl-C once it says it
+    // serves, that is once its first generation is written.
+    let serves = args.first() == Some(&"serve");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_perfreport"));
     cmd.args(&args)
         .env_remove("PERF_ROOT")
         .env_remove(PROBE)
-        .stdout(Stdio::null())
+        .stdout(if serves { Stdio::piped() } else { Stdio::null() })
         .stderr(stderr);
     // SAFETY: setrlimit is async-signal-safe, as pre_exec requires.
     unsafe {
@@ -111,8 +114,15 @@ fn peak_memory_probe() {
     }
     // Reaped by wait4 below, which std's wait cannot replace: it drops the rusage.
     #[allow(clippy::zombie_processes)]
-    let child = cmd.spawn().expect("the binary runs");
+    let mut child = cmd.spawn().expect("the binary runs");
     let pid = child.id() as libc::pid_t;
+    if serves {
+        let mut line = String::new();
+        let stdout = child.stdout.take().unwrap();
+        let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line);
+        // SAFETY: a signal to the child just started, not yet reaped.
+        unsafe { libc::kill(pid, libc::SIGINT) };
+    }
     let mut status = 0;
     // SAFETY: plain out-parameters; `child` is not waited on through std afterwards.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -477,21 +487,42 @@ fn run_of_size(n: usize, lines: usize) -> tempfile::TempDir {
     ])
 }
 
-/// CPU time and peak memory of `report` and `placement --json`, and the
-/// size of report's outputs, on `small` and on `big` (ten times as much
-/// input): at most ~12 times as much.
+/// A root holding a copy of the run `dir` (publish walks a root; a link
+/// to a run outside it would not be walked).
+fn root_of(dir: &Path) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let run = root.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    super::copy_run(dir, &run);
+    root
+}
+
+/// CPU time and peak memory of `report`, `placement --json`, `publish` and
+/// `serve` (to its first generation), and the size of report's outputs, on
+/// `small` and on `big` (ten times as much input): at most ~12 times as much.
 fn grows_at_most_tenfold(what: &str, small: &Path, big: &Path) -> (Value, String) {
     const RATIO: f64 = 12.0;
     let mut big_data = None;
-    for command in ["report", "placement"] {
+    let roots = (root_of(small), root_of(big));
+    for command in ["report", "placement", "publish", "serve"] {
         let run = |dir: &Path| {
             let out = tempfile::tempdir().unwrap();
+            let root = if dir == small { roots.0.path() } else { roots.1.path() };
+            let (dir, out_dir) = (dir.to_str().unwrap(), out.path().to_str().unwrap());
             let args: Vec<&str> = match command {
-                "report" => vec!["report", dir.to_str().unwrap(), "--out", out.path().to_str().unwrap()],
-                _ => vec!["placement", dir.to_str().unwrap(), "--json"],
+                "report" => vec!["report", dir, "--out", out_dir],
+                "publish" => vec!["publish", root.to_str().unwrap(), "--site", out_dir],
+                "serve" => vec!["serve", dir, "--out", out_dir, "--bind", "127.0.0.1:0"],
+                _ => vec!["placement", dir, "--json"],
             };
             let (m, cpu) = measured(&args);
             assert_eq!(m.code, Some(0), "{what}, {command}: {}", m.stderr);
+            if command == "serve" {
+                assert!(
+                    out.path().join("index.html").is_file(),
+                    "{what}: serve wrote its first generation"
+                );
+            }
             let d = out.path().join("data.json").exists().then(|| data(out.path()));
             let bytes: u64 = super::walk(out.path())
                 .iter()
@@ -521,7 +552,7 @@ fn grows_at_most_tenfold(what: &str, small: &Path, big: &Path) -> (Value, String
             mem <= RATIO,
             "{what}, {command}: peak memory x{mem:.1} for ten times the input"
         );
-        if let Some(d) = d {
+        if let (Some(d), "report") = (d, command) {
             big_data = Some((d, b.stderr));
         }
     }
