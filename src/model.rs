@@ -312,6 +312,9 @@ fn bound(run: &mut Run, inputs: &mut [InputReport], traces_left_out: Option<Stri
             .collect(),
         run.placements.iter().map(|p| p.node.clone()).collect(),
         run.samples.by_node.keys().cloned().collect(),
+        // Left out while samples.jsonl was read: counted and named, never
+        // before a node whose polls were held.
+        run.samples.nodes_left_out().cloned().collect(),
     ];
     let (nodes, nodes_warning) = bounded_names(
         "nodes",
@@ -867,15 +870,17 @@ fn read_samples(
         }
         None => {
             let format = Some("samples: JSON lines".into());
-            *samples = Some(incremental::read_log(
-                dir,
-                SAMPLES,
-                tail,
-                format,
-                "",
-                cache,
-                Samples::default,
-            ));
+            // run.json's nodes are always held; past MAX_NODES others, a
+            // node costs its name, not its polls (see `bound`).
+            let first: std::sync::Arc<BTreeSet<String>> = std::sync::Arc::new(
+                run.info
+                    .iter()
+                    .flat_map(|i| i.nodes.iter().map(|n| n.name.clone()))
+                    .collect(),
+            );
+            *samples = Some(incremental::read_log(dir, SAMPLES, tail, format, "", cache, || {
+                Samples::keeping(first.clone())
+            }));
         }
     }
 }

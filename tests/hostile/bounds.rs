@@ -634,3 +634,52 @@ fn a_trace_costs_memory_in_proportion_to_its_bytes_and_spans_kept_not_its_json_t
         added >> 20
     );
 }
+
+/// A run whose samples.jsonl polls `nodes` nodes twice, none of them in
+/// run.json, inside the run's window.
+fn run_sampling(nodes: usize) -> tempfile::TempDir {
+    let run_json = serde_json::json!({
+        "stamp": "sampled", "mode": "cold",
+        "started_at": "2024-01-12T14:55:00Z", "finished_at": "2024-01-12T15:05:00Z",
+    })
+    .to_string();
+    let mut samples = String::with_capacity(nodes * 120);
+    for poll in 0..2 {
+        for n in 0..nodes {
+            samples += &format!(
+                r#"{{"ts":"2024-01-12T14:5{}:00Z","node":"n{n:06}","cpu_busy_pct":10.0,"mem_used_pct":20.0,"load1":1.0}}"#,
+                6 + poll
+            );
+            samples.push('\n');
+        }
+    }
+    run_with(&[("run.json", run_json.as_bytes()), ("samples.jsonl", samples.as_bytes())])
+}
+
+/// Found by attacking the node bound: nodes past the 2,000 a report takes
+/// were dropped only after samples.jsonl was read, holding their polls
+/// meanwhile (100,000 nodes took 521 MB). Past the bound a node costs its
+/// name while the file is read.
+#[test]
+fn nodes_past_the_bound_cost_no_memory_for_their_polls_while_samples_are_read() {
+    let at_bound = run_sampling(2_000);
+    let past = run_sampling(100_000);
+    let base = report_measured(at_bound.path());
+    let m = report_measured(past.path());
+    assert_eq!(m.code, Some(0), "{}", m.stderr);
+    let d = m.data.as_ref().unwrap();
+    assert!(d["nodes"].as_array().unwrap().len() <= 2_000);
+    assert!(
+        d["warnings"]
+            .to_string()
+            .contains("100000 nodes, more than the 2000 a report takes"),
+        "{}",
+        d["warnings"]
+    );
+    let added = m.peak.saturating_sub(base.peak);
+    assert!(
+        added < 64 << 20,
+        "98,000 nodes past the bound added {} MiB",
+        added >> 20
+    );
+}
