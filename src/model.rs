@@ -879,7 +879,7 @@ fn read_samples(
                     .collect(),
             );
             *samples = Some(incremental::read_log(dir, SAMPLES, tail, format, "", cache, || {
-                Samples::keeping(first.clone())
+                Samples::keeping(first.clone(), MAX_NODES)
             }));
         }
     }

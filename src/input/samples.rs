@@ -211,9 +211,9 @@ pub struct Samples<F> {
 
 /// Which nodes' polls a read holds: every node named in `first`, and at
 /// most `most` others, the first by name among those seen (a node once left
-/// out stays out: its earlier polls are gone). The report takes no more
-/// (`model::MAX_NODES`), so a file of 100,000 nodes' polls does not cost
-/// 100,000 nodes' memory while it is read.
+/// out stays out: its earlier polls are gone). A report takes no more nodes
+/// than its bound, so a file of 100,000 nodes' polls need not cost 100,000
+/// nodes' memory while it is read.
 #[derive(Debug, Clone)]
 struct NodeBound {
     first: Arc<std::collections::BTreeSet<String>>,
@@ -226,7 +226,7 @@ impl Default for NodeBound {
     fn default() -> Self {
         NodeBound {
             first: Arc::default(),
-            most: crate::model::MAX_NODES,
+            most: usize::MAX,
             left_out: std::collections::BTreeSet::new(),
         }
     }
@@ -268,11 +268,13 @@ impl<F: PollFold> Samples<F> {
         }
     }
 
-    /// A read that always holds the polls of the nodes in `first` (run.json's).
-    pub(crate) fn keeping(first: Arc<std::collections::BTreeSet<String>>) -> Self {
+    /// A read that always holds the polls of the nodes in `first` (run.json's)
+    /// and of at most `most` others.
+    pub(crate) fn keeping(first: Arc<std::collections::BTreeSet<String>>, most: usize) -> Self {
         Samples {
             nodes: NodeBound {
                 first,
+                most,
                 ..NodeBound::default()
             },
             ..Samples::default()
@@ -694,11 +696,7 @@ mod tests {
     fn nodes_past_the_bound_hold_no_polls_while_the_file_is_read_and_are_named() {
         let lines = polls(10, 20);
         let first = Arc::new(std::collections::BTreeSet::from(["n9".to_string()]));
-        let make = || {
-            let mut s = Samples::<Kept>::keeping(first.clone());
-            s.nodes.most = 3;
-            s
-        };
+        let make = || Samples::<Kept>::keeping(first.clone(), 3);
         let (parts, _) = parse_bytes(lines.join("\n").as_bytes(), Tail::Complete, make);
         let mut s = make();
         s.append_block(parts);

@@ -122,7 +122,7 @@ pub fn parse(data: &[u8]) -> (Result<Trace, String>, ParseStats) {
             push(&mut spans, &mut stats, one(s, stub_span));
         }
         Encoding::SpanStubArray
-    } else if field("SpanContext").is_some() {
+    } else if field(STUB_KEY).is_some() {
         push(&mut spans, &mut stats, one(first, stub_span));
         for v in values {
             match v {
@@ -144,9 +144,12 @@ pub fn parse(data: &[u8]) -> (Result<Trace, String>, ParseStats) {
     (Ok(Trace { encoding, spans }), stats)
 }
 
+/// The key that makes an object a BuildKit span stub.
+const STUB_KEY: &str = "SpanContext";
+
 /// Whether an undecoded value is a span stub (an object with `SpanContext`).
 fn is_raw_stub(r: Raw<'_>) -> bool {
-    members(r).is_some_and(|m| m.contains_key("SpanContext"))
+    members(r).is_some_and(|m| m.contains_key(STUB_KEY))
 }
 
 fn push(spans: &mut Vec<Span>, stats: &mut ParseStats, span: Result<Span, String>) {
