@@ -34,7 +34,8 @@ const MAX_BUF: usize = 64 * 1024;
 /// Room for cookies other services on this host set.
 const MAX_HEADER: usize = 32 * 1024;
 /// Descriptors kept for everything but connections (regeneration reads
-/// every input and writes every output; the runtime, stdio, the listener).
+/// every input and writes every output; the outputs held open, two a name
+/// at most; the runtime, stdio, the listener).
 const RESERVED_FDS: u64 = 64;
 /// How often the run's folder is looked at.
 const POLL: Duration = Duration::from_millis(500);
@@ -116,9 +117,9 @@ fn regenerate_files(live: &mut LiveRun, out: &Path, full: bool, outputs: &Output
         render::json::Json.render(&v)?
     };
     let mut written: Vec<(String, FileId)> = vec![];
-    write_all_inside_noting(out, Path::new(""), &files, &mut |path, id| {
+    write_all_inside_noting(out, Path::new(""), &files, &mut |path, id, file| {
         let name = path.to_string_lossy().replace('\\', "/");
-        outputs.allow(&name, id);
+        outputs.allow(&name, id, file);
         written.push((name, id));
     })?;
     outputs.settle(&written);
@@ -131,24 +132,30 @@ fn regenerate_files(live: &mut LiveRun, out: &Path, full: bool, outputs: &Output
 /// directory, which others write into: its logs, run.json and dotfiles are
 /// not for the LAN, and a link or another file put at an output's name
 /// (`ln -sf .env report.md`) is not the output. An allow-list of files, not
-/// of names, cannot be re-pointed the way a name can.
+/// of names, cannot be re-pointed the way a name can. Each file is held
+/// open, so its inode stays its own: one deleted by someone else is not
+/// freed for a file of theirs to be given the same inode number.
 #[derive(Default)]
-struct Outputs(std::sync::RwLock<std::collections::BTreeMap<String, std::collections::BTreeSet<FileId>>>);
+struct Outputs(std::sync::RwLock<std::collections::BTreeMap<String, Vec<(FileId, std::fs::File)>>>);
 
 impl Outputs {
-    /// `id` may be answered as `name` (besides what already was).
-    fn allow(&self, name: &str, id: FileId) {
+    /// `id` (held open as `file`) may be answered as `name`, besides what
+    /// already was.
+    fn allow(&self, name: &str, id: FileId, file: std::fs::File) {
         if let Ok(mut map) = self.0.write() {
-            map.entry(name.to_string()).or_default().insert(id);
+            map.entry(name.to_string()).or_default().push((id, file));
         }
     }
 
     /// After a regeneration: each name it wrote answers only for the file
-    /// that now stands there.
+    /// that now stands there (the others are let go).
     fn settle(&self, written: &[(String, FileId)]) {
         if let Ok(mut map) = self.0.write() {
             for (name, id) in written {
-                map.insert(name.clone(), std::collections::BTreeSet::from([*id]));
+                if let Some(files) = map.get_mut(name) {
+                    files.retain(|(held, _)| held == id);
+                    files.truncate(1);
+                }
             }
         }
     }
@@ -162,7 +169,10 @@ impl Outputs {
     fn is(&self, name: &str, id: FileId) -> bool {
         self.0
             .read()
-            .map(|map| map.get(name).is_some_and(|ids| ids.contains(&id)))
+            .map(|map| {
+                map.get(name)
+                    .is_some_and(|files| files.iter().any(|(held, _)| *held == id))
+            })
             .unwrap_or(false)
     }
 }
@@ -781,8 +791,9 @@ mod tests {
     fn outputs(root: &Path, names: &[&str]) -> Outputs {
         let o = Outputs::default();
         for n in names {
-            let id = std::fs::metadata(root.join(n)).map(|m| FileId::of(&m));
-            o.allow(n, id.unwrap_or(FileId::of(&std::fs::metadata(root).unwrap())));
+            // A name with no file there is held as the directory, which no request opens as a file.
+            let file = std::fs::File::open(root.join(n)).unwrap_or_else(|_| std::fs::File::open(root).unwrap());
+            o.allow(n, FileId::of(&file.metadata().unwrap()), file);
         }
         o
     }
@@ -856,8 +867,8 @@ mod tests {
         let served = Outputs::default();
         let files = [crate::output::OutFile::new("report.md", "# run\n")];
         let mut written = vec![];
-        write_all_inside_noting(root, Path::new(""), &files, &mut |p, id| {
-            served.allow(&p.to_string_lossy(), id);
+        write_all_inside_noting(root, Path::new(""), &files, &mut |p, id, file| {
+            served.allow(&p.to_string_lossy(), id, file);
             written.push((p.to_string_lossy().into_owned(), id));
         })
         .unwrap();
