@@ -41,12 +41,12 @@ GATE_STATUS ?=
 PERF_PROMETHEUS ?=
 # Handed to the commands through the environment, never spliced into the
 # shell line: a URL's `&` or a path's space stays a character.
-export PERF_ROOT JUNIT SUMMARY SITE_URL GATE_STATUS PERF_PROMETHEUS ACCEPTED GATE_ARCH GATE_MODE GATE_JOBS LANE
+export PERF_ROOT RUN OUT SITE BENCH_SITE PERF_BIND BENCH FLEET JUNIT SUMMARY SITE_URL GATE_STATUS PERF_PROMETHEUS ACCEPTED GATE_ARCH GATE_MODE GATE_JOBS LANE
 
 .PHONY: perf-report perf-gate perf-ratios perf-publish perf-serve samples test
 
 perf-report:
-	PERF_ROOT=$(PERF_ROOT) $(PERFREPORT) report $(RUN) $(if $(OUT),--out $(OUT))
+	$(PERFREPORT) report $(if $(RUN),"$$RUN") $(if $(OUT),--out "$$OUT")
 
 # Gates the night: the newest run of every key that started within 24 h of
 # the newest run under PERF_ROOT. Exit 0 passed, 1 regressed, 2 unusable, 3 nothing gated.
@@ -58,16 +58,16 @@ perf-gate:
 
 perf-publish:
 	$(if $(filter 1,$(PUSH)),@test -n "$(PUBLISH_CMD)" || { echo "PUSH=1 needs PUBLISH_CMD (e.g. an rsync to the web host): nothing was published"; exit 2; })
-	$(PERFREPORT) publish $(PERF_ROOT) --site $(SITE) $(if $(BENCH_SITE),--bench $(BENCH_SITE))
+	$(PERFREPORT) publish "$$PERF_ROOT" --site "$$SITE" $(if $(BENCH_SITE),--bench "$$BENCH_SITE")
 ifeq ($(PUSH),1)
 	$(PUBLISH_CMD)
 endif
 
 perf-serve:
-	PERF_ROOT=$(PERF_ROOT) $(PERFREPORT) serve $(RUN) --bind $(PERF_BIND)
+	$(PERFREPORT) serve $(if $(RUN),"$$RUN") --bind "$$PERF_BIND"
 
 perf-ratios:
-	$(PERFREPORT) ratios $(BENCH) $(if $(FLEET),--fleet $(FLEET)) $(if $(OUT),--out $(OUT))
+	$(PERFREPORT) ratios "$$BENCH" $(if $(FLEET),--fleet "$$FLEET") $(if $(OUT),--out "$$OUT")
 
 # Regenerate the bundled sample runs (deterministic: the same bytes every time).
 samples:

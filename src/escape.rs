@@ -13,9 +13,11 @@ const EMPTY: &str = "—";
 
 /// Control characters as a visible quote (`\n`, `\t`, `\u{1b}`): a raw
 /// newline would end a markdown line and start a block, ESC acts on a
-/// terminal, and none of them can be seen.
+/// terminal, and none of them can be seen. The bidi marks, embeddings,
+/// overrides and isolates too (`\u{202e}`, `\u{200f}`): one in a step name
+/// would reorder the rest of a history line, on a page or in a terminal.
 pub(crate) fn quote_controls(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    if !s.chars().any(crate::term::is_unsafe) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -24,7 +26,7 @@ pub(crate) fn quote_controls(s: &str) -> Cow<'_, str> {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if crate::term::is_unsafe(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
@@ -242,6 +244,25 @@ pub(crate) fn script_json(json: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by attacking the terminal and history outputs: LRM, RLM and
+    /// ALM passed raw to a terminal, and history.md's and history.html's
+    /// change-of-level lines (step names as code spans, stamps and targets
+    /// as text) kept raw U+202E and U+2066 from step names.
+    #[test]
+    fn bidi_marks_overrides_and_isolates_are_quoted_on_a_terminal_and_in_history_lines() {
+        for c in ['\u{200e}', '\u{200f}', '\u{61c}', '\u{202e}', '\u{2066}', '\u{2069}'] {
+            let name = format!("RUN make {c}evil");
+            for (place, out) in [
+                ("terminal", crate::term::quote(&name).into_owned()),
+                ("markdown text", md_text(&name)),
+                ("code span", md_code(&name)),
+            ] {
+                assert!(!out.contains(c), "{place}: raw U+{:04X} in {out:?}", c as u32);
+                assert!(out.contains(&format!("\\u{{{:x}}}", c as u32)), "{place}: {out:?}");
+            }
+        }
+    }
 
     #[test]
     fn a_name_with_a_pipe_and_a_lone_backtick_cannot_open_a_code_span_for_the_next_value() {

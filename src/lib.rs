@@ -83,6 +83,12 @@ pub fn analyse(run_dir: &Path) -> Result<figures::Figures> {
     Ok(measure::analyse(&run).figures)
 }
 
+/// As `analyse`, the run read as `opts` says.
+pub fn analyse_with(run_dir: &Path, opts: &model::Options) -> Result<figures::Figures> {
+    let run = model::load_with_options(run_dir, opts)?;
+    Ok(measure::analyse(&run).figures)
+}
+
 /// Reads a run directory and renders its report in memory; `links` says
 /// whether an input whose real path leaves the run directory is read.
 pub fn report(run_dir: &Path, links: model::Links) -> Result<Report> {

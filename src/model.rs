@@ -46,6 +46,12 @@ pub(crate) const PROMETHEUS: &str = crate::input::prometheus::NAME;
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     pub links: Links,
+    /// The root the run was found under (`publish`, `history`, `gate`, the
+    /// newest run for `report` and `serve`): the run folder, as opened for
+    /// the read, must lie inside the root's real path, at every load. A
+    /// folder re-pointed out of the root after the walk checked it is not
+    /// read.
+    pub root: Option<std::path::PathBuf>,
     /// Read the node samples from this Prometheus-compatible server
     /// instead of samples.jsonl.
     pub prometheus: Option<std::sync::Arc<crate::input::prometheus::Server>>,
@@ -153,22 +159,27 @@ pub(crate) fn is_run_dir(dir: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;
     };
-    entries.flatten().any(|e| {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        FIXED_INPUTS.contains(&name.as_ref()) || trace::target_of_file(&name).is_some()
-    })
+    entries.flatten().any(|e| is_input_name(&e.file_name()))
 }
+
+/// Whether a file name is one a run's inputs go by.
+fn is_input_name(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    FIXED_INPUTS.contains(&name.as_ref()) || trace::target_of_file(&name).is_some()
+}
+
+/// What a run folder re-pointed out of its root is called.
+pub(crate) const LEFT_THE_ROOT: &str = "a link leading out of the root: not read";
 
 fn xxh3(data: &[u8]) -> u64 {
     twox_hash::XxHash3_64::oneshot(data)
 }
 
 /// The most bytes of the inputs read whole (run.json's is its parser's). A
-/// trace is decoded into a JSON tree several times its size, and the traces
-/// of a run are decoded at once: a BuildKit record of a large build is a few MB (thousands of steps and
-/// registry calls), so 256 MiB is fifty times that and still leaves the
-/// decoding at a few GB. The nginx directive is one line.
+/// trace is held whole while it is decoded (one span at a time), and the
+/// traces of a run are decoded at once: a BuildKit record of a large build
+/// is a few MB (thousands of steps and registry calls), so 256 MiB is fifty
+/// times that. The nginx directive is one line.
 pub(crate) const RUN_JSON_MAX: u64 = run_json::MAX_BYTES;
 pub(crate) const TRACE_MAX: u64 = 256 << 20;
 pub(crate) const NGINX_FORMAT_MAX: u64 = 1 << 20;
@@ -301,6 +312,9 @@ fn bound(run: &mut Run, inputs: &mut [InputReport], traces_left_out: Option<Stri
             .collect(),
         run.placements.iter().map(|p| p.node.clone()).collect(),
         run.samples.by_node.keys().cloned().collect(),
+        // Left out while samples.jsonl was read: counted and named, never
+        // before a node whose polls were held.
+        run.samples.nodes_left_out().cloned().collect(),
     ];
     let (nodes, nodes_warning) = bounded_names(
         "nodes",
@@ -342,10 +356,27 @@ pub(crate) fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) 
     load_from(dir, cache, &opts)
 }
 
+/// As `load`, read as `opts` says (the root its folder must stay in).
+pub fn load_with_options(dir: &Path, opts: &Options) -> Result<Run> {
+    load_from(dir, None, opts)
+}
+
 /// As `load_with`, read as `opts` says.
 pub(crate) fn load_from(dir: &Path, cache: Option<&mut LogCache>, opts: &Options) -> Result<Run> {
     let links = opts.links;
-    let mut trace_files = trace_files_of(dir)?;
+    // Opened once: every input below is read relative to this handle, and
+    // the root's bound is checked on it, not on the name.
+    let inside = RunDir::new(dir, links);
+    if let Some(root) = &opts.root {
+        let real_root = root.canonicalize().ok();
+        if !real_root.is_some_and(|r| inside.lies_within(&r)) {
+            return Err(Error::NotARun {
+                path: dir.to_path_buf(),
+                reason: LEFT_THE_ROOT.into(),
+            });
+        }
+    }
+    let mut trace_files = trace_files_of(&inside)?;
     // Traces past the bound are not even read.
     let traces_left_out = (trace_files.len() > MAX_TARGETS).then(|| {
         let left: Vec<&str> = trace_files[MAX_TARGETS..].iter().map(|(_, f)| f.as_str()).collect();
@@ -359,7 +390,6 @@ pub(crate) fn load_from(dir: &Path, cache: Option<&mut LogCache>, opts: &Options
         trace_files.truncate(MAX_TARGETS);
         w
     });
-    let inside = RunDir::new(dir, links);
     let mut run = Run {
         dir: dir.to_path_buf(),
         dir_name: dir
@@ -545,6 +575,14 @@ impl OutsideSaid {
             ));
             return;
         }
+        // They were recognised, so "no record recognised" is not so, and
+        // their format did not change: they are another time's.
+        if o.records > 0 {
+            if let Some(i) = r.breaches.iter().position(|b| crate::input::contract::is_no_record(b)) {
+                let said = format!("{}: {}", r.name, r.breaches.remove(i));
+                r.warnings.retain(|w| *w != said);
+            }
+        }
         let b = format!(
             "all {} of its {many} lie outside {run_window} ({range}): none is this run's, so nothing of it is measured",
             o.records
@@ -586,7 +624,8 @@ fn stamp_disagrees(stamp: &str, started: Option<crate::timefmt::Micros>) -> Opti
 
 /// The traces of a run directory as (target, file), sorted; an error when
 /// `dir` is not a run.
-fn trace_files_of(dir: &Path) -> Result<Vec<(String, String)>> {
+fn trace_files_of(run: &RunDir) -> Result<Vec<(String, String)>> {
+    let dir = run.path();
     let not_a_run = |reason: String| Error::NotARun {
         path: dir.to_path_buf(),
         reason,
@@ -595,16 +634,18 @@ fn trace_files_of(dir: &Path) -> Result<Vec<(String, String)>> {
     if !meta.is_dir() {
         return Err(not_a_run("not a directory".into()));
     }
-    let listing = std::fs::read_dir(dir).map_err(|e| not_a_run(format!("cannot list: {e}")))?;
+    let listing = run.names().map_err(|e| not_a_run(format!("cannot list: {e}")))?;
     let mut trace_files: Vec<(String, String)> = listing
-        .flatten()
-        .filter_map(|e| {
-            let file = e.file_name().to_string_lossy().into_owned();
-            trace::target_of_file(&file).map(|t| (t.to_string(), file.clone()))
+        .iter()
+        .filter_map(|name| {
+            // A trace is named in UTF-8 (`trace-<target>.json`); another
+            // name is no trace, and is never opened under a lossy spelling.
+            let file = name.to_str()?;
+            trace::target_of_file(file).map(|t| (t.to_string(), file.to_string()))
         })
         .collect();
     trace_files.sort();
-    if !is_run_dir(dir) {
+    if !listing.iter().any(|n| is_input_name(n)) {
         return Err(not_a_run(format!(
             "no run inputs here (expected some of {} or trace-<target>.json)",
             FIXED_INPUTS.join(", ")
@@ -829,15 +870,17 @@ fn read_samples(
         }
         None => {
             let format = Some("samples: JSON lines".into());
-            *samples = Some(incremental::read_log(
-                dir,
-                SAMPLES,
-                tail,
-                format,
-                "",
-                cache,
-                Samples::default,
-            ));
+            // run.json's nodes are always held; past MAX_NODES others, a
+            // node costs its name, not its polls (see `bound`).
+            let first: std::sync::Arc<BTreeSet<String>> = std::sync::Arc::new(
+                run.info
+                    .iter()
+                    .flat_map(|i| i.nodes.iter().map(|n| n.name.clone()))
+                    .collect(),
+            );
+            *samples = Some(incremental::read_log(dir, SAMPLES, tail, format, "", cache, || {
+                Samples::keeping(first.clone(), MAX_NODES)
+            }));
         }
     }
 }
@@ -953,5 +996,47 @@ mod tests {
         let (kept, warning) = bounded_names("nodes", groups, 6, "these");
         assert_eq!(kept.len(), 6);
         assert_eq!(warning, None, "at the bound nothing is left out");
+    }
+
+    /// A root with the run `r1` and, outside it, another run holding a
+    /// secret line in its registry log.
+    fn root_and_elsewhere() -> (tempfile::TempDir, tempfile::TempDir) {
+        let root = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("r1")).unwrap();
+        std::fs::write(root.path().join("r1/zot.jsonl"), "inside-line\n").unwrap();
+        std::fs::write(elsewhere.path().join("zot.jsonl"), "secret-line-5d2c\n").unwrap();
+        (root, elsewhere)
+    }
+
+    /// Found by attacking serve and publish: the walk checked that a run
+    /// folder's real path stays in the root, then the load resolved the
+    /// name again; `mv root/r1 root/.away; ln -s /elsewhere root/r1` in
+    /// between had the outside run read. The folder is opened once and read
+    /// through that handle, and the root's bound is checked on it at load.
+    #[test]
+    fn a_run_folder_swapped_for_a_link_out_of_the_root_after_the_walk_is_not_read() {
+        let (root, elsewhere) = root_and_elsewhere();
+        let r1 = root.path().join("r1");
+        let opened = RunDir::new(&r1, Links::StayInside);
+        std::fs::rename(&r1, root.path().join(".away")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), &r1).unwrap();
+        let read = opened.read_at_most(ZOT, 1 << 20).unwrap();
+        assert_eq!(read, b"inside-line\n", "the folder opened is the one read");
+        let opts = Options {
+            root: Some(root.path().to_path_buf()),
+            ..Default::default()
+        };
+        match load_from(&r1, None, &opts) {
+            Err(Error::NotARun { reason, .. }) => assert_eq!(reason, LEFT_THE_ROOT),
+            Err(e) => panic!("{e}"),
+            Ok(run) => panic!("read from outside the root: {:?}", run.inputs),
+        }
+        // A run read without a root (named by its user) is read where it leads.
+        assert!(load_from(&r1, None, &Options::default()).is_ok());
+        // A link that stays in the root is a run like any.
+        std::fs::remove_file(&r1).unwrap();
+        std::os::unix::fs::symlink(root.path().join(".away"), &r1).unwrap();
+        assert!(load_from(&r1, None, &opts).is_ok());
     }
 }

@@ -33,11 +33,45 @@ impl OutFile {
 /// it: right for the files of an output directory, which are this tool's;
 /// a path the user named goes through [`write_named`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<bool> {
+    write_atomic_noting(path, bytes, &mut |_, _| {})
+}
+
+/// What names one file on this machine: its device and inode. A file
+/// `serve` wrote is known by it, so a link or another file put at the
+/// output's name is not taken for the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+}
+
+/// [`write_atomic`], telling `note` the identity of the file that stands at
+/// `path` once it returns, with a descriptor of it: the temporary's, before
+/// its rename (so a reader that checks identities never sees the new file
+/// unknown), or the one already there when it holds exactly these bytes.
+/// Whoever keeps the descriptor keeps the inode: while it is held, no other
+/// file can be given that inode number and pass for this one.
+pub(crate) fn write_atomic_noting(
+    path: &Path,
+    bytes: &[u8],
+    note: &mut dyn FnMut(FileId, std::fs::File),
+) -> Result<bool> {
     let err = |source: std::io::Error| Error::Write {
         path: path.to_path_buf(),
         source,
     };
-    if holds(path, bytes) {
+    if let Some((id, file)) = holds(path, bytes) {
+        note(id, file);
         return Ok(false);
     }
     let dir = path
@@ -61,6 +95,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<bool> {
     let mut tmp = builder.tempfile_in(dir).map_err(err)?;
     tmp.write_all(bytes).map_err(err)?;
     tmp.as_file().sync_data().map_err(err)?;
+    note(
+        FileId::of(&tmp.as_file().metadata().map_err(err)?),
+        tmp.as_file().try_clone().map_err(err)?,
+    );
     // On failure the temporary is removed when `tmp` (or the error holding it) drops.
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(true)
@@ -80,7 +118,10 @@ pub enum Written {
 /// through (to the file it names, which the rename replaces; the link stays).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NamedLinks {
+    /// Refused; the command's `--follow-links` writes through it.
     Refuse,
+    /// Refused, by a command that has no `--follow-links` (`gate`).
+    Never,
     WriteThrough,
 }
 
@@ -127,6 +168,9 @@ pub fn write_named(path: &Path, bytes: &[u8], links: NamedLinks) -> Result<Writt
         NamedLinks::Refuse => Err(refuse(
             "a symlink to a regular file: refused, so a planted link cannot aim the write (--follow-links writes through it)",
         )),
+        NamedLinks::Never => Err(refuse(
+            "a symlink to a regular file: refused, so a planted link cannot aim the write (name the file itself)",
+        )),
         NamedLinks::WriteThrough => {
             let real = path.canonicalize().map_err(err)?;
             write_atomic(&real, bytes)?;
@@ -135,16 +179,23 @@ pub fn write_named(path: &Path, bytes: &[u8], links: NamedLinks) -> Result<Writt
     }
 }
 
-/// Whether `path` is a regular file holding exactly `bytes`. Not followed
-/// when it is a symlink, and not read when it is a FIFO or a device (a read
-/// that would never end) or its size differs.
-fn holds(path: &Path, bytes: &[u8]) -> bool {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_file() && m.len() == bytes.len() as u64 => {
-            std::fs::read(path).is_ok_and(|existing| existing == bytes)
-        }
-        _ => false,
+/// The identity of `path` when it is a regular file holding exactly
+/// `bytes`. Opened without following a link and without blocking (a FIFO
+/// or device is never read), and judged by what the open descriptor is, so
+/// a file swapped in meanwhile is judged as what was read.
+fn holds(path: &Path, bytes: &[u8]) -> Option<(FileId, std::fs::File)> {
+    use std::io::Read;
+    let mut file = crate::input::read::open_no_follow(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() != bytes.len() as u64 {
+        return None;
     }
+    let mut existing = Vec::with_capacity(bytes.len());
+    (&mut file)
+        .take(bytes.len() as u64 + 1)
+        .read_to_end(&mut existing)
+        .ok()?;
+    (existing == bytes).then(|| (FileId::of(&meta), file))
 }
 
 /// Writes every file under `out_dir`; returns how many were (re)written.
@@ -185,6 +236,17 @@ pub(crate) fn real_dir_inside(base: &Path, rel: &Path) -> Result<PathBuf> {
 /// [`write_all`] into `base/rel`, every directory on the way checked by
 /// [`real_dir_inside`]; the files' own paths must be plain too.
 pub(crate) fn write_all_inside(base: &Path, rel: &Path, files: &[OutFile]) -> Result<usize> {
+    write_all_inside_noting(base, rel, files, &mut |_, _, _| {})
+}
+
+/// [`write_all_inside`], telling `note` each file's path (as given) and the
+/// identity of what stands there (see [`write_atomic_noting`]).
+pub(crate) fn write_all_inside_noting(
+    base: &Path,
+    rel: &Path,
+    files: &[OutFile],
+    note: &mut dyn FnMut(&Path, FileId, std::fs::File),
+) -> Result<usize> {
     let mut written = 0;
     for f in files {
         let file_name = f
@@ -199,7 +261,7 @@ pub(crate) fn write_all_inside(base: &Path, rel: &Path, files: &[OutFile]) -> Re
         };
         let sub = f.path.parent().unwrap_or(Path::new(""));
         let dir = real_dir_inside(base, &rel.join(sub))?;
-        if write_atomic(&dir.join(file_name), &f.bytes)? {
+        if write_atomic_noting(&dir.join(file_name), &f.bytes, &mut |id, file| note(&f.path, id, file))? {
             written += 1;
         }
     }

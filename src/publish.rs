@@ -44,8 +44,14 @@ pub struct RunEntry {
 /// holds (so writing it copies no run's figures).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 struct ManifestRun<'a> {
-    /// (file name, bytes, modification time in ns) of every file in the run folder.
-    inputs: Cow<'a, [(String, u64, i128)]>,
+    /// The run folder's fingerprint (`runs::fingerprint`): a digest, so the
+    /// published manifest names none of the run folder's files.
+    #[serde(default)]
+    fingerprint: Cow<'a, str>,
+    /// The files of the run's pages under `runs/<folder>/`: one gone, and
+    /// the run is reported again.
+    #[serde(default)]
+    pages: Cow<'a, [String]>,
     entry: Cow<'a, RunEntry>,
     /// What history keeps of the run, so the history page reads no run again.
     #[serde(default)]
@@ -82,18 +88,20 @@ struct Previous<'b> {
 
 /// One run of the site as this publish leaves it.
 struct Row<'a> {
-    inputs: &'a [(String, u64, i128)],
+    fingerprint: &'a str,
+    pages: Vec<String>,
     entry: RunEntry,
     figures: Option<crate::figures::Figures>,
     /// Its text in the old manifest, when it did not change.
     text: Option<&'a RawValue>,
 }
 
-/// A run reported again: (folder, entry, figures, whether its pages were written).
-type Built = (String, RunEntry, crate::figures::Figures, Result<()>);
+/// A run reported again: (folder, entry, figures, the pages written or why not).
+type Built = (String, RunEntry, crate::figures::Figures, Result<Vec<String>>);
 
-/// (folder, path, fingerprint, the entry to keep when nothing changed)
-type Plan = (String, PathBuf, Vec<(String, u64, i128)>, Option<RunEntry>);
+/// (folder, path, fingerprint (empty: none), the entry and pages to keep
+/// when nothing changed)
+type Plan = (String, PathBuf, String, Option<(RunEntry, Vec<String>)>);
 
 #[derive(Debug, Default)]
 pub struct PublishOutcome {
@@ -293,10 +301,15 @@ fn entry_of(dir: &str, f: &crate::figures::Figures, broken_inputs: &[String], br
 
 /// Reports one run into `site/runs/<dir>/`; a run that cannot be reported
 /// becomes a broken entry with the reason, never a failed publish.
-fn build_run(dir: &str, path: &Path, opts: &PublishOptions) -> (RunEntry, crate::figures::Figures, Result<()>) {
+fn build_run(
+    dir: &str,
+    path: &Path,
+    opts: &PublishOptions,
+) -> (RunEntry, crate::figures::Figures, Result<Vec<String>>) {
     let site = opts.site;
     let read = crate::model::Options {
         links: crate::model::Links::StayInside,
+        root: Some(opts.root.to_path_buf()),
         ..opts.read.clone()
     };
     let unreadable = |reason: String| crate::figures::Figures::unreadable(dir, format!("broken: {reason}"));
@@ -323,7 +336,7 @@ fn build_run(dir: &str, path: &Path, opts: &PublishOptions) -> (RunEntry, crate:
         });
     let report = match reported {
         Ok(r) => r,
-        Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(())),
+        Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(vec![])),
     };
     // Every present input broke its contract: nothing in the report can be trusted.
     let entry = entry_of(dir, &report.figures, &report.broken_inputs, report.broken.clone());
@@ -331,7 +344,7 @@ fn build_run(dir: &str, path: &Path, opts: &PublishOptions) -> (RunEntry, crate:
     figures.dir = dir.to_string();
     let files = match render::render_all_for(&report.view, Some("../../")) {
         Ok(f) => f,
-        Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(())),
+        Err(e) => return (broken_entry(e.to_string()), unreadable(e.to_string()), Ok(vec![])),
     };
     let md = files
         .iter()
@@ -341,7 +354,11 @@ fn build_run(dir: &str, path: &Path, opts: &PublishOptions) -> (RunEntry, crate:
     let html = render::site::markdown_page(&format!("run {}", report.view.stamp), &md);
     let mut files = files;
     files.push(OutFile::new("report.html", html));
-    let written = write_all_inside(site, &Path::new("runs").join(dir), &files).map(|_| ());
+    let pages = files
+        .iter()
+        .map(|f| f.path.to_string_lossy().replace('\\', "/"))
+        .collect();
+    let written = write_all_inside(site, &Path::new("runs").join(dir), &files).map(|_| pages);
     (entry, figures, written)
 }
 
@@ -352,7 +369,12 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
     let usable: Vec<&RunEntry> = runs.iter().filter(|r| r.status != "broken").collect();
     let load = |dir: &str| -> Option<crate::figures::Figures> {
         let path = &plans.iter().find(|p| p.0 == dir)?.1;
-        model::load_from(path, None, &opts.read)
+        let read = model::Options {
+            links: model::Links::StayInside,
+            root: Some(opts.root.to_path_buf()),
+            ..opts.read.clone()
+        };
+        model::load_from(path, None, &read)
             .ok()
             .map(|r| crate::measure::analyse(&r).figures)
     };
@@ -578,6 +600,26 @@ fn previous_manifest<'b>(bytes: &'b [u8], warnings: &mut Vec<String>) -> Previou
     }
 }
 
+/// A manifest larger than this is not read (a site of 1,000 runs keeps
+/// about 2 MB of figures).
+const MAX_MANIFEST_BYTES: u64 = 256 << 20;
+
+/// The bytes of the manifest the last publish wrote, read as the history
+/// cache is: only a regular file, not through a link, without blocking (a
+/// FIFO planted at its name would hang publish), under a size bound (a link
+/// to `/dev/zero` would fill memory). One that cannot be read is said, and
+/// every run is reported again.
+fn read_manifest(path: &Path, warnings: &mut Vec<String>) -> Vec<u8> {
+    match crate::input::read_named(path, crate::input::ReadLinks::Refuse, MAX_MANIFEST_BYTES) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => vec![],
+        Err(e) => {
+            warnings.push(format!("{MANIFEST}: {e}: every run is reported again"));
+            vec![]
+        }
+    }
+}
+
 pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     let mut out = PublishOutcome::default();
     if !opts.root.is_dir() {
@@ -598,7 +640,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         .collect();
     let found = discover_walked(walked, &mut out.warnings);
     let manifest_path = opts.site.join(MANIFEST);
-    let old_bytes = std::fs::read(&manifest_path).unwrap_or_default();
+    let old_bytes = read_manifest(&manifest_path, &mut out.warnings);
     let mut old = previous_manifest(&old_bytes, &mut out.warnings);
     let plans = plan(opts, found, &old);
     // The runs to rebuild, in parallel across runs.
@@ -658,8 +700,8 @@ fn gather_rows<'a>(
 ) -> Result<BTreeMap<&'a str, Row<'a>>> {
     let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
     for (dir, _path, fp, keep) in plans {
-        let (entry, figures, text) = match keep {
-            Some(e) => {
+        let (entry, figures, text, pages) = match keep {
+            Some((e, pages)) => {
                 let m = old.runs.get_mut(dir);
                 // Its text stands when it names the folder as derived now.
                 let same = m
@@ -667,18 +709,18 @@ fn gather_rows<'a>(
                     .is_some_and(|m| m.entry.as_ref() == e && m.figures.as_ref().is_some_and(|f| f.dir == *dir));
                 let figures = m.and_then(|m| m.figures.take()).map(Cow::into_owned);
                 let text = old.text.get(dir).copied().filter(|_| same);
-                (e.clone(), figures, text)
+                (e.clone(), figures, text, pages.clone())
             }
             None => {
                 let Some((_, e, figures, written)) = built.iter().find(|b| &b.0 == dir) else {
                     continue;
                 };
-                written.as_ref().map_err(|e| Error::Write {
+                let pages = written.as_ref().map_err(|e| Error::Write {
                     path: opts.site.join("runs").join(dir),
                     source: std::io::Error::other(e.to_string()),
                 })?;
                 out.rebuilt.push(dir.clone());
-                (e.clone(), Some(figures.clone()), None)
+                (e.clone(), Some(figures.clone()), None, pages.clone())
             }
         };
         // The folder is the one derived now, as for the entry.
@@ -687,7 +729,8 @@ fn gather_rows<'a>(
         rows.insert(
             dir,
             Row {
-                inputs: fp,
+                fingerprint: fp,
+                pages,
                 entry,
                 figures,
                 text,
@@ -698,23 +741,38 @@ fn gather_rows<'a>(
 }
 
 /// Each run found with its fingerprint, and its entry when its pages stand
-/// as they are (same inputs, same tool, pages present, no `--force`).
+/// as they are (same inputs, same tool, every page present, no `--force`).
+/// A run whose inputs cannot be fingerprinted is always reported again.
 fn plan(opts: &PublishOptions, found: Vec<(String, PathBuf)>, old: &Previous) -> Vec<Plan> {
     let tool_changed = old.tool != opts.read.cache_id();
     found
         .into_iter()
         .map(|(dir, path)| {
-            let fp = fingerprint(&path);
-            let pages_exist = opts.site.join("runs").join(&dir).join("index.html").exists();
-            let unchanged = old
-                .runs
-                .get(&dir)
-                .filter(|m| *m.inputs == *fp && m.figures.is_some() && pages_exist && !tool_changed && !opts.force);
+            let fp = fingerprint(&path).unwrap_or_default();
+            let folder = opts.site.join("runs").join(&dir);
+            // Each page a regular file where it was written (a link there is not ours).
+            let pages_stand = |pages: &[String]| {
+                !pages.is_empty()
+                    && pages
+                        .iter()
+                        .all(|p| std::fs::symlink_metadata(folder.join(p)).is_ok_and(|m| m.is_file()))
+            };
+            let unchanged = old.runs.get(&dir).filter(|m| {
+                !fp.is_empty()
+                    && *m.fingerprint == *fp
+                    && m.figures.is_some()
+                    && !tool_changed
+                    && !opts.force
+                    && pages_stand(&m.pages)
+            });
             // The folder is the one derived now, never the entry's own `dir`.
-            let keep = unchanged.map(|m| RunEntry {
-                dir: dir.clone(),
-                order: (m.entry.order.0.clone(), dir.clone()),
-                ..m.entry.as_ref().clone()
+            let keep = unchanged.map(|m| {
+                let entry = RunEntry {
+                    dir: dir.clone(),
+                    order: (m.entry.order.0.clone(), dir.clone()),
+                    ..m.entry.as_ref().clone()
+                };
+                (entry, m.pages.to_vec())
             });
             (dir, path, fp, keep)
         })
@@ -737,7 +795,8 @@ fn write_manifest(
                 let run = match row.text {
                     Some(text) => Written::Unchanged(text),
                     None => Written::Run(Box::new(ManifestRun {
-                        inputs: Cow::Borrowed(row.inputs),
+                        fingerprint: Cow::Borrowed(row.fingerprint),
+                        pages: Cow::Borrowed(&row.pages),
                         entry: Cow::Borrowed(&row.entry),
                         figures: at.map(|i| Cow::Borrowed(&figures[i])),
                     })),
@@ -851,7 +910,8 @@ mod tests {
             order: (None, dir.into()),
         };
         let run = ManifestRun {
-            inputs: Cow::Owned(vec![("run.json".into(), 10, 20)]),
+            fingerprint: Cow::Owned("ab".into()),
+            pages: Cow::Owned(vec!["index.html".into()]),
             entry: Cow::Owned(entry),
             figures: Some(Cow::Owned(crate::figures::Figures::unreadable(dir, "x".into()))),
         };
@@ -861,7 +921,7 @@ mod tests {
     #[test]
     fn one_manifest_run_that_cannot_be_read_is_named_and_the_others_still_count() {
         let text = format!(
-            r#"{{"tool":"t","runs":{{"a":{},"b":[1],"c":{},"d":{{"inputs":"x"}}}}}}"#,
+            r#"{{"tool":"t","runs":{{"a":{},"b":[1],"c":{},"d":{{"pages":"x"}}}}}}"#,
             written("a"),
             written("c")
         );

@@ -9,7 +9,7 @@
 
 use crate::error::{Error, Result};
 use crate::live::LiveRun;
-use crate::output::{write_all, write_atomic};
+use crate::output::{write_all_inside_noting, FileId};
 use crate::render::Export;
 use crate::{render, view};
 use std::net::SocketAddr;
@@ -34,7 +34,8 @@ const MAX_BUF: usize = 64 * 1024;
 /// Room for cookies other services on this host set.
 const MAX_HEADER: usize = 32 * 1024;
 /// Descriptors kept for everything but connections (regeneration reads
-/// every input and writes every output; the runtime, stdio, the listener).
+/// every input and writes every output; the outputs held open, two a name
+/// at most; the runtime, stdio, the listener).
 const RESERVED_FDS: u64 = 64;
 /// How often the run's folder is looked at.
 const POLL: Duration = Duration::from_millis(500);
@@ -100,11 +101,14 @@ fn connection_cap(wanted: usize, open_files: Option<u64>) -> usize {
 
 /// One regeneration: data.json always, everything when `full`.
 pub fn regenerate(live: &mut LiveRun, out: &Path, full: bool) -> Result<view::View> {
-    regenerate_files(live, out, full).map(|(v, _)| v)
+    regenerate_files(live, out, full, &Outputs::default())
 }
 
-/// As `regenerate`, with the paths written (relative, `/`-separated).
-fn regenerate_files(live: &mut LiveRun, out: &Path, full: bool) -> Result<(view::View, Vec<String>)> {
+/// As `regenerate`, each file written told to `outputs` as it stands in
+/// place (its identity before its rename, so it is never answered 404
+/// while it is new), and the files of this regeneration then the only
+/// identities `outputs` answers for their names.
+fn regenerate_files(live: &mut LiveRun, out: &Path, full: bool, outputs: &Outputs) -> Result<view::View> {
     let run = live.load()?;
     let v = view::build(&run);
     let files = if full {
@@ -112,36 +116,64 @@ fn regenerate_files(live: &mut LiveRun, out: &Path, full: bool) -> Result<(view:
     } else {
         render::json::Json.render(&v)?
     };
-    if full {
-        write_all(out, &files)?;
-    } else {
-        for f in &files {
-            write_atomic(&out.join(&f.path), &f.bytes)?;
-        }
-    }
-    let names = files
-        .iter()
-        .map(|f| f.path.to_string_lossy().replace('\\', "/"))
-        .collect();
-    Ok((v, names))
+    let mut written: Vec<(String, FileId)> = vec![];
+    write_all_inside_noting(out, Path::new(""), &files, &mut |path, id, file| {
+        let name = path.to_string_lossy().replace('\\', "/");
+        outputs.allow(&name, id, file);
+        written.push((name, id));
+    })?;
+    outputs.settle(&written);
+    Ok(v)
 }
 
-/// The files perfreport wrote into the output directory: the only ones
-/// served. The default output directory is the run directory, whose logs,
-/// run.json and dotfiles are not for the LAN; an allow-list cannot forget
-/// one the way a deny-list would.
+/// The files perfreport wrote into the output directory, each by its name
+/// and the identity (device, inode) of the file its last write renamed into
+/// place: the only ones served. The default output directory is the run
+/// directory, which others write into: its logs, run.json and dotfiles are
+/// not for the LAN, and a link or another file put at an output's name
+/// (`ln -sf .env report.md`) is not the output. An allow-list of files, not
+/// of names, cannot be re-pointed the way a name can. Each file is held
+/// open, so its inode stays its own: one deleted by someone else is not
+/// freed for a file of theirs to be given the same inode number.
 #[derive(Default)]
-struct Outputs(std::sync::RwLock<std::collections::BTreeSet<String>>);
+struct Outputs(std::sync::RwLock<std::collections::BTreeMap<String, Vec<(FileId, std::fs::File)>>>);
 
 impl Outputs {
-    fn add(&self, names: Vec<String>) {
-        if let Ok(mut set) = self.0.write() {
-            set.extend(names);
+    /// `id` (held open as `file`) may be answered as `name`, besides what
+    /// already was.
+    fn allow(&self, name: &str, id: FileId, file: std::fs::File) {
+        if let Ok(mut map) = self.0.write() {
+            map.entry(name.to_string()).or_default().push((id, file));
         }
     }
 
+    /// After a regeneration: each name it wrote answers only for the file
+    /// that now stands there (the others are let go).
+    fn settle(&self, written: &[(String, FileId)]) {
+        if let Ok(mut map) = self.0.write() {
+            for (name, id) in written {
+                if let Some(files) = map.get_mut(name) {
+                    files.retain(|(held, _)| held == id);
+                    files.truncate(1);
+                }
+            }
+        }
+    }
+
+    /// Whether `name` is an output at all.
     fn contains(&self, name: &str) -> bool {
-        self.0.read().map(|set| set.contains(name)).unwrap_or(false)
+        self.0.read().map(|map| map.contains_key(name)).unwrap_or(false)
+    }
+
+    /// Whether the file `id`, found at `name`, is the one written there.
+    fn is(&self, name: &str, id: FileId) -> bool {
+        self.0
+            .read()
+            .map(|map| {
+                map.get(name)
+                    .is_some_and(|files| files.iter().any(|(held, _)| *held == id))
+            })
+            .unwrap_or(false)
     }
 }
 
@@ -163,9 +195,10 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// The file a request path names under `root`, or the status to answer.
-/// Only `outputs` are served; `/` is `index.html`.
-fn resolve(root: &Path, url: &str, outputs: &Outputs) -> std::result::Result<PathBuf, u16> {
+/// The output a request path names (relative, `/`-separated), or the
+/// status to answer. Only `outputs` are served; `/` is `index.html`. Which
+/// file stands at that name is checked when it is opened ([`open_output`]).
+fn resolve(url: &str, outputs: &Outputs) -> std::result::Result<String, u16> {
     if url.len() > MAX_URL {
         return Err(414);
     }
@@ -186,14 +219,22 @@ fn resolve(root: &Path, url: &str, outputs: &Outputs) -> std::result::Result<Pat
     if !outputs.contains(&name) {
         return Err(404);
     }
-    let file = root.join(&name);
-    // Symlinks are followed only to files that stay under the root.
-    let real = file.canonicalize().map_err(|_| 404u16)?;
-    let real_root = root.canonicalize().map_err(|_| 404u16)?;
-    if !real.starts_with(&real_root) || !real.is_file() {
-        return Err(404);
-    }
-    Ok(real)
+    Ok(name)
+}
+
+/// Opens the output `name` under `root` for an answer: without following a
+/// link at its name, without blocking on a FIFO put there, and only when
+/// what was opened is a regular file whose identity is the one written
+/// there. Anything else at that name (a link, a file someone else put or
+/// renamed there, a directory) is not the output: `None`, and a 404.
+async fn open_output(root: &Path, name: &str, outputs: &Outputs) -> Option<(tokio::fs::File, u64)> {
+    let mut options = tokio::fs::OpenOptions::new();
+    options
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
+    let file = options.open(root.join(name)).await.ok()?;
+    let meta = file.metadata().await.ok()?;
+    (meta.is_file() && outputs.is(name, FileId::of(&meta))).then_some((file, meta.len()))
 }
 
 fn content_type(path: &Path) -> &'static str {
@@ -308,12 +349,26 @@ struct Site {
 
 type Response = axum::http::Response<axum::body::Body>;
 
-/// The page's policy: its own inline script and style (it is one
-/// self-contained file), data.json polled from this origin, and nothing
-/// else: should an input string ever slip into it as markup, it can load
-/// nothing, send nothing elsewhere and run no string as code.
-const PAGE_POLICY: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
-     img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/// The page's policy: its own inline script, by the hash of what perfreport
+/// wrote there (no other inline script runs, not even one put in a copy of
+/// the page), its inline style (it is one self-contained file), data.json
+/// polled from this origin, and nothing else: should an input string ever
+/// slip into it as markup, it can load nothing, send nothing elsewhere and
+/// run no string as code.
+fn page_policy() -> &'static str {
+    static POLICY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    POLICY.get_or_init(|| {
+        let scripts: Vec<String> = render::html::inline_script_hashes()
+            .iter()
+            .map(|h| format!("'sha256-{h}'"))
+            .collect();
+        format!(
+            "default-src 'none'; script-src {}; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; \
+             base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            scripts.join(" ")
+        )
+    })
+}
 /// Every other answer (data, markdown, charts, statuses) is inert even when
 /// opened as a document: no script, a sandbox of its own.
 const FILE_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox";
@@ -327,11 +382,12 @@ fn with_common_headers(mut r: Response) -> Response {
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|t| t.as_bytes().starts_with(b"text/html"));
-    let policy = if is_page { PAGE_POLICY } else { FILE_POLICY };
+    let policy = if is_page { page_policy() } else { FILE_POLICY };
     let h = r.headers_mut();
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
+    let policy = HeaderValue::from_str(policy).unwrap_or(HeaderValue::from_static(FILE_POLICY));
+    h.insert(header::CONTENT_SECURITY_POLICY, policy);
     r
 }
 
@@ -371,18 +427,14 @@ async fn answer_file<B>(site: &Site, req: &axum::http::Request<B>) -> Response {
         return r;
     }
     let target = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
-    let file = match resolve(&site.root, target, &site.outputs) {
-        Ok(f) => f,
+    let name = match resolve(target, &site.outputs) {
+        Ok(n) => n,
         Err(code) => return status(code),
     };
-    // The file is opened once and streamed from that descriptor: a rename
-    // by the next regeneration does not cut or mix the answer.
-    let Ok(opened) = tokio::fs::File::open(&file).await else {
+    // The file is opened once, checked on that descriptor and streamed from
+    // it: a rename by the next regeneration does not cut or mix the answer.
+    let Some((opened, len)) = open_output(&site.root, &name, &site.outputs).await else {
         return status(404);
-    };
-    let len = match opened.metadata().await {
-        Ok(m) if m.is_file() => m.len(),
-        _ => return status(404),
     };
     let body = if method == Method::HEAD {
         axum::body::Body::empty()
@@ -395,7 +447,7 @@ async fn answer_file<B>(site: &Site, req: &axum::http::Request<B>) -> Response {
     let h = r.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
-        header::HeaderValue::from_static(content_type(&file)),
+        header::HeaderValue::from_static(content_type(Path::new(&name))),
     );
     h.insert(header::CONTENT_LENGTH, header::HeaderValue::from(len));
     r
@@ -649,8 +701,7 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         source,
     })?;
     let outputs = Arc::new(Outputs::default());
-    let (first, written) = regenerate_files(&mut live, &opts.out_dir, true)?;
-    outputs.add(written);
+    let first = regenerate_files(&mut live, &opts.out_dir, true, &outputs)?;
     let mut in_flight = first.in_flight;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -694,15 +745,15 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(POLL);
         let now = crate::runs::fingerprint(&opts.run_dir);
-        let changed = now != seen || live.server_due(in_flight);
+        // A folder that cannot be fingerprinted is read again each time.
+        let changed = now.is_none() || now != seen || live.server_due(in_flight);
         if changed || (pending_full && last_full.elapsed() >= FULL_RENDER) {
             let full = last_full.elapsed() >= FULL_RENDER || !in_flight;
-            match regenerate_files(&mut live, &opts.out_dir, full) {
-                Ok((v, written)) => {
+            match regenerate_files(&mut live, &opts.out_dir, full, &outputs) {
+                Ok(v) => {
                     // Only a change that was rendered is seen: after a failure
                     // (a full disk, no descriptor) the next poll tries again.
                     seen = now;
-                    outputs.add(written);
                     // The run just finished: draw everything once more.
                     let finished = in_flight && !v.in_flight;
                     in_flight = v.in_flight;
@@ -713,8 +764,8 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
                         pending_full = true;
                     }
                     if finished {
-                        if let Ok((_, written)) = regenerate_files(&mut live, &opts.out_dir, true) {
-                            outputs.add(written);
+                        if let Err(e) = regenerate_files(&mut live, &opts.out_dir, true, &outputs) {
+                            eprintln!("perfreport serve: {}", crate::term::quote(&e.to_string()));
                         }
                     }
                 }
@@ -735,10 +786,25 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
 mod tests {
     use super::*;
 
-    fn outputs(names: &[&str]) -> Outputs {
+    /// The outputs `names`, each the file now at `root/name` (a name with
+    /// no file there is an output not yet written).
+    fn outputs(root: &Path, names: &[&str]) -> Outputs {
         let o = Outputs::default();
-        o.add(names.iter().map(|n| n.to_string()).collect());
+        for n in names {
+            // A name with no file there is held as the directory, which no request opens as a file.
+            let file = std::fs::File::open(root.join(n)).unwrap_or_else(|_| std::fs::File::open(root).unwrap());
+            o.allow(n, FileId::of(&file.metadata().unwrap()), file);
+        }
         o
+    }
+
+    fn opened(root: &Path, url: &str, served: &Outputs) -> std::result::Result<String, u16> {
+        let name = resolve(url, served)?;
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        match rt.block_on(open_output(root, &name, served)) {
+            Some(_) => Ok(name),
+            None => Err(404),
+        }
     }
 
     #[test]
@@ -746,33 +812,27 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("data.json"), "{}").unwrap();
         let root = dir.path();
-        let served = outputs(&["data.json", "index.html", "out"]);
-        assert!(resolve(root, "/data.json", &served).is_ok());
-        assert!(resolve(root, "/data.json?t=123", &served).is_ok());
-        assert!(resolve(root, "/", &served).is_err(), "no index.html yet");
+        let served = outputs(root, &["data.json", "index.html", "out"]);
+        assert!(opened(root, "/data.json", &served).is_ok());
+        assert!(opened(root, "/data.json?t=123", &served).is_ok());
+        assert_eq!(opened(root, "/", &served), Err(404), "no index.html yet");
         std::fs::write(dir.path().join("index.html"), "x").unwrap();
-        assert!(resolve(root, "/", &served).unwrap().ends_with("index.html"));
-        assert_eq!(resolve(root, "/../etc/passwd", &served), Err(400));
-        assert_eq!(resolve(root, "/%2e%2e/etc/passwd", &served), Err(400));
-        assert_eq!(resolve(root, "/%2E%2E%2Fetc%2Fpasswd", &served), Err(400));
-        assert_eq!(resolve(root, "//etc/passwd", &served), Err(404));
-        assert_eq!(resolve(root, "/..%5c..%5cetc", &served), Err(400));
-        assert_eq!(resolve(root, "/%zz", &served), Err(400));
-        assert_eq!(
-            resolve(root, "/%c0%ae%c0%ae/etc/passwd", &served),
-            Err(400),
-            "overlong UTF-8"
-        );
-        assert_eq!(resolve(root, "/%00", &served), Err(400));
-        assert_eq!(
-            resolve(root, "/%252e%252e/etc/passwd", &served),
-            Err(404),
-            "double-encoded"
-        );
-        assert_eq!(resolve(root, &format!("/{}", "a".repeat(3000)), &served), Err(414));
+        assert_eq!(opened(root, "/", &served), Err(404), "a file not written as the output");
+        let served = outputs(root, &["data.json", "index.html", "out"]);
+        assert_eq!(opened(root, "/", &served).as_deref(), Ok("index.html"));
+        assert_eq!(resolve("/../etc/passwd", &served), Err(400));
+        assert_eq!(resolve("/%2e%2e/etc/passwd", &served), Err(400));
+        assert_eq!(resolve("/%2E%2E%2Fetc%2Fpasswd", &served), Err(400));
+        assert_eq!(resolve("//etc/passwd", &served), Err(404));
+        assert_eq!(resolve("/..%5c..%5cetc", &served), Err(400));
+        assert_eq!(resolve("/%zz", &served), Err(400));
+        assert_eq!(resolve("/%c0%ae%c0%ae/etc/passwd", &served), Err(400), "overlong UTF-8");
+        assert_eq!(resolve("/%00", &served), Err(400));
+        assert_eq!(resolve("/%252e%252e/etc/passwd", &served), Err(404), "double-encoded");
+        assert_eq!(resolve(&format!("/{}", "a".repeat(3000)), &served), Err(414));
         std::os::unix::fs::symlink("/etc/passwd", dir.path().join("out")).unwrap();
         assert_eq!(
-            resolve(root, "/out", &served),
+            opened(root, "/out", &served),
             Err(404),
             "a symlink out of the directory"
         );
@@ -788,13 +848,44 @@ mod tests {
         std::fs::create_dir(root.join("charts")).unwrap();
         std::fs::write(root.join("charts/a.svg"), "x").unwrap();
         std::fs::write(root.join("charts/index.html"), "x").unwrap();
-        let served = outputs(&["data.json", "charts/a.svg"]);
-        assert!(resolve(root, "/data.json", &served).is_ok());
-        assert!(resolve(root, "/charts/a.svg", &served).is_ok());
-        assert!(resolve(root, "/charts//a.svg", &served).is_ok());
+        let served = outputs(root, &["data.json", "charts/a.svg"]);
+        assert!(opened(root, "/data.json", &served).is_ok());
+        assert!(opened(root, "/charts/a.svg", &served).is_ok());
+        assert!(opened(root, "/charts//a.svg", &served).is_ok());
         for url in ["/run.json", "/.env", "/evil.svg", "/charts/", "/charts", "/"] {
-            assert_eq!(resolve(root, url, &served), Err(404), "{url}");
+            assert_eq!(opened(root, url, &served), Err(404), "{url}");
         }
+    }
+
+    /// An output's name re-pointed at another file (a link, or a file of
+    /// someone else's renamed over it) is not the output: only the file
+    /// whose identity the last write recorded is answered.
+    #[test]
+    fn an_output_is_answered_only_as_the_file_written_there_not_a_link_or_file_put_at_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let served = Outputs::default();
+        let files = [crate::output::OutFile::new("report.md", "# run\n")];
+        let mut written = vec![];
+        write_all_inside_noting(root, Path::new(""), &files, &mut |p, id, file| {
+            served.allow(&p.to_string_lossy(), id, file);
+            written.push((p.to_string_lossy().into_owned(), id));
+        })
+        .unwrap();
+        served.settle(&written);
+        assert!(opened(root, "/report.md", &served).is_ok());
+        std::fs::write(root.join(".env"), "TOKEN=secret\n").unwrap();
+        std::fs::remove_file(root.join("report.md")).unwrap();
+        std::os::unix::fs::symlink(".env", root.join("report.md")).unwrap();
+        assert_eq!(opened(root, "/report.md", &served), Err(404), "a link at the name");
+        std::fs::remove_file(root.join("report.md")).unwrap();
+        std::fs::write(root.join("other.md"), "# run\n").unwrap();
+        std::fs::rename(root.join("other.md"), root.join("report.md")).unwrap();
+        assert_eq!(
+            opened(root, "/report.md", &served),
+            Err(404),
+            "another file renamed there"
+        );
     }
 
     #[test]

@@ -12,8 +12,13 @@ pub struct Args {
     target: String,
 }
 
+/// A build log larger than this is not read (it is read whole; a BuildKit
+/// plain-progress log of a large build is a few MB).
+const MAX_LOG_BYTES: u64 = 256 << 20;
+
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let bytes = std::fs::read(&args.log).with_context(|| format!("cannot read {}", shown(&args.log)))?;
+    let bytes = perfreport::input::read_named(&args.log, perfreport::input::ReadLinks::Follow, MAX_LOG_BYTES)
+        .with_context(|| format!("cannot read {}", shown(&args.log)))?;
     let figures = perfreport::harness::buildlog::analyse(&String::from_utf8_lossy(&bytes), &args.target);
     print_json(&figures)?;
     Ok(0)

@@ -13,7 +13,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let run = perfreport::model::load(&args.run.run_dir()?)?;
+    let run = perfreport::model::load_with_options(
+        &args.run.run_dir()?,
+        &perfreport::model::Options {
+            root: args.run.found_under(),
+            ..Default::default()
+        },
+    )?;
     let report = perfreport::check::check(&run);
     if args.json {
         print_json(&report)?;

@@ -3,7 +3,7 @@
 //! expectations it gates the night: the newest run of every coordinate key
 //! that started within the window before the newest run under the root.
 
-use super::{figures_of, history_runs, print_json, shown, RunArgs};
+use super::{figures_of_run, history_runs, print_json, shown, RunArgs};
 use anyhow::Context;
 use perfreport::figures::{Figures, Metric};
 use perfreport::gate::judge::{GateOptions, ACCEPTED_FILE};
@@ -153,7 +153,7 @@ fn gate_the_night(args: &Args, root: &Path) -> anyhow::Result<u8> {
     }
     if let Some(f) = &args.junit {
         let junit = printed(&perfreport::render::junit::Junit, &n)?;
-        super::write_output(f, &junit, false, perfreport::output::NamedLinks::Refuse)?;
+        super::write_output(f, &junit, false, perfreport::output::NamedLinks::Never)?;
     }
     if let Some(f) = &args.summary {
         let page_of = |dir: &str| run_url(args.site_url.as_deref().unwrap_or_default(), dir);
@@ -214,23 +214,52 @@ fn append(file: &Path, text: &str) -> anyhow::Result<()> {
         print!("{}", quote_lines(text));
         return Ok(());
     }
-    let unended = last_byte(file).is_some_and(|c| c != b'\n');
+    let mut f = open_summary(file)?;
+    let unended = last_byte(&mut f).is_some_and(|c| c != b'\n');
     let text = if unended { format!("\n{text}") } else { text.to_string() };
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(file)
-        .with_context(|| format!("cannot open {} to append the summary", shown(file)))?;
     f.write_all(text.as_bytes())
         .with_context(|| format!("cannot append the summary to {}", shown(file)))
 }
 
-/// The last byte of a regular file (never read through a FIFO or device).
-fn last_byte(file: &Path) -> Option<u8> {
+/// Opens a job-summary file to append to, as `--junit` writes its file: a
+/// regular file, or a new one; a link is refused (a planted link must not
+/// aim the append), and a FIFO or device is refused without being opened
+/// for a write that could block (`-` is standard output). Opened without
+/// following a link and without blocking, and judged on the descriptor.
+fn open_summary(file: &Path) -> anyhow::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let refused = |why: &str| anyhow::anyhow!("{}: {why}", shown(file));
+    match std::fs::symlink_metadata(file) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(refused(
+                "a symlink: refused, so a planted link cannot aim the summary (name the file itself)",
+            ))
+        }
+        Ok(m) if !m.is_file() => return Err(refused("not a regular file: refused (- prints the summary)")),
+        _ => {}
+    }
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(file)
+        .with_context(|| format!("cannot open {} to append the summary", shown(file)))?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(refused("not a regular file: refused (- prints the summary)"));
+    }
+    Ok(f)
+}
+
+/// The last byte of the open regular file.
+fn last_byte(f: &mut std::fs::File) -> Option<u8> {
     use std::io::{Read, Seek, SeekFrom};
-    let meta = std::fs::metadata(file).ok().filter(|m| m.is_file() && m.len() > 0)?;
-    let mut f = std::fs::File::open(file).ok()?;
-    f.seek(SeekFrom::Start(meta.len() - 1)).ok()?;
+    let len = f.metadata().ok()?.len();
+    if len == 0 {
+        return None;
+    }
+    f.seek(SeekFrom::Start(len - 1)).ok()?;
     let mut b = [0u8];
     f.read_exact(&mut b).ok()?;
     Some(b[0])
@@ -248,7 +277,7 @@ fn gate_one(args: &Args, history: Option<&Path>) -> anyhow::Result<u8> {
             return print_one(args, &r);
         }
     }
-    let v = figures_of(&run_dir)?;
+    let v = figures_of_run(&args.run)?;
     let (earlier_runs, bands) = match history {
         None => (0, None),
         Some(h) => {
@@ -298,6 +327,10 @@ fn history_bands(all: &[Figures], me: &Figures, update: bool) -> (usize, Bands) 
     (runs.len(), bands::all_bands(&runs, me))
 }
 
+/// An expectations file larger than this is not read (one of a thousand
+/// targets is about 100 kB).
+const MAX_EXPECT_BYTES: u64 = 16 << 20;
+
 /// The expectations file, or without one the history's medians and bands.
 fn expectations(args: &Args, v: &Figures, earlier_runs: usize, bands: &Option<Bands>) -> anyhow::Result<Expectations> {
     Ok(match &args.expect {
@@ -306,13 +339,14 @@ fn expectations(args: &Args, v: &Figures, earlier_runs: usize, bands: &Option<Ba
             earlier_runs,
             bands.clone().unwrap_or_default(),
         ),
-        Some(expect) => match std::fs::read(expect) {
-            Ok(b) => {
-                serde_json::from_slice(&b).with_context(|| format!("{} is not an expectations file", shown(expect)))?
+        Some(expect) => {
+            match perfreport::input::read_named(expect, perfreport::input::ReadLinks::Follow, MAX_EXPECT_BYTES) {
+                Ok(b) => serde_json::from_slice(&b)
+                    .with_context(|| format!("{} is not an expectations file", shown(expect)))?,
+                Err(e) if args.update && e.kind() == std::io::ErrorKind::NotFound => Default::default(),
+                Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", shown(expect))),
             }
-            Err(_) if args.update => Default::default(),
-            Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", shown(expect))),
-        },
+        }
     })
 }
 
@@ -321,7 +355,11 @@ fn expectations(args: &Args, v: &Figures, earlier_runs: usize, bands: &Option<Ba
 /// the index's own links are); the site's address is the user's, kept but
 /// for what would end a markdown link.
 fn run_url(site_url: &str, dir: &str) -> String {
-    let folder = perfreport::publish::folder_name(std::path::Path::new(dir)).unwrap_or_default();
+    // The run's key is its path's bytes (`runs::key_of`); its page is the
+    // folder publish derives from those bytes, never from a lossy spelling.
+    let folder = perfreport::runs::path_of_key(dir)
+        .and_then(|p| perfreport::publish::folder_name(&p))
+        .unwrap_or_default();
     let mut encoded = String::new();
     for b in folder.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {

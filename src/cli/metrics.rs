@@ -14,7 +14,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let view = view_of(&args.run.run_dir()?)?;
+    let view = view_of(&args.run)?;
     let files = metrics::Metrics.render(&view)?;
     for file in &files {
         let target = args.textfile_dir.join(&file.path);

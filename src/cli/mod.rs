@@ -34,6 +34,12 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// The root the run was found under, when it was not given: its folder
+    /// must stay inside it at every read (`model::Options::root`).
+    pub fn found_under(&self) -> Option<PathBuf> {
+        self.run_dir.is_none().then(|| self.root.clone())
+    }
+
     /// The run directory given, else the newest under the root.
     pub fn run_dir(&self) -> anyhow::Result<PathBuf> {
         match &self.run_dir {
@@ -82,13 +88,30 @@ impl SamplesArgs {
             links,
             prometheus,
             keep_polls: false,
+            root: None,
         })
     }
 }
 
 /// The run's view, read and built, with no output rendered.
-pub fn view_of(run_dir: &Path) -> anyhow::Result<perfreport::view::View> {
-    Ok(perfreport::view::build(&perfreport::model::load(run_dir)?))
+pub fn view_of(run: &RunArgs) -> anyhow::Result<perfreport::view::View> {
+    let opts = perfreport::model::Options {
+        root: run.found_under(),
+        ..Default::default()
+    };
+    Ok(perfreport::view::build(&perfreport::model::load_with_options(
+        &run.run_dir()?,
+        &opts,
+    )?))
+}
+
+/// The figures of the run a subcommand reads (see [`figures_of`]).
+pub fn figures_of_run(run: &RunArgs) -> anyhow::Result<perfreport::figures::Figures> {
+    let opts = perfreport::model::Options {
+        root: run.found_under(),
+        ..Default::default()
+    };
+    Ok(perfreport::analyse_with(&run.run_dir()?, &opts)?)
 }
 
 /// A run's figures, read now (with its provenance): what compare and the gate weigh.

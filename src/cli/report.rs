@@ -48,6 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     };
     let mut opts = args.samples.options(links)?;
     opts.keep_polls = args.save_samples;
+    opts.root = args.run.found_under();
     let report = perfreport::report_with(&run_dir, &opts)?;
     if progress {
         eprintln!(" {:.2} s", started.elapsed().as_secs_f64());

@@ -58,7 +58,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         bind: args.bind,
         limits,
         allow_hosts: args.allow_host,
-        read: args.samples.options(perfreport::model::Links::StayInside)?,
+        read: perfreport::model::Options {
+            root: args.run.found_under(),
+            ..args.samples.options(perfreport::model::Links::StayInside)?
+        },
     };
     perfreport::serve::serve(&opts, stop, |addr| {
         let every = if addr.ip().is_unspecified() {

@@ -17,7 +17,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let view = view_of(&args.run.run_dir()?)?;
+    let view = view_of(&args.run)?;
     let stdout = PathBuf::from("-");
     let path = args.output.as_ref().unwrap_or(&stdout);
     for file in perfetto::Perfetto.render(&view)? {

@@ -16,10 +16,11 @@ use view::{RatiosProvenance, RatiosView};
 
 /// Core counts by builder and node name, from a run.json-style `nodes` list.
 pub(crate) fn fleet_cores(path: &Path) -> Result<BTreeMap<String, u32>> {
-    let text = std::fs::read(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text =
+        crate::input::read_named(path, crate::input::ReadLinks::Follow, 16 << 20).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let v: serde_json::Value = serde_json::from_slice(&text).map_err(|e| Error::NotARun {
         path: path.to_path_buf(),
         reason: format!("not a fleet file (JSON with a `nodes` list): {e}"),
@@ -49,12 +50,14 @@ pub fn ratios_view(bench: &Path, fleet: Option<&Path>) -> Result<RatiosView> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "bench.jsonl".into());
-    let parsed =
-        lines::parse_file(bench, 0, Tail::MayBePartial, rows::BenchRows::default).map_err(|source| Error::NotARun {
-            path: bench.to_path_buf(),
-            reason: format!("cannot read: {source}"),
-        })?;
-    let mtime = crate::model::mtime_of(bench);
+    let cannot = |source: std::io::Error| Error::NotARun {
+        path: bench.to_path_buf(),
+        reason: format!("cannot read: {source}"),
+    };
+    // Streamed by lines, so no size bound; a FIFO or device is refused.
+    let (mut file, meta) = crate::input::read::open_named(bench, crate::input::ReadLinks::Follow).map_err(cannot)?;
+    let parsed = lines::parse_reader(&mut file, Tail::MayBePartial, rows::BenchRows::default).map_err(cannot)?;
+    let mtime = crate::model::mtime_of(&meta);
     let input = InputReport::from_parse(
         &name,
         parsed.bytes,

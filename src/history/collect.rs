@@ -22,7 +22,8 @@ struct Cache {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct CachedRun {
-    inputs: Vec<(String, u64, i128)>,
+    /// The run folder's fingerprint (`runs::fingerprint`).
+    inputs: String,
     figures: Figures,
 }
 
@@ -88,6 +89,7 @@ pub fn collect_with(
 ) -> Collected {
     let read = &crate::model::Options {
         links: crate::model::Links::StayInside,
+        root: Some(root.to_path_buf()),
         ..read.clone()
     };
     let tool = read.cache_id();
@@ -97,14 +99,19 @@ pub fn collect_with(
         .runs
         .par_iter()
         .map(|(rel, path)| {
-            // Keyed by the path's exact bytes (Debug quotes what is not UTF-8), shown lossily.
-            let key = format!("{rel:?}");
+            // Keyed, cached and shown by the path's exact bytes.
+            let key = crate::runs::key_of(rel);
             let inputs = crate::runs::fingerprint(path);
-            let cached = old.runs.get(&key).filter(|c| c.inputs == inputs);
+            let cached = inputs
+                .as_ref()
+                .and_then(|fp| old.runs.get(&key).filter(|c| c.inputs == *fp));
             match cached {
                 Some(c) => (key, c.clone(), false),
                 None => {
-                    let figures = read_run(&rel.to_string_lossy(), path, read);
+                    let figures = read_run(&key, path, read);
+                    // A run whose inputs cannot be fingerprinted is read
+                    // every time: its empty fingerprint is never kept.
+                    let inputs = inputs.unwrap_or_default();
                     (key, CachedRun { inputs, figures }, true)
                 }
             }
@@ -120,10 +127,12 @@ pub fn collect_with(
     };
     for (key, c, _) in read {
         out.runs.push(c.figures.clone());
-        cache.runs.insert(key, c);
+        if !c.inputs.is_empty() {
+            cache.runs.insert(key, c);
+        }
     }
     for (at, what) in walked.unreadable {
-        let dir = at.strip_prefix(root).unwrap_or(&at).to_string_lossy().into_owned();
+        let dir = crate::runs::key_of(at.strip_prefix(root).unwrap_or(&at));
         out.runs.push(Figures::unreadable(&dir, format!("{what}: skipped")));
     }
     out.runs.sort_by(|a, b| a.order().cmp(&b.order()));
@@ -163,7 +172,7 @@ mod cache_tests {
         cache.runs.insert(
             "r".into(),
             CachedRun {
-                inputs: vec![],
+                inputs: "x".into(),
                 figures: Figures::unreadable("r", "not read".into()),
             },
         );
@@ -174,5 +183,35 @@ mod cache_tests {
         std::os::unix::fs::symlink(&real, &link).unwrap();
         assert!(load_cache(Some(&link), &tool).runs.is_empty());
         assert!(load_cache(Some(dir.path()), &tool).runs.is_empty());
+    }
+
+    /// Found by attacking history: folders whose names are not UTF-8 were
+    /// read lossily, so `r-\xff` and `r-\xfe` were one run to history and
+    /// two to the gate. Each run is its raw name's key.
+    #[test]
+    fn runs_whose_folder_names_are_not_utf8_stay_distinct() {
+        use std::os::unix::ffi::OsStrExt;
+        let root = tempfile::tempdir().unwrap();
+        for name in [b"r-\xff" as &[u8], b"r-\xfe"] {
+            let dir = root.path().join(std::ffi::OsStr::from_bytes(name));
+            std::fs::create_dir(&dir).unwrap();
+            std::fs::write(dir.join("run.json"), "{}").unwrap();
+        }
+        let cache = root.path().join(CACHE);
+        let first = collect(root.path(), Some(&cache), None);
+        let dirs: Vec<&str> = first.runs.iter().map(|f| f.dir.as_str()).collect();
+        assert_eq!(dirs.len(), 2, "{dirs:?}");
+        assert_ne!(dirs[0], dirs[1]);
+        for d in &dirs {
+            let back = crate::runs::path_of_key(d).unwrap();
+            assert!(root.path().join(back).is_dir(), "{d}");
+        }
+        let again = collect(root.path(), Some(&cache), None);
+        assert_eq!(again.parsed, 0, "both from the cache");
+        let mut again: Vec<String> = again.runs.iter().map(|f| f.dir.clone()).collect();
+        let mut dirs: Vec<String> = dirs.iter().map(|d| d.to_string()).collect();
+        again.sort();
+        dirs.sort();
+        assert_eq!(again, dirs);
     }
 }

@@ -78,6 +78,16 @@ fn malformed_share_exceeded(malformed: u64, items: u64) -> bool {
     items > 0 && malformed as f64 > MALFORMED_SHARE * items as f64
 }
 
+/// What the no-record breach ([`no_record`]) says, past its count of lines.
+const NO_RECORD: &str = " read but no record recognised";
+
+/// Whether `breach` is the no-record one: not so when the records were
+/// recognised and all left out for lying outside the run's window (the
+/// window's own breach then says why nothing is measured).
+pub(crate) fn is_no_record(breach: &str) -> bool {
+    breach.contains(NO_RECORD) && breach.contains("the producer's format may have changed")
+}
+
 /// The reason every figure taken from this input is `null`.
 fn no_record(r: &Reading) -> String {
     if r.bytes == Some(0) {
@@ -97,7 +107,7 @@ fn no_record(r: &Reading) -> String {
         None => String::new(),
     };
     format!(
-        "{} read but no record recognised{read_as}: the producer's format may have changed{first}",
+        "{}{NO_RECORD}{read_as}: the producer's format may have changed{first}",
         crate::fmt::counted(r.lines, "line", "lines")
     )
 }

@@ -9,6 +9,7 @@ pub mod lines;
 pub mod placement;
 pub mod prometheus;
 pub(crate) mod read;
+pub use read::{read_named, ReadLinks};
 pub(crate) mod run_json;
 pub(crate) mod run_rules;
 pub mod samples;

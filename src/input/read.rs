@@ -25,11 +25,16 @@ pub enum Links {
 }
 
 /// A run directory whose inputs are opened by the rule above.
+///
+/// The directory is opened once, when the `RunDir` is made, and every input
+/// is opened relative to that handle (`openat`): a run folder re-pointed
+/// after it was checked (`mv r1 .away; ln -s /elsewhere r1`) changes
+/// nothing of what is read, and its real path is the handle's.
 #[derive(Debug, Clone)]
 pub(crate) struct RunDir {
     path: PathBuf,
-    /// The directory's real path; `None` when it has none (it vanished).
-    real: Option<PathBuf>,
+    /// The directory as opened; `None` when it could not be (it vanished).
+    handle: Option<std::sync::Arc<std::os::fd::OwnedFd>>,
     links: Links,
 }
 
@@ -72,12 +77,78 @@ impl NotOpened {
     }
 }
 
+/// A name that is one plain path component: the only names opened
+/// relative to a run folder's handle.
+fn plain_name(name: &str) -> bool {
+    let mut c = Path::new(name).components();
+    matches!((c.next(), c.next()), (Some(std::path::Component::Normal(_)), None)) && !name.contains('/')
+}
+
 impl RunDir {
     pub(crate) fn new(path: &Path, links: Links) -> Self {
+        use rustix::fs::{Mode, OFlags};
+        let handle = rustix::fs::open(
+            path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NONBLOCK,
+            Mode::empty(),
+        )
+        .ok();
         RunDir {
             path: path.to_path_buf(),
-            real: path.canonicalize().ok(),
+            handle: handle.map(std::sync::Arc::new),
             links,
+        }
+    }
+
+    /// The directory's real path now, by its handle (the folder opened,
+    /// wherever it has moved since); `None` when it has none.
+    fn real(&self) -> Option<PathBuf> {
+        self.handle.as_deref().and_then(real_path_of_fd)
+    }
+
+    /// The directory's path as it was named.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the directory, as opened, lies inside `real_root` (a real path).
+    pub(crate) fn lies_within(&self, real_root: &Path) -> bool {
+        self.real().is_some_and(|r| r.starts_with(real_root))
+    }
+
+    /// The names the directory holds, as opened; `Err` when it cannot be listed.
+    pub(crate) fn names(&self) -> std::io::Result<Vec<std::ffi::OsString>> {
+        use std::os::unix::ffi::OsStrExt;
+        let Some(handle) = &self.handle else {
+            return Err(std::io::ErrorKind::NotFound.into());
+        };
+        let dir = rustix::fs::Dir::read_from(handle.as_ref()).map_err(std::io::Error::from)?;
+        let mut names = vec![];
+        for entry in dir {
+            let entry = entry.map_err(std::io::Error::from)?;
+            let name = entry.file_name().to_bytes();
+            if name != b"." && name != b".." {
+                names.push(std::ffi::OsStr::from_bytes(name).to_os_string());
+            }
+        }
+        Ok(names)
+    }
+
+    /// What the entry `name` is, not following a link (`None`: no such entry).
+    fn entry_meta(&self, name: &std::ffi::OsStr, follow: bool) -> std::io::Result<Option<rustix::fs::Stat>> {
+        use rustix::fs::AtFlags;
+        let Some(handle) = &self.handle else {
+            return Ok(None);
+        };
+        let flags = if follow {
+            AtFlags::empty()
+        } else {
+            AtFlags::SYMLINK_NOFOLLOW
+        };
+        match rustix::fs::statat(handle.as_ref(), name, flags) {
+            Ok(st) => Ok(Some(st)),
+            Err(rustix::io::Errno::NOENT) => Ok(None),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -86,30 +157,43 @@ impl RunDir {
     /// inside the run directory unless links are followed. The kind is
     /// checked before the open (opening a device can have effects), again on
     /// the open descriptor, and the real path is that of the descriptor, so
-    /// a file swapped in between is judged as what was opened.
+    /// a file swapped in between is judged as what was opened. The name is
+    /// opened relative to the directory's handle, never by its path.
     pub(crate) fn open(&self, name: &str) -> Result<Opened, NotOpened> {
-        let path = self.path.join(name);
-        match std::fs::symlink_metadata(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(NotOpened::Absent),
-            Err(e) => return Err(NotOpened::Failed(e)),
-            Ok(_) => {}
+        use rustix::fs::{Mode, OFlags};
+        let Some(handle) = &self.handle else {
+            return Err(NotOpened::Absent);
+        };
+        if !plain_name(name) {
+            return Err(NotOpened::Skipped("not a plain file name".into()));
         }
-        let before = match std::fs::metadata(&path) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(NotOpened::Skipped("a symlink to nothing".into()))
-            }
+        let os = std::ffi::OsStr::new(name);
+        match self.entry_meta(os, false) {
+            Ok(None) => return Err(NotOpened::Absent),
+            Err(e) => return Err(NotOpened::Failed(e)),
+            Ok(Some(_)) => {}
+        }
+        let before = match self.entry_meta(os, true) {
+            Ok(Some(st)) => st,
+            Ok(None) => return Err(NotOpened::Skipped("a symlink to nothing".into())),
             Err(e) => return Err(NotOpened::Failed(e)),
         };
-        if let Some(kind) = not_regular(&before) {
+        if let Some(kind) = not_regular_mode(before.st_mode) {
             return Err(NotOpened::Skipped(format!("{kind}, not a regular file")));
         }
-        let file = open_nonblocking(&path).map_err(NotOpened::Failed)?;
+        let fd = rustix::fs::openat(
+            handle.as_ref(),
+            os,
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+            Mode::empty(),
+        )
+        .map_err(|e| NotOpened::Failed(e.into()))?;
+        let file = File::from(fd);
         let meta = file.metadata().map_err(NotOpened::Failed)?;
         if let Some(kind) = not_regular(&meta) {
             return Err(NotOpened::Skipped(format!("{kind}, not a regular file")));
         }
-        if self.links == Links::StayInside && !self.holds(&file, &path) {
+        if self.links == Links::StayInside && !self.holds(&file) {
             return Err(NotOpened::Skipped(
                 "a link leading out of the run directory (`report --follow-links` reads it)".into(),
             ));
@@ -124,37 +208,108 @@ impl RunDir {
         read_open_at_most(opened.file, opened.meta.len(), max).ok()?.ok()
     }
 
-    /// Whether the open `file` (opened as `path`) lies inside the run directory.
-    fn holds(&self, file: &File, path: &Path) -> bool {
-        let Some(root) = &self.real else {
+    /// Whether the open `file` lies inside the run directory.
+    fn holds(&self, file: &File) -> bool {
+        let Some(root) = self.real() else {
             return false;
         };
-        real_path_of(file, path).is_some_and(|real| real.starts_with(root))
+        real_path_of_fd(file).is_some_and(|real| real.starts_with(&root))
     }
 }
 
-/// The real path of an open file: the kernel's (`/proc/self/fd`), else the
-/// path's own resolution.
-fn real_path_of(file: &File, path: &Path) -> Option<PathBuf> {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        if let Ok(real) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
-            return Some(real);
-        }
-    }
-    let _ = file;
-    path.canonicalize().ok()
+/// The real path of an open file or directory: the kernel's name for the
+/// descriptor (`/proc/self/fd`). `None` where there is none (a file
+/// removed since, or no /proc): what cannot be placed is not inside.
+fn real_path_of_fd(fd: &impl std::os::fd::AsRawFd) -> Option<PathBuf> {
+    let real = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()?;
+    // A file or folder removed since it was opened is named "… (deleted)".
+    (real.is_absolute() && !real.as_os_str().as_encoded_bytes().ends_with(b" (deleted)")).then_some(real)
 }
 
-/// Opens for reading without blocking on a FIFO swapped in after the check
-/// (O_NONBLOCK changes nothing for a regular file's reads).
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+/// Opens for reading without following a link at the last component and
+/// without blocking on a FIFO (O_NONBLOCK changes nothing for a regular
+/// file's reads): for a file perfreport wrote itself, or one it reads by
+/// name under the same rules as a run's inputs.
+pub(crate) fn open_no_follow(path: &Path) -> std::io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY);
     options.open(path)
+}
+
+/// Whether a file read by name may be a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadLinks {
+    /// A link to a regular file is read: a path the user named
+    /// (`--expect`, `buildlog LOG`, `ratios`' and `--bench`'s bench.jsonl).
+    Follow,
+    /// A link is not read: a file perfreport wrote itself and reads back
+    /// (publish's `manifest.json`), which nobody else should aim.
+    Refuse,
+}
+
+/// Opens a file read by name under the rules of a run's inputs: only a
+/// regular file is read, opened without blocking (a FIFO or device is
+/// refused by its kind, judged on the descriptor, never waited on or read
+/// forever), and a link only when `links` allows it.
+pub(crate) fn open_named(path: &Path, links: ReadLinks) -> std::io::Result<(File, Metadata)> {
+    let refuse = |why: String| std::io::Error::other(why);
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
+    if links == ReadLinks::Refuse {
+        flags |= libc::O_NOFOLLOW;
+    }
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, flags);
+    // The kind before the open too: opening a device can have effects.
+    let before = std::fs::symlink_metadata(path)?;
+    if before.file_type().is_symlink() && links == ReadLinks::Refuse {
+        return Err(refuse(
+            "a symlink: not followed (perfreport reads its own file only)".into(),
+        ));
+    }
+    if let Some(kind) = not_regular(&std::fs::metadata(path)?) {
+        return Err(refuse(format!("{kind}, not a regular file: not read")));
+    }
+    let file = match options.open(path) {
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(refuse(
+                "a symlink: not followed (perfreport reads its own file only)".into(),
+            ))
+        }
+        other => other?,
+    };
+    let meta = file.metadata()?;
+    if let Some(kind) = not_regular(&meta) {
+        return Err(refuse(format!("{kind}, not a regular file: not read")));
+    }
+    Ok((file, meta))
+}
+
+/// A file read by name ([`open_named`]) whole, when it holds at most `max`
+/// bytes; a larger one is refused with its size, never read past `max + 1`.
+pub fn read_named(path: &Path, links: ReadLinks, max: u64) -> std::io::Result<Vec<u8>> {
+    let (file, meta) = open_named(path, links)?;
+    match read_open_at_most(file, meta.len(), max)? {
+        Ok(data) => Ok(data),
+        Err(size) => Err(std::io::Error::other(format!(
+            "{size} bytes, more than the {} MiB it may be: not read",
+            max >> 20
+        ))),
+    }
+}
+
+/// What a mode that is not a regular file's is, for the warning.
+fn not_regular_mode(mode: u32) -> Option<&'static str> {
+    use rustix::fs::FileType;
+    match FileType::from_raw_mode(mode) {
+        FileType::RegularFile => None,
+        FileType::Fifo => Some("a FIFO"),
+        FileType::CharacterDevice | FileType::BlockDevice => Some("a device"),
+        FileType::Socket => Some("a socket"),
+        FileType::Directory => Some("a directory"),
+        _ => Some("not a file"),
+    }
 }
 
 /// What a file that is not a regular file is, for the warning.
@@ -185,8 +340,8 @@ fn mtime_from(meta: &Metadata) -> Option<String> {
 }
 
 /// A file's modification time, RFC 3339 in UTC.
-pub(crate) fn mtime_of(path: &Path) -> Option<String> {
-    mtime_from(&std::fs::metadata(path).ok()?)
+pub(crate) fn mtime_of(meta: &Metadata) -> Option<String> {
+    mtime_from(meta)
 }
 
 /// A whole file of at most `max` bytes: `Ok(Err(size))` when it is larger

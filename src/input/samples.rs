@@ -200,10 +200,36 @@ pub struct Samples<F> {
     /// six names a line, by foldhash, where SipHash took ~240 instructions.
     parts: foldhash::HashMap<String, Vec<Vec<Sample>>>,
     cap: usize,
+    /// The most nodes whose polls are held, and the nodes always held
+    /// (run.json's): past it a node costs its name, not its polls.
+    nodes: NodeBound,
     /// The shapes of the lines read, while a worker parses a chunk (see
     /// `LineSink::learnt`), and the minute of the last time read.
     shapes: Shapes,
     last_minute: LastMinute,
+}
+
+/// Which nodes' polls a read holds: every node named in `first`, and at
+/// most `most` others, the first by name among those seen (a node once left
+/// out stays out: its earlier polls are gone). A report takes no more nodes
+/// than its bound, so a file of 100,000 nodes' polls need not cost 100,000
+/// nodes' memory while it is read.
+#[derive(Debug, Clone)]
+struct NodeBound {
+    first: Arc<std::collections::BTreeSet<String>>,
+    most: usize,
+    /// The names of the nodes left out, for the bound's warning.
+    left_out: std::collections::BTreeSet<String>,
+}
+
+impl Default for NodeBound {
+    fn default() -> Self {
+        NodeBound {
+            first: Arc::default(),
+            most: usize::MAX,
+            left_out: std::collections::BTreeSet::new(),
+        }
+    }
 }
 
 impl<F> Default for Samples<F> {
@@ -212,6 +238,7 @@ impl<F> Default for Samples<F> {
             by_node: BTreeMap::new(),
             parts: foldhash::HashMap::default(),
             cap: POLL_CAP,
+            nodes: NodeBound::default(),
             shapes: Shapes::default(),
             last_minute: LastMinute::default(),
         }
@@ -241,9 +268,51 @@ impl<F: PollFold> Samples<F> {
         }
     }
 
-    /// Moves the chunks' polls, in file order, to their nodes.
+    /// A read that always holds the polls of the nodes in `first` (run.json's)
+    /// and of at most `most` others.
+    pub(crate) fn keeping(first: Arc<std::collections::BTreeSet<String>>, most: usize) -> Self {
+        Samples {
+            nodes: NodeBound {
+                first,
+                most,
+                ..NodeBound::default()
+            },
+            ..Samples::default()
+        }
+    }
+
+    /// The nodes whose polls were left out past the bound on nodes.
+    pub(crate) fn nodes_left_out(&self) -> impl Iterator<Item = &String> {
+        self.nodes.left_out.iter()
+    }
+
+    /// Moves the chunks' polls, in file order, to their nodes; past the
+    /// bound on nodes, the ones last by name are left out (counted by name).
     fn take_parts(&mut self) {
+        let first = self.nodes.first.clone();
+        let mut others = self.by_node.keys().filter(|n| !first.contains(*n)).count();
         for (node, parts) in std::mem::take(&mut self.parts) {
+            if self.nodes.left_out.contains(&node) {
+                continue;
+            }
+            if !first.contains(&node) && !self.by_node.contains_key(&node) {
+                if others < self.nodes.most {
+                    others += 1;
+                } else {
+                    // Admitted only in place of the last by name held.
+                    let last = self.by_node.keys().rev().find(|n| !first.contains(*n)).cloned();
+                    match last {
+                        Some(last) if node < last => {
+                            self.by_node.remove(&last);
+                            self.nodes.left_out.insert(last);
+                        }
+                        _ => {
+                            self.nodes.left_out.insert(node);
+                            continue;
+                        }
+                    }
+                }
+            }
             let n = self.by_node.entry(node).or_default();
             for part in parts {
                 n.push_all(&part, self.cap);
@@ -618,6 +687,29 @@ mod tests {
         s.append_block(parts);
         s.finish();
         s
+    }
+
+    /// Found by attacking the node bound: nodes past the 2,000 a report
+    /// takes still held their polls while samples.jsonl was read (100,000
+    /// nodes took 521 MB). Past the bound a node costs its name.
+    #[test]
+    fn nodes_past_the_bound_hold_no_polls_while_the_file_is_read_and_are_named() {
+        let lines = polls(10, 20);
+        let first = Arc::new(std::collections::BTreeSet::from(["n9".to_string()]));
+        let make = || Samples::<Kept>::keeping(first.clone(), 3);
+        let (parts, _) = parse_bytes(lines.join("\n").as_bytes(), Tail::Complete, make);
+        let mut s = make();
+        s.append_block(parts);
+        s.finish();
+        let held: Vec<&str> = s.by_node.keys().map(String::as_str).collect();
+        assert_eq!(
+            held,
+            ["n0", "n1", "n2", "n9"],
+            "run.json's node, then the first by name"
+        );
+        let left: Vec<&str> = s.nodes_left_out().map(String::as_str).collect();
+        assert_eq!(left, ["n3", "n4", "n5", "n6", "n7", "n8"]);
+        assert!(s.by_node.values().all(|n| n.polls.len() == 20));
     }
 
     #[test]

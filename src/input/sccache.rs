@@ -524,20 +524,66 @@ impl TimeCache {
     }
 }
 
+/// The values of the format's keys in one `escape=json` line, each the
+/// last one the line gives (as a JSON object's reader keeps it), every
+/// other key's value passed over without being decoded: a line of many
+/// keys costs what reading it costs, not a tree of its values (which made
+/// such a log about 30 times slower per byte than the default format).
+struct Wanted<'k> {
+    keys: &'k [(String, Field)],
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Wanted<'_> {
+    type Value = Vec<Option<&'de serde_json::value::RawValue>>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Wanted<'_> {
+    type Value = Vec<Option<&'de serde_json::value::RawValue>>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut values = vec![None; self.keys.len()];
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match self.keys.iter().position(|(k, _)| *k == key) {
+                Some(i) => values[i] = Some(map.next_value::<&'de serde_json::value::RawValue>()?),
+                None => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(values)
+    }
+}
+
 fn parse_json<'a>(
     keys: &[(String, Field)],
     line: &'a [u8],
     times: &mut TimeCache,
 ) -> Result<Request<'a>, Cow<'static, str>> {
-    let map: BTreeMap<Cow<'a, str>, serde_json::Value> =
-        serde_json::from_slice(line).map_err(|e| Cow::Owned(format!("not a JSON log line: {e}")))?;
+    use serde::de::DeserializeSeed;
+    let not_json = |e: serde_json::Error| Cow::Owned(format!("not a JSON log line: {e}"));
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let raw = Wanted { keys }.deserialize(&mut de).map_err(not_json)?;
+    de.end().map_err(not_json)?;
+    // A string or a number, as its text; any other value is no value.
+    let text = |r: &serde_json::value::RawValue| -> Option<String> {
+        match serde_json::from_str::<serde_json::Value>(r.get()).ok()? {
+            serde_json::Value::String(s) => Some(s),
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        }
+    };
     let values: Vec<(Field, String)> = keys
         .iter()
-        .filter_map(|(key, f)| match map.get(key.as_str()) {
-            Some(serde_json::Value::String(s)) => Some((*f, s.clone())),
-            Some(serde_json::Value::Number(n)) => Some((*f, n.to_string())),
-            _ => None,
-        })
+        .zip(raw)
+        .filter_map(|((_, f), r)| Some((*f, text(r?)?)))
         .collect();
     let mut fields = Fields::default();
     for (f, v) in &values {
@@ -1008,6 +1054,24 @@ mod tests {
         let f = LogFormat::combined();
         let line = br#"10.0.3.12 - - [20/Oct/2026:02:00:05 +0000] "GET /p/a/b/c/abcdef HTTP/1.1" 200 153 "-" "agent \x22quoted\x22""#;
         assert_eq!(f.parse_line(line).unwrap().status, 200);
+    }
+
+    /// Only the format's keys are decoded; every other value, of any JSON
+    /// type, is passed over, a key given twice counts as its last, and a
+    /// line that is no JSON object is malformed.
+    #[test]
+    fn an_escape_json_line_reads_the_formats_keys_and_passes_over_the_rest() {
+        let d = r#"log_format js escape=json '{"req":"$request","status":$status,"len":$request_length}';"#;
+        let f = LogFormat::from_directive(d).unwrap();
+        let line = br#"{"x":{"deep":[1,{"a":null}],"s":"\u00e9"},"req":"GET /a HTTP/1.1","y":[true,false,1e300],"status":404,"status":200,"len":310,"z":"\"req\""}"#;
+        let r = f.parse_line(line).unwrap();
+        assert_eq!(
+            (r.method.as_ref(), r.path.as_ref(), r.status, r.request_length),
+            ("GET", "/a", 200, Some(310))
+        );
+        for bad in [&b"[1,2]"[..], b"{\"req\":", b"{\"req\":\"GET /a HTTP/1.1\"} trailing"] {
+            assert!(f.parse_line(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use super::ParseStats;
 use crate::timefmt::{self, Micros};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// A span as the analysis needs it, whatever the encoding.
@@ -49,13 +50,37 @@ pub struct Trace {
     pub spans: Vec<Span>,
 }
 
+/// A JSON value as the slice of the file it is, not decoded.
+type Raw<'a> = &'a RawValue;
+
+/// The members of a JSON object, each left undecoded; `None` for what is no object.
+fn members(r: Raw<'_>) -> Option<std::collections::BTreeMap<String, Raw<'_>>> {
+    serde_json::from_str(r.get()).ok()
+}
+
+/// The items of a JSON array, each left undecoded; none for what is no array.
+fn items(r: Option<Raw<'_>>) -> Vec<Raw<'_>> {
+    r.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default()
+}
+
+/// One span decoded from its slice of the file, and read as `span` reads it.
+fn one(r: Raw<'_>, span: fn(&Value) -> Result<Span, String>) -> Result<Span, String> {
+    let v: Value = serde_json::from_str(r.get()).map_err(|e| format!("a span that is not JSON: {e}"))?;
+    span(&v)
+}
+
 /// Decodes a trace file. `Err` means nothing could be read from it at all.
+///
+/// Only one span at a time is decoded into a JSON tree: the file's
+/// structure above the spans is walked as slices of the file (serde_json's
+/// `RawValue`), so a trace costs its own bytes and the spans kept, not a
+/// tree of every value in it (about 16 times the file).
 pub fn parse(data: &[u8]) -> (Result<Trace, String>, ParseStats) {
     let mut stats = ParseStats {
         lines: count_lines(data),
         ..Default::default()
     };
-    let mut values = serde_json::Deserializer::from_slice(data).into_iter::<Value>();
+    let mut values = serde_json::Deserializer::from_slice(data).into_iter::<Raw>();
     let first = match values.next() {
         None => return (Err("the file holds no JSON".into()), stats),
         Some(Err(e)) => {
@@ -65,36 +90,43 @@ pub fn parse(data: &[u8]) -> (Result<Trace, String>, ParseStats) {
         Some(Ok(v)) => v,
     };
     let mut spans = Vec::new();
-    let encoding = if first.get("data").is_some() {
-        for trace in first["data"].as_array().into_iter().flatten() {
-            for s in trace.get("spans").and_then(Value::as_array).into_iter().flatten() {
-                push(&mut spans, &mut stats, jaeger_span(s));
+    let top = members(first);
+    let field = |k: &str| top.as_ref().and_then(|m| m.get(k).copied());
+    let first_items = || items(Some(first));
+    let encoding = if let Some(data) = field("data") {
+        for trace in items(Some(data)) {
+            let spans_of = members(trace).and_then(|t| t.get("spans").copied());
+            for s in items(spans_of) {
+                push(&mut spans, &mut stats, one(s, jaeger_span));
             }
         }
         Encoding::Jaeger
-    } else if first.get("resourceSpans").is_some() {
-        for rs in first["resourceSpans"].as_array().into_iter().flatten() {
-            let scopes = rs
-                .get("scopeSpans")
-                .or_else(|| rs.get("instrumentationLibrarySpans"))
-                .and_then(Value::as_array);
-            for scope in scopes.into_iter().flatten() {
-                for s in scope.get("spans").and_then(Value::as_array).into_iter().flatten() {
-                    push(&mut spans, &mut stats, otlp_span(s));
+    } else if let Some(resource_spans) = field("resourceSpans") {
+        for rs in items(Some(resource_spans)) {
+            let rs = members(rs);
+            let scopes = rs.as_ref().and_then(|m| {
+                m.get("scopeSpans")
+                    .or_else(|| m.get("instrumentationLibrarySpans"))
+                    .copied()
+            });
+            for scope in items(scopes) {
+                let spans_of = members(scope).and_then(|m| m.get("spans").copied());
+                for s in items(spans_of) {
+                    push(&mut spans, &mut stats, one(s, otlp_span));
                 }
             }
         }
         Encoding::Otlp
-    } else if let Some(items) = first.as_array().filter(|a| a.first().is_some_and(is_stub)) {
-        for s in items {
-            push(&mut spans, &mut stats, stub_span(s));
+    } else if first.get().starts_with('[') && first_items().first().is_some_and(|s| is_raw_stub(s)) {
+        for s in first_items() {
+            push(&mut spans, &mut stats, one(s, stub_span));
         }
         Encoding::SpanStubArray
-    } else if is_stub(&first) {
-        push(&mut spans, &mut stats, stub_span(&first));
+    } else if field(STUB_KEY).is_some() {
+        push(&mut spans, &mut stats, one(first, stub_span));
         for v in values {
             match v {
-                Ok(v) => push(&mut spans, &mut stats, stub_span(&v)),
+                Ok(v) => push(&mut spans, &mut stats, one(v, stub_span)),
                 Err(e) => {
                     // A stream cut short (the run is in flight, or the copy was
                     // interrupted): keep what came before.
@@ -112,6 +144,14 @@ pub fn parse(data: &[u8]) -> (Result<Trace, String>, ParseStats) {
     (Ok(Trace { encoding, spans }), stats)
 }
 
+/// The key that makes an object a BuildKit span stub.
+const STUB_KEY: &str = "SpanContext";
+
+/// Whether an undecoded value is a span stub (an object with `SpanContext`).
+fn is_raw_stub(r: Raw<'_>) -> bool {
+    members(r).is_some_and(|m| m.contains_key(STUB_KEY))
+}
+
 fn push(spans: &mut Vec<Span>, stats: &mut ParseStats, span: Result<Span, String>) {
     match span {
         Ok(s) => {
@@ -125,10 +165,6 @@ fn push(spans: &mut Vec<Span>, stats: &mut ParseStats, span: Result<Span, String
 fn count_lines(data: &[u8]) -> u64 {
     let n = memchr::memchr_iter(b'\n', data).count() as u64;
     n + u64::from(data.last().is_some_and(|b| *b != b'\n'))
-}
-
-fn is_stub(v: &Value) -> bool {
-    v.get("SpanContext").is_some()
 }
 
 fn is_zero_id(id: &str) -> bool {

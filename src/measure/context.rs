@@ -66,6 +66,20 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// Why the run's window has no length yet: the run is in flight and
+    /// nothing of it lies after its start (its traces not yet written, its
+    /// logs' records another time's), so its end, its wall clock and each
+    /// node's busy and idle time are not known. A window of no length
+    /// would make them all 0.
+    pub(crate) fn window_not_yet(&self) -> Option<String> {
+        let (from, to) = self.window?;
+        let open = self.run.in_flight() && self.info.is_none_or(|i| i.finished_at.is_none());
+        (open && to <= from).then(|| {
+            "the run is in flight and none of its records lies in its window yet: its end, and so its wall clock, is not known"
+                .to_string()
+        })
+    }
+
     /// Seconds from the window's start, to the millisecond.
     pub(crate) fn off(&self, t: Micros) -> f64 {
         crate::figures::secs_ms(t - self.t0)

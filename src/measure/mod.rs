@@ -480,8 +480,17 @@ fn node(
     let ni = cx.node_info(name);
     let records = cx.join.records_on(name, None);
     let waits = cx.waits.get(name).map(Vec::as_slice).unwrap_or_default();
-    let time = node_time(&records, waits, cx.join.running_on(name), cx.window, placed);
-    let busy_s = Measured::from_option(time.busy_s, || time.why_busy.unwrap_or("").to_string());
+    let mut time = node_time(&records, waits, cx.join.running_on(name), cx.window, placed);
+    let not_yet = cx.window_not_yet();
+    if not_yet.is_some() {
+        time.busy_s = None;
+        time.idle_s = None;
+    }
+    let busy_s = Measured::from_option(time.busy_s, || {
+        not_yet
+            .clone()
+            .unwrap_or_else(|| time.why_busy.unwrap_or("").to_string())
+    });
     let idle_s = Measured::from_option(time.idle_s, || busy_s.why().unwrap_or("").to_string());
     let idle_part = |v: Option<f64>| Measured::from_option(v, || idle_s.why().unwrap_or("").to_string());
     let ended_why = || {
@@ -614,7 +623,10 @@ fn fleet(
         )),
     };
     FleetFigures {
-        wall: Measured::from_option(cx.window.map(|w| w.1 - w.0), window_unknown),
+        wall: match cx.window_not_yet() {
+            Some(why) => Measured::missing(why),
+            None => Measured::from_option(cx.window.map(|w| w.1 - w.0), window_unknown),
+        },
         work_s: Measured::from_option(
             (!totals.is_empty()).then(|| crate::figures::ms(totals.iter().sum())),
             || "no target has a measured total".into(),

@@ -16,6 +16,16 @@ const TEMPLATE: &str = include_str!("../../templates/index.html.tera");
 const CSS: &str = include_str!("../../assets/report.css");
 const JS: &str = include_str!("../../assets/page.js");
 
+/// The base64 SHA-256 of each inline script the page runs, as a content
+/// security policy names them (`'sha256-…'`): the page's only executable
+/// inline script is page.js, the same text in every page; the data blocks
+/// (`type="application/json"`) are not run.
+pub(crate) fn inline_script_hashes() -> Vec<String> {
+    use base64::Engine;
+    let digest = ring::digest::digest(&ring::digest::SHA256, JS.as_bytes());
+    vec![base64::engine::general_purpose::STANDARD.encode(digest.as_ref())]
+}
+
 /// The page is built from what the other renderers made of the same view.
 pub(crate) struct Html<'a> {
     pub(crate) charts: &'a [OutFile],
@@ -100,6 +110,32 @@ impl Export for Html<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The policy `serve` sends allows the page's inline scripts by hash:
+    /// every script the page runs must be one hashed, byte for byte.
+    #[test]
+    fn every_inline_script_the_page_runs_is_one_its_policy_hashes() {
+        use base64::Engine;
+        let run = crate::model::load(std::path::Path::new("sample-runs/20261021T020000Z")).unwrap();
+        let view = crate::view::build(&run);
+        let files = crate::render::render_all(&view).unwrap();
+        let page = files.iter().find(|f| f.path == std::path::Path::new(FILE)).unwrap();
+        let page = String::from_utf8_lossy(&page.bytes);
+        let hashes = inline_script_hashes();
+        let mut run = 0;
+        for part in page.split("<script").skip(1) {
+            let (attrs, rest) = part.split_once('>').unwrap();
+            if attrs.contains("application/json") || attrs.contains("src=") {
+                continue;
+            }
+            let body = rest.split_once("</script>").unwrap().0;
+            let digest = ring::digest::digest(&ring::digest::SHA256, body.as_bytes());
+            let hash = base64::engine::general_purpose::STANDARD.encode(digest.as_ref());
+            assert!(hashes.contains(&hash), "an inline script not hashed: {attrs}");
+            run += 1;
+        }
+        assert_eq!(run, hashes.len(), "each hash is of a script the page has");
+    }
 
     #[test]
     fn a_closing_script_tag_in_the_data_cannot_end_the_script() {

@@ -22,6 +22,9 @@ mod links;
 #[path = "../hostile/named_outputs.rs"]
 mod named_outputs;
 
+#[path = "../hostile/named_inputs.rs"]
+mod named_inputs;
+
 #[path = "../hostile/strings/mod.rs"]
 mod strings;
 

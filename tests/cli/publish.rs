@@ -254,3 +254,81 @@ fn a_corrupted_manifest_is_said_and_the_site_is_the_one_a_fresh_publish_gives() 
         "the gone run's folder is removed"
     );
 }
+
+/// The total of `target` on a published run's page, from its data.json.
+fn published_total(site: &std::path::Path, run: &str, target_name: &str) -> f64 {
+    let d: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("runs").join(run).join("data.json")).unwrap()).unwrap();
+    target(&d, target_name)["total_s"].as_f64().unwrap()
+}
+
+/// Found by attacking publish and the gate: the fingerprint behind the
+/// manifest skipped links, which a run may hold to its own files, so a
+/// trace re-pointed from a first attempt to a slower retry rebuilt nothing;
+/// and a run folder that lost a page other than index.html was not rebuilt.
+#[test]
+fn publish_rebuilds_a_run_whose_linked_trace_was_re_pointed_or_whose_pages_are_gone() {
+    let root = tempfile::tempdir().unwrap();
+    let run = root.path().join(COLD);
+    std::fs::create_dir(&run).unwrap();
+    copy_run(&sample(COLD), &run);
+    for attempt in ["attempt-1", "attempt-2"] {
+        std::fs::create_dir(run.join(attempt)).unwrap();
+        std::fs::copy(run.join("trace-pytorch.json"), run.join(attempt).join("trace.json")).unwrap();
+    }
+    stretch_root(&run.join("attempt-2/trace.json"), 1.15);
+    std::fs::remove_file(run.join("trace-pytorch.json")).unwrap();
+    std::os::unix::fs::symlink("attempt-1/trace.json", run.join("trace-pytorch.json")).unwrap();
+    let site = tempfile::tempdir().unwrap();
+    let o = publish(root.path(), site.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let first = published_total(site.path(), COLD, "pytorch");
+    std::fs::remove_file(run.join("trace-pytorch.json")).unwrap();
+    std::os::unix::fs::symlink("attempt-2/trace.json", run.join("trace-pytorch.json")).unwrap();
+    let o = publish(root.path(), site.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let retried = published_total(site.path(), COLD, "pytorch");
+    assert!(retried > first * 1.1, "the retry's figures: {first} -> {retried}");
+    // A page gone from the run's folder: the run is reported again.
+    for page in ["report.html", "charts/timeline.svg", "data.json"] {
+        let at = site.path().join("runs").join(COLD).join(page);
+        std::fs::remove_file(&at).unwrap();
+        let o = publish(root.path(), site.path());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(at.is_file(), "{page} rebuilt");
+    }
+}
+
+/// Found by reading a published site: its manifest.json listed the name,
+/// size and modification time of every file of every run folder, and the
+/// root's path. It keeps a digest of them, which is all publish needs.
+#[test]
+fn the_published_manifest_names_no_run_folders_files_nor_the_roots_path() {
+    let root = root_of_runs();
+    let site = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join(COLD).join("private-notes.txt"), "x").unwrap();
+    let o = publish(root.path(), site.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest = std::fs::read_to_string(site.path().join("manifest.json")).unwrap();
+    // No file is listed (the figures name the inputs a report reads, as any page does).
+    assert!(
+        !manifest.contains("private-notes"),
+        "a file of the run folder in the manifest"
+    );
+    let m: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    for (dir, run) in m["runs"].as_object().unwrap() {
+        assert!(run.get("inputs").is_none(), "{dir}: a list of the folder's files");
+        let fp = run["fingerprint"].as_str().unwrap_or("");
+        assert!(
+            fp.len() == 64 && fp.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{dir}: {fp}"
+        );
+    }
+    let root_path = root.path().to_str().unwrap();
+    assert!(!manifest.contains(root_path), "the root's path in the manifest");
+    // And it still makes an unchanged site cost nothing.
+    let before = mtimes(&site.path().join("runs"));
+    let o = publish(root.path(), site.path());
+    assert!(o.status.success());
+    assert_eq!(mtimes(&site.path().join("runs")), before, "nothing rebuilt");
+}

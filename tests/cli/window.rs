@@ -197,3 +197,25 @@ fn registry_and_cache_records_outside_the_window_leave_the_totals_and_are_counte
     let o = perfreport(&["check", run.path().to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
 }
+
+/// Found beside a hostile review: a registry log whose every line was
+/// recognised but lay outside the run's window was said to be "read but no
+/// record recognised … the producer's format may have changed", sending its
+/// reader to debug a format that did not change: the lines are another day's.
+#[test]
+fn a_log_recognised_whole_but_outside_the_window_is_not_said_to_have_changed_format() {
+    let run = tempfile::tempdir().unwrap();
+    day_before(run.path());
+    let out = tempfile::tempdir().unwrap();
+    assert!(report(run.path(), out.path(), &[]).status.success());
+    let d = data(out.path());
+    for file in ["zot.jsonl", "sccache.log", "samples.jsonl"] {
+        let input = &d["inputs"][file];
+        let said = format!("{} {} {}", input["warnings"], input["breaches"], d["zot"]["why"]);
+        assert!(
+            !said.contains("format may have changed") && !said.contains("no record recognised"),
+            "{file}: {said}"
+        );
+        assert!(said.contains("lie outside the run's window"), "{file}: {said}");
+    }
+}

@@ -90,11 +90,14 @@ fn peak_memory_probe() {
         .map(|a| a.as_str().unwrap())
         .collect();
     let stderr = std::fs::File::create(request["stderr"].as_str().unwrap()).unwrap();
+    // `serve` runs until stopped: it is stopped with Ctrl-C once it says it
+    // serves, that is once its first generation is written.
+    let serves = args.first() == Some(&"serve");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_perfreport"));
     cmd.args(&args)
         .env_remove("PERF_ROOT")
         .env_remove(PROBE)
-        .stdout(Stdio::null())
+        .stdout(if serves { Stdio::piped() } else { Stdio::null() })
         .stderr(stderr);
     // SAFETY: setrlimit is async-signal-safe, as pre_exec requires.
     unsafe {
@@ -111,8 +114,15 @@ fn peak_memory_probe() {
     }
     // Reaped by wait4 below, which std's wait cannot replace: it drops the rusage.
     #[allow(clippy::zombie_processes)]
-    let child = cmd.spawn().expect("the binary runs");
+    let mut child = cmd.spawn().expect("the binary runs");
     let pid = child.id() as libc::pid_t;
+    if serves {
+        let mut line = String::new();
+        let stdout = child.stdout.take().unwrap();
+        let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line);
+        // SAFETY: a signal to the child just started, not yet reaped.
+        unsafe { libc::kill(pid, libc::SIGINT) };
+    }
     let mut status = 0;
     // SAFETY: plain out-parameters; `child` is not waited on through std afterwards.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -477,21 +487,42 @@ fn run_of_size(n: usize, lines: usize) -> tempfile::TempDir {
     ])
 }
 
-/// CPU time and peak memory of `report` and `placement --json`, and the
-/// size of report's outputs, on `small` and on `big` (ten times as much
-/// input): at most ~12 times as much.
+/// A root holding a copy of the run `dir` (publish walks a root; a link
+/// to a run outside it would not be walked).
+fn root_of(dir: &Path) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let run = root.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    super::copy_run(dir, &run);
+    root
+}
+
+/// CPU time and peak memory of `report`, `placement --json`, `publish` and
+/// `serve` (to its first generation), and the size of report's outputs, on
+/// `small` and on `big` (ten times as much input): at most ~12 times as much.
 fn grows_at_most_tenfold(what: &str, small: &Path, big: &Path) -> (Value, String) {
     const RATIO: f64 = 12.0;
     let mut big_data = None;
-    for command in ["report", "placement"] {
+    let roots = (root_of(small), root_of(big));
+    for command in ["report", "placement", "publish", "serve"] {
         let run = |dir: &Path| {
             let out = tempfile::tempdir().unwrap();
+            let root = if dir == small { roots.0.path() } else { roots.1.path() };
+            let (dir, out_dir) = (dir.to_str().unwrap(), out.path().to_str().unwrap());
             let args: Vec<&str> = match command {
-                "report" => vec!["report", dir.to_str().unwrap(), "--out", out.path().to_str().unwrap()],
-                _ => vec!["placement", dir.to_str().unwrap(), "--json"],
+                "report" => vec!["report", dir, "--out", out_dir],
+                "publish" => vec!["publish", root.to_str().unwrap(), "--site", out_dir],
+                "serve" => vec!["serve", dir, "--out", out_dir, "--bind", "127.0.0.1:0"],
+                _ => vec!["placement", dir, "--json"],
             };
             let (m, cpu) = measured(&args);
             assert_eq!(m.code, Some(0), "{what}, {command}: {}", m.stderr);
+            if command == "serve" {
+                assert!(
+                    out.path().join("index.html").is_file(),
+                    "{what}: serve wrote its first generation"
+                );
+            }
             let d = out.path().join("data.json").exists().then(|| data(out.path()));
             let bytes: u64 = super::walk(out.path())
                 .iter()
@@ -521,7 +552,7 @@ fn grows_at_most_tenfold(what: &str, small: &Path, big: &Path) -> (Value, String
             mem <= RATIO,
             "{what}, {command}: peak memory x{mem:.1} for ten times the input"
         );
-        if let Some(d) = d {
+        if let (Some(d), "report") = (d, command) {
             big_data = Some((d, b.stderr));
         }
     }
@@ -558,5 +589,97 @@ fn cost_grows_linearly_with_targets_nodes_and_placement_lines_and_stops_at_the_b
             .contains("200010 placement lines, more than the 20000 a report takes"),
         "{}",
         d["warnings"]
+    );
+}
+
+/// A Jaeger trace of `spans` spans beside the fixture's own, each carrying
+/// `logs` small log entries perfreport has no use for: its bytes are mostly
+/// values a JSON tree would hold one by one.
+fn trace_full_of_logs(spans: usize, logs: usize) -> Vec<u8> {
+    let mut d: Value =
+        serde_json::from_slice(&std::fs::read(fixture("buildx-history-trace-jaeger.json")).unwrap()).unwrap();
+    let template = d["data"][0]["spans"][1].clone();
+    let entry = serde_json::json!({"timestamp": 1705071460147265u64, "fields": [{"key": "event", "type": "string", "value": "x"}, {"key": "n", "type": "int64", "value": 1}]});
+    let list = d["data"][0]["spans"].as_array_mut().unwrap();
+    for i in 0..spans {
+        let mut s = template.clone();
+        s["spanID"] = format!("{:016x}", 0x1000_0000 + i).into();
+        s["logs"] = Value::Array(vec![entry.clone(); logs]);
+        list.push(s);
+    }
+    serde_json::to_vec(&d).unwrap()
+}
+
+/// Found by attacking the trace reader: a trace cost about 16 times its
+/// size in memory (128 MB took 2.1 GB), decoded whole into a JSON tree, and
+/// traces decode one per core. Only one span at a time is a tree now: a
+/// trace costs its bytes and the spans kept.
+#[test]
+fn a_trace_costs_memory_in_proportion_to_its_bytes_and_spans_kept_not_its_json_tree() {
+    let trace = trace_full_of_logs(6_000, 60);
+    let size = trace.len() as u64;
+    assert!(size > 30 << 20, "{size}");
+    let control = run_with(&[]);
+    let run = run_with(&[("trace-logs.json", &trace)]);
+    let base = report_measured(control.path());
+    let m = report_measured(run.path());
+    assert_eq!(m.code, Some(0), "{}", m.stderr);
+    let d = m.data.as_ref().unwrap();
+    assert_eq!(d["inputs"]["trace-logs.json"]["records"].as_u64(), Some(6_073));
+    let added = m.peak.saturating_sub(base.peak);
+    assert!(
+        added < 3 * size,
+        "a {} MiB trace added {} MiB to the peak",
+        size >> 20,
+        added >> 20
+    );
+}
+
+/// A run whose samples.jsonl polls `nodes` nodes twice, none of them in
+/// run.json, inside the run's window.
+fn run_sampling(nodes: usize) -> tempfile::TempDir {
+    let run_json = serde_json::json!({
+        "stamp": "sampled", "mode": "cold",
+        "started_at": "2024-01-12T14:55:00Z", "finished_at": "2024-01-12T15:05:00Z",
+    })
+    .to_string();
+    let mut samples = String::with_capacity(nodes * 120);
+    for poll in 0..2 {
+        for n in 0..nodes {
+            samples += &format!(
+                r#"{{"ts":"2024-01-12T14:5{}:00Z","node":"n{n:06}","cpu_busy_pct":10.0,"mem_used_pct":20.0,"load1":1.0}}"#,
+                6 + poll
+            );
+            samples.push('\n');
+        }
+    }
+    run_with(&[("run.json", run_json.as_bytes()), ("samples.jsonl", samples.as_bytes())])
+}
+
+/// Found by attacking the node bound: nodes past the 2,000 a report takes
+/// were dropped only after samples.jsonl was read, holding their polls
+/// meanwhile (100,000 nodes took 521 MB). Past the bound a node costs its
+/// name while the file is read.
+#[test]
+fn nodes_past_the_bound_cost_no_memory_for_their_polls_while_samples_are_read() {
+    let at_bound = run_sampling(2_000);
+    let past = run_sampling(100_000);
+    let base = report_measured(at_bound.path());
+    let m = report_measured(past.path());
+    assert_eq!(m.code, Some(0), "{}", m.stderr);
+    let d = m.data.as_ref().unwrap();
+    assert!(d["nodes"].as_array().unwrap().len() <= 2_000);
+    assert!(
+        d["warnings"]
+            .to_string()
+            .contains("100000 nodes, more than the 2000 a report takes"),
+        "{}",
+        d["warnings"]
+    );
+    let added = m.peak.saturating_sub(base.peak);
+    assert!(
+        added < 64 << 20,
+        "98,000 nodes past the bound added {} MiB",
+        added >> 20
     );
 }

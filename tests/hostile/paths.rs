@@ -290,3 +290,50 @@ fn a_charts_symlink_planted_in_the_output_directory_carries_no_write_out_of_it()
         "nothing was written through the symlink"
     );
 }
+
+/// Found by reading the Makefile: `perf-report`, `perf-publish` and
+/// `perf-serve` spliced PERF_ROOT, RUN, OUT and SITE into the shell line, so
+/// a run folder named `x; touch pwned` ran a command. They reach the
+/// commands through the environment, as perf-gate's do: a path is a path.
+#[test]
+fn make_passes_paths_to_the_commands_through_the_environment_never_the_shell_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pwned = tmp.path().join("pwned");
+    // No `$`: make itself expands that in any variable, exported or not.
+    let hostile = format!("{}/run ; touch {} #", tmp.path().display(), pwned.display());
+    std::fs::create_dir_all(&hostile).unwrap();
+    super::copy_run(&super::sample(super::COLD), Path::new(&hostile));
+    let site = format!("{}/site ; touch {}", tmp.path().display(), pwned.display());
+    let root = tmp.path().join("root");
+    std::fs::create_dir_all(root.join(super::COLD)).unwrap();
+    super::copy_run(&super::sample(super::COLD), &root.join(super::COLD));
+    let bin = env!("CARGO_BIN_EXE_perfreport");
+    for (target, vars) in [
+        ("perf-report", vec![("RUN", hostile.as_str()), ("OUT", site.as_str())]),
+        (
+            "perf-publish",
+            vec![("PERF_ROOT", root.to_str().unwrap()), ("SITE", site.as_str())],
+        ),
+    ] {
+        let mut make = std::process::Command::new("make");
+        make.arg("-s")
+            .arg("-C")
+            .arg(super::root())
+            .arg(target)
+            .arg(format!("PERFREPORT={bin}"));
+        for (k, v) in &vars {
+            make.arg(format!("{k}={v}"));
+        }
+        let o = make.env_remove("PERF_ROOT").output().unwrap();
+        assert!(!pwned.exists(), "{target} ran a command from a path");
+        assert!(o.status.success(), "{target}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert!(
+        Path::new(&site).join("report.md").is_file(),
+        "report written under the path as named"
+    );
+    assert!(
+        Path::new(&site).join("index.html").is_file(),
+        "site written under the path as named"
+    );
+}

@@ -42,7 +42,11 @@ impl Server {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().unwrap();
+        Server::of(cmd.spawn().unwrap())
+    }
+
+    /// A started `serve`, at the address its first line names.
+    fn of(mut child: std::process::Child) -> Server {
         let mut line = String::new();
         std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
         let addr = line
@@ -539,13 +543,19 @@ fn serve_sends_a_content_security_policy_with_every_answer() {
     let csp = policy(&page);
     for directive in [
         "default-src 'none'",
-        "script-src 'unsafe-inline'",
+        "script-src 'sha256-",
         "style-src 'unsafe-inline'",
         "connect-src 'self'",
         "frame-ancestors 'none'",
     ] {
         assert!(csp.contains(directive), "{directive} in {csp:?}");
     }
+    // Its own script by hash, no other inline script.
+    let scripts = csp
+        .split(';')
+        .find(|d| d.trim().starts_with("script-src"))
+        .unwrap_or("");
+    assert!(!scripts.contains("unsafe-inline"), "{csp:?}");
     // Everything else is inert even if opened as a document: no script at all.
     for path in ["/data.json", "/report.md", "/charts/cpu-mem.svg", "/run.json"] {
         let a = get(&server.addr, path);
@@ -613,15 +623,13 @@ fn served_page_draws_and_follows_the_run_under_its_content_security_policy() {
     let server = Server::start(run.path(), &["--out", out.path().to_str().unwrap()], &[]);
     let browser = launch(chrome);
     let (tab, seen) = open(&browser, &format!("http://{}/", server.addr));
-    // A later data.json (a target more) reaches the page through its poll.
-    let file = out.path().join("data.json");
-    let mut d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let mut late = d["targets"][0].clone();
-    late["name"] = "late-target".into();
-    d["targets"].as_array_mut().unwrap().push(late);
-    let tmp = out.path().join(".data.json.tmp");
-    std::fs::write(&tmp, serde_json::to_vec(&d).unwrap()).unwrap();
-    std::fs::rename(&tmp, &file).unwrap();
+    // A later data.json (a target more, whose trace the run gains) reaches
+    // the page through its poll.
+    std::fs::copy(
+        run.path().join("trace-pytorch.json"),
+        run.path().join("trace-late-target.json"),
+    )
+    .unwrap();
     wait_for(
         &tab,
         "!!document.querySelector('[data-legend-target=\"late-target\"]')",
@@ -646,6 +654,108 @@ fn served_page_draws_and_follows_the_run_under_its_content_security_policy() {
         .value;
     assert_eq!(refused, Some("img-src".into()));
     assert!(eval(&tab, "document.documentElement.getAttribute('data-ready') === '1'") == true);
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
+}
+
+/// Replaces `name` under `dir` by a symlink to `target`, as `ln -sf` does.
+fn plant_link(dir: &Path, name: &str, target: &str) {
+    let at = dir.join(name);
+    let _ = std::fs::remove_file(&at);
+    std::os::unix::fs::symlink(target, &at).unwrap();
+}
+
+/// Found by attacking serve: its default output folder is the run folder,
+/// which others write into. Links planted at the outputs' names were
+/// followed: `report.md -> .env` gave a 0600 secret to the LAN, a chart the
+/// raw registry log, and `/` ran a page of the planter's own, whose inline
+/// script the page policy allowed. Only the file the last write renamed
+/// into place is answered; the page runs only the script perfreport wrote.
+#[test]
+fn serve_answers_only_the_file_it_wrote_not_a_link_or_file_planted_at_an_outputs_name() {
+    let run = pinned_copy(WARM);
+    let p = run.path();
+    std::fs::write(p.join(".env"), "TOKEN=secret-7f3a\n").unwrap();
+    std::fs::set_permissions(p.join(".env"), std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    std::fs::write(
+        p.join("notes.html"),
+        "<!doctype html><script>document.title='planted-9c1e'</script>",
+    )
+    .unwrap();
+    let server = Server::start(p, &[], &[]);
+    for path in ["/", "/report.md", "/charts/timeline.svg", "/data.json"] {
+        assert_eq!(get(&server.addr, path).status, 200, "{path} before the links");
+    }
+    plant_link(p, "report.md", ".env");
+    plant_link(p, "charts/timeline.svg", "../zot.jsonl");
+    plant_link(p, "index.html", "notes.html");
+    // A regular file of someone else's renamed over an output is not it either.
+    std::fs::write(p.join(".data"), "{\"planted\": \"secret-7f3a\"}").unwrap();
+    std::fs::rename(p.join(".data"), p.join("data.json")).unwrap();
+    for path in ["/report.md", "/charts/timeline.svg", "/", "/index.html", "/data.json"] {
+        let a = get(&server.addr, path);
+        let body = String::from_utf8_lossy(&a.body);
+        assert_eq!(a.status, 404, "{path}: {body}");
+        for leaked in ["secret-7f3a", "HTTP API", "planted-9c1e"] {
+            assert!(!body.contains(leaked), "{path} answered {leaked}: {body}");
+        }
+    }
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
+}
+
+/// Found by attacking serve: started on the newest run under `PERF_ROOT`
+/// (as `make perf-serve` runs it), it read the run folder by its name at
+/// every regeneration, so `mv root/r1 root/.away; ln -s /elsewhere root/r1`
+/// had an outside run's lines served. Each read checks the folder it opened
+/// against the root, and one that left is not read.
+#[test]
+fn serve_under_a_root_reads_no_run_folder_swapped_for_a_link_out_of_it() {
+    let root = tempfile::tempdir().unwrap();
+    let r1 = root.path().join("r1");
+    std::fs::create_dir(&r1).unwrap();
+    super::copy_run(&super::sample(WARM), &r1);
+    let elsewhere = tempfile::tempdir().unwrap();
+    super::copy_run(&super::sample(WARM), elsewhere.path());
+    let zot = elsewhere.path().join("zot.jsonl");
+    let mut log = std::fs::read(&zot).unwrap();
+    log.extend_from_slice(b"\nsecret-line-5d2c\n");
+    std::fs::write(&zot, log).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let stderr = tempfile::NamedTempFile::new().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_perfreport"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--out", out.path().to_str().unwrap()])
+        .env("PERF_ROOT", root.path())
+        .env_remove("PERF_BIND")
+        .stdout(Stdio::piped())
+        .stderr(stderr.reopen().unwrap())
+        .spawn()
+        .unwrap();
+    let server = Server::of(child);
+    assert_eq!(get(&server.addr, "/data.json").status, 200);
+    std::fs::rename(&r1, root.path().join(".away")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), &r1).unwrap();
+    // Until serve has looked at the swapped folder and said why it did not
+    // read it; a safety net, not a measurement.
+    let mut refused = false;
+    for _ in 0..300 {
+        std::thread::sleep(Duration::from_millis(200));
+        let a = get(&server.addr, "/data.json");
+        assert!(
+            !String::from_utf8_lossy(&a.body).contains("secret-line-5d2c"),
+            "the outside run was served"
+        );
+        let said = std::fs::read_to_string(stderr.path()).unwrap_or_default();
+        if said.contains("a link leading out of the root") {
+            refused = true;
+            break;
+        }
+    }
+    assert!(
+        refused,
+        "serve neither read nor refused the swapped folder: {}",
+        std::fs::read_to_string(stderr.path()).unwrap_or_default()
+    );
     let (status, _) = server.stop();
     assert!(status.success(), "{status:?}");
 }

@@ -432,3 +432,91 @@ fn report_md_says_no_node_is_known_and_the_registry_footnote_only_when_used() {
     let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
     assert!(md.contains(" ᴿ |") && md.contains("ᴿ uploaded bytes taken from the registry"));
 }
+
+/// The warm sample run in flight with no trace written yet and its logs
+/// the day before: nothing of it lies in its window.
+fn in_flight_with_nothing_in_its_window() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    super::copy_run(&sample(WARM), dir.path());
+    for e in std::fs::read_dir(dir.path()).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with("trace-") {
+            std::fs::remove_file(e.path()).unwrap();
+        }
+    }
+    for (file, from, to) in [
+        ("zot.jsonl", "2026-10-21T", "2026-10-20T"),
+        ("samples.jsonl", "2026-10-21T", "2026-10-20T"),
+        ("sccache.log", "21/Oct/2026", "20/Oct/2026"),
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        std::fs::write(dir.path().join(file), text.replace(from, to)).unwrap();
+    }
+    dir
+}
+
+/// Found beside a hostile review: a run in flight with nothing in its
+/// window showed "wall clock 0s", data.json's `fleet.wall_s` and every
+/// node's `busy_s`/`idle_s` 0.0 though they are unknown, axes of "0 0.1 …
+/// 1" minutes it had not seen, and a CPU panel reason running off both
+/// edges of its chart. They are null with the reason, the axes claim no
+/// minutes, and the reason is broken into lines that fit.
+#[test]
+fn a_run_in_flight_with_nothing_in_its_window_has_null_figures_no_minutes_and_reasons_that_fit() {
+    let run = in_flight_with_nothing_in_its_window();
+    let out = tempfile::tempdir().unwrap();
+    let o = report(run.path(), out.path(), &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = data(out.path());
+    assert!(d["fleet"]["wall_s"].is_null(), "{}", d["fleet"]);
+    assert!(
+        d["fleet"]["why_null"]["wall_s"]
+            .as_str()
+            .unwrap_or("")
+            .contains("in flight"),
+        "{}",
+        d["fleet"]
+    );
+    for n in d["nodes"].as_array().unwrap() {
+        for field in ["busy_s", "idle_s"] {
+            assert!(n[field].is_null(), "{} {field}: {}", n["name"], n[field]);
+            assert!(n["why_null"][field].is_string(), "{} {field}: no reason", n["name"]);
+        }
+    }
+    assert!(unexplained_nulls(&d).is_empty(), "{:?}", unexplained_nulls(&d));
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(!md.contains("wall clock 0s"), "{md}");
+    for chart in ["cpu-mem.svg", "timeline.svg", "cache-lanes.svg"] {
+        let svg = std::fs::read_to_string(out.path().join("charts").join(chart)).unwrap();
+        let width: f64 = svg
+            .split("width=\"")
+            .nth(1)
+            .and_then(|w| w.split('"').next())
+            .and_then(|w| w.parse().ok())
+            .unwrap();
+        for text in svg.split("<text ").skip(1) {
+            let (attrs, rest) = text.split_once('>').unwrap();
+            let body = rest.split("</text>").next().unwrap().trim().replace("&apos;", "'");
+            assert!(
+                !["0.1", "0.5", "1.0"].contains(&body.as_str()),
+                "{chart}: a minute axis of a run with no length"
+            );
+            let attr = |name: &str| -> f64 {
+                attrs
+                    .split(&format!("{name}=\""))
+                    .nth(1)
+                    .and_then(|v| v.split('"').next())
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0.0)
+            };
+            // Half an em a character: a sans-serif's average, wider than digits' and narrower than capitals'.
+            let half = body.chars().count() as f64 * attr("font-size") * 0.55 / 2.0;
+            let x = attr("x");
+            if attrs.contains("text-anchor=\"middle\"") {
+                assert!(
+                    x - half >= 0.0 && x + half <= width,
+                    "{chart}: {body:?} runs off the chart"
+                );
+            }
+        }
+    }
+}

@@ -11,10 +11,8 @@
 use crate::json_shape::Shapes;
 use rayon::prelude::*;
 use std::borrow::Cow;
-use std::fs::File;
 use std::hash::Hasher as _;
 use std::io::Read;
-use std::path::Path;
 use std::sync::Mutex;
 
 /// How many problem lines a parser keeps verbatim; the rest are only counted.
@@ -168,24 +166,8 @@ pub struct LineParse<S> {
     pub skipping: bool,
 }
 
-/// Parses `path` from byte `start` to its end.
-pub fn parse_file<S, F>(path: &Path, start: u64, tail: Tail, make: F) -> std::io::Result<LineParse<S>>
-where
-    S: LineSink,
-    F: Fn() -> S + Sync,
-{
-    let mut file = File::open(path)?;
-    if start > 0 {
-        use std::io::Seek;
-        file.seek(std::io::SeekFrom::Start(start))?;
-    }
-    parse_reader(&mut file, tail, make).map(|mut p| {
-        p.bytes += start;
-        p
-    })
-}
-
-/// Parses a stream of lines; see `parse_file`.
+/// Parses a stream of lines to its end (the caller opens the file, by its
+/// own rules for what may be read).
 pub fn parse_reader<S, F, R>(reader: &mut R, tail: Tail, make: F) -> std::io::Result<LineParse<S>>
 where
     S: LineSink,

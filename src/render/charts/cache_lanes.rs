@@ -38,7 +38,7 @@ fn section_px(nodes: usize, legend: &Legend, note: bool) -> u32 {
 }
 
 pub(crate) fn draw(view: &View) -> Result<String> {
-    let axis = TimeAxis::for_span(x_max(view));
+    let axis = TimeAxis::of(view);
     let max_width = WIDTH - PLOT_LEFT as u32 - MARGIN;
     let sccache = Legend::new(sccache_entries(view), max_width);
     let zot = Legend::new(zot_entries(view), max_width);
@@ -242,6 +242,7 @@ fn draw_panels(
         let (y_tick, time) = (|v: &f64| tick(*v), |v: &f64| axis.label(v));
         let mut mesh = chart.configure_mesh();
         mesh.y_labels(if ph < 40 { 2 } else { 3 })
+            .x_labels(axis.labels)
             .y_max_light_lines(1)
             .x_max_light_lines(if nodes > crate::view::FULL_DETAIL_NODES { 0 } else { 4 })
             .y_label_style((FONT, 11))

@@ -45,7 +45,7 @@ fn legend_entries(shown: usize, left_out: usize) -> Vec<LegendEntry> {
 }
 
 pub(crate) fn draw(view: &View) -> Result<String> {
-    let axis = TimeAxis::for_span(x_max(view));
+    let axis = TimeAxis::of(view);
     let span = axis.x(x_max(view));
     let drawn = |n: &&crate::view::NodeView| !n.cpu.t.is_empty() || !n.mem.t.is_empty();
     // A fleet past `MAX_DRAWN_NODES` (or a samples.jsonl naming thousands
@@ -86,6 +86,7 @@ pub(crate) fn draw(view: &View) -> Result<String> {
             let mut mesh = chart.configure_mesh();
             // Past eight panels the light grid would cost more than the lines.
             mesh.y_labels(3)
+                .x_labels(axis.labels)
                 .y_max_light_lines(1)
                 .x_max_light_lines(if panels > crate::view::FULL_DETAIL_NODES { 0 } else { 4 })
                 .y_label_style((FONT, 11))

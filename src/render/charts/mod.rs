@@ -261,8 +261,15 @@ pub(crate) fn rgb(i: usize) -> RGBColor {
 
 /// The x range of every chart: the run's window, else what the data spans.
 pub(crate) fn x_max(view: &View) -> f64 {
+    spanned(view).unwrap_or(60.0)
+}
+
+/// What the run's time spans, when anything does: the window, else the
+/// data's extent; `None` for a run with no length yet (in flight, nothing
+/// of it in its window).
+fn spanned(view: &View) -> Option<f64> {
     if let Some(w) = view.fleet.wall_s.get().filter(|w| *w > 0.0) {
-        return w;
+        return Some(w);
     }
     let mut m: f64 = 0.0;
     for t in &view.targets {
@@ -271,10 +278,16 @@ pub(crate) fn x_max(view: &View) -> f64 {
     for n in &view.nodes {
         m = m.max(n.cpu.t.last().copied().unwrap_or(0.0));
     }
-    if m > 0.0 {
-        m
+    (m > 0.0).then_some(m)
+}
+
+/// How many labels the time axis carries: none when the run has no length
+/// yet, so the axis claims no minutes it has not seen (it read "0 0.1 … 1").
+pub(crate) fn time_labels(view: &View) -> usize {
+    if spanned(view).is_some() {
+        10
     } else {
-        60.0
+        0
     }
 }
 
@@ -284,19 +297,31 @@ pub(crate) fn x_max(view: &View) -> f64 {
 pub(crate) struct TimeAxis {
     pub(crate) scale: f64,
     pub(crate) desc: &'static str,
+    /// How many labels it carries ([`time_labels`]).
+    pub(crate) labels: usize,
 }
 
 impl TimeAxis {
+    /// The axis of every chart of `view`.
+    pub(crate) fn of(view: &View) -> Self {
+        TimeAxis {
+            labels: time_labels(view),
+            ..Self::for_span(x_max(view))
+        }
+    }
+
     pub(crate) fn for_span(span_s: f64) -> Self {
         if span_s > 3.0 * 3600.0 {
             TimeAxis {
                 scale: 3600.0,
                 desc: "time since run start (hours)",
+                labels: 10,
             }
         } else {
             TimeAxis {
                 scale: 60.0,
                 desc: "time since run start (minutes)",
+                labels: 10,
             }
         }
     }
@@ -352,17 +377,67 @@ pub(crate) fn round_up(v: f64) -> f64 {
         .unwrap_or(times(10.0))
 }
 
-/// A centred message in place of a chart whose input is absent.
+/// A centred message in place of a chart whose input is absent, broken
+/// into lines at spaces so each fits the chart's width (a reason quoting a
+/// window and a time range is longer than one line), as many as the
+/// chart's height holds; a word longer than a line is cut with an ellipsis.
 pub(crate) fn message(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, text: &str) -> DrawResult {
+    const SIZE: u32 = 16;
+    const LINE: i32 = 20;
     let (w, h) = area.dim_in_pixel();
-    let style = TextStyle::from((FONT, 16).into_font())
+    // A margin for a browser font wider than the built-in estimate.
+    let room = (w as i32 - 120).max(40);
+    let lines = wrapped(text, room, SIZE, ((h as i32 - 8) / LINE).max(1) as usize);
+    let style = TextStyle::from((FONT, SIZE).into_font())
         .color(&RGBColor(110, 110, 110))
         .pos(plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Center,
             plotters::style::text_anchor::VPos::Center,
         ));
-    area.draw(&Text::new(text.to_string(), ((w / 2) as i32, (h / 2) as i32), style))?;
+    let top = h as i32 / 2 - (lines.len() as i32 - 1) * LINE / 2;
+    for (i, line) in lines.into_iter().enumerate() {
+        area.draw(&Text::new(line, ((w / 2) as i32, top + i as i32 * LINE), style.clone()))?;
+    }
     Ok(())
+}
+
+/// `text` in lines of at most `width` pixels at `size`, broken at spaces,
+/// at most `max_lines` of them (the last ends in an ellipsis when text is
+/// left over).
+pub(crate) fn wrapped(text: &str, width: i32, size: u32, max_lines: usize) -> Vec<String> {
+    let font = (FONT, size).into_font();
+    let fits = |s: &str| font.box_size(s).is_ok_and(|(w, _)| w as i32 <= width);
+    let mut lines: Vec<String> = vec![];
+    let mut cur = String::new();
+    for word in text.split(' ') {
+        let joined = if cur.is_empty() {
+            word.to_string()
+        } else {
+            format!("{cur} {word}")
+        };
+        if fits(&joined) || cur.is_empty() {
+            cur = joined;
+        } else {
+            lines.push(std::mem::replace(&mut cur, word.to_string()));
+        }
+    }
+    lines.push(cur);
+    let cut = lines.len() > max_lines;
+    lines.truncate(max_lines);
+    if let Some(last) = lines.last_mut() {
+        let last_text = if cut { format!("{last} …") } else { last.clone() };
+        *last = if fits(&last_text) {
+            last_text
+        } else {
+            fitted(&last_text, width, size).unwrap_or_default()
+        };
+    }
+    for l in lines.iter_mut() {
+        if !fits(l) {
+            *l = fitted(l, width, size).unwrap_or_default();
+        }
+    }
+    lines
 }
 
 /// Splits a series at its `null`s into drawable runs.

@@ -119,7 +119,7 @@ type Keyed = (String, RGBColor);
 /// The chart with the numbered targets `keyed`, and the targets whose name
 /// did not fit readably (with no key, every one of them; with one, none).
 fn draw_keyed(view: &View, keyed: &[Keyed]) -> Result<(String, Vec<Keyed>)> {
-    let axis = TimeAxis::for_span(x_max(view));
+    let axis = TimeAxis::of(view);
     let span = axis.x(x_max(view));
     let (rows, left_out) = bounded(rows(view));
     let lanes: u32 = rows.iter().map(|r| r.lanes.len() as u32).sum::<u32>().max(1);
@@ -147,6 +147,7 @@ fn draw_keyed(view: &View, keyed: &[Keyed]) -> Result<(String, Vec<Keyed>)> {
             .configure_mesh()
             .disable_y_mesh()
             .y_labels(0)
+            .x_labels(axis.labels)
             .x_desc(axis.desc)
             .x_label_formatter(&|v| axis.label(v))
             .light_line_style(RGBColor(235, 235, 235))
