@@ -14,9 +14,16 @@
     return e;
   }
 
+  // Bidi controls and noncharacters shown quoted, as in history.md.
+  function shown(s) {
+    return String(s).replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g, function (c) {
+      return "\\u{" + c.charCodeAt(0).toString(16) + "}";
+    });
+  }
+
   function text(parent, x, y, s, cls, anchor) {
     var t = el("text", { x: x, y: y, "class": cls || "tick", "text-anchor": anchor || "start" }, parent);
-    t.textContent = s;
+    t.textContent = shown(s);
     return t;
   }
 
@@ -119,7 +126,7 @@
       var a = el("a", { href: "runs/" + encodeURIComponent(key.dirs[p[0]]) + "/index.html", "class": "point-link" }, svg);
       a.setAttribute("data-run", key.runs[p[0]]);
       var c = el("circle", { cx: x(p[0]).toFixed(1), cy: y(p[1]).toFixed(1), r: loaded ? 4.5 : 3.5, "class": loaded ? "pt loaded" : "pt" }, a);
-      el("title", {}, c).textContent = key.runs[p[0]] + ": " + fmt(metric, p[1]) + (loaded ? " (node loaded)" : "");
+      el("title", {}, c).textContent = shown(key.runs[p[0]] + ": " + fmt(metric, p[1]) + (loaded ? " (node loaded)" : ""));
     });
     return svg;
   }
@@ -133,7 +140,7 @@
   // command), measured as the browser draws it; the whole title is its
   // tooltip.
   function fitTitle(t) {
-    var full = t.getAttribute("data-full") || "";
+    var full = shown(t.getAttribute("data-full") || "");
     if (t.getComputedTextLength() <= TITLE_W) return;
     var chars = Array.from(full);
     var cut = function (n) {

@@ -129,9 +129,18 @@
     if (parent) parent.appendChild(e);
     return e;
   }
+  // Characters that reorder or hide text (the bidi marks, embeddings,
+  // overrides and isolates) and the noncharacters U+FFFE/U+FFFF are shown
+  // quoted, as the terminal and report.md show them: a target named with a
+  // U+202E must not turn the rest of its row around.
+  function shown(s) {
+    return String(s).replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g, function (c) {
+      return "\\u{" + c.charCodeAt(0).toString(16) + "}";
+    });
+  }
   function text(parent, x, y, s, attrs) {
     var t = el("text", Object.assign({ x: x, y: y }, attrs || {}), parent);
-    t.textContent = s;
+    t.textContent = shown(s);
     return t;
   }
   function clear(svg) { while (svg.firstChild) svg.removeChild(svg.firstChild); }
@@ -327,7 +336,7 @@
       var x0 = x(d.end_s), y0 = mids[d.name], x1 = x(t.start_s), y1 = mids[t.name];
       var line = el("line", { x1: x0, y1: y0, x2: x1, y2: y1, "class": "edge" + (critical ? " critical" : ""), "data-edge": d.name + "→" + t.name }, g);
       var tip = document.createElementNS("http://www.w3.org/2000/svg", "title");
-      tip.textContent = t.name + " after " + d.name + (critical ? " (critical path)" : "");
+      tip.textContent = shown(t.name + " after " + d.name + (critical ? " (critical path)" : ""));
       line.appendChild(tip);
       el("circle", { cx: x0, cy: y0, r: critical ? 4 : 3, "class": "edge-end" + (critical ? " critical" : "") }, g);
       var len = Math.max(1, Math.hypot(x1 - x0, y1 - y0)), ux = (x1 - x0) / len, uy = (y1 - y0) / len, s = critical ? 7 : 6;
@@ -474,7 +483,7 @@
     var fig = svg.parentNode, p = fig.querySelector(".lane-note");
     if (!note) { if (p) p.remove(); return; }
     if (!p) { p = document.createElement("p"); p.className = "lane-note muted"; fig.appendChild(p); }
-    p.textContent = note;
+    p.textContent = shown(note);
   }
 
   function drawLanes() {
@@ -577,7 +586,7 @@
     tooltip.style.top = topPx + "px";
   }
   function hideTooltip() { tooltip.hidden = true; }
-  function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }[c]; }); }
+  function esc(s) { return shown(s).replace(/[&<>"']/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }[c]; }); }
 
   // ---------- legend ----------
   function legendButton(kind, name, label, swatch, hidden) {
@@ -586,7 +595,7 @@
     b.className = "legend-item";
     b.setAttribute("data-legend-" + kind, name);
     b.setAttribute("aria-pressed", hidden ? "false" : "true");
-    b.title = (hidden ? "Show " : "Hide ") + name + " (double-click or O: show only " + name + ")";
+    b.title = shown((hidden ? "Show " : "Hide ") + name + " (double-click or O: show only " + name + ")");
     b.setAttribute("aria-keyshortcuts", "O");
     if (swatch) {
       var s = document.createElement("span");
@@ -594,7 +603,7 @@
       s.style.background = swatch;
       b.appendChild(s);
     }
-    b.appendChild(document.createTextNode(label));
+    b.appendChild(document.createTextNode(shown(label)));
     // The redrawn button is found by comparing the attribute, not by a
     // selector built from the name (a newline or quote would break it).
     var refocus = function () {
@@ -656,20 +665,20 @@
 
   // ---------- header and tables ----------
   function drawHeader() {
-    document.getElementById("run-title").textContent = "Run " + data.stamp;
+    document.getElementById("run-title").textContent = shown("Run " + data.stamp);
     var bits = [data.mode ? data.mode : "mode unknown", data.arch || "arch unknown"];
     if (data.window) bits.push("wall clock " + fmtDur(data.window.wall_s));
     var run = data.provenance && data.provenance.run;
     if (run && run.revision) bits.push("revision " + run.revision);
     var status = document.getElementById("run-status");
-    status.textContent = bits.join(" · ");
+    status.textContent = shown(bits.join(" · "));
     var live = document.getElementById("live");
     live.textContent = data.in_flight ? (pollTimer ? "in flight · live, updated " + new Date().toLocaleTimeString() : "in flight (open it from perfreport serve to follow it live)") : "complete";
     live.className = data.in_flight ? "badge live" : "badge";
     var ul = document.getElementById("summary");
     ul.innerHTML = (data.summary || []).map(function (s) { return "<li>" + esc(s) + "</li>"; }).join("");
     var reduced = data.nodes.some(function (n) { return n.reduced; });
-    document.getElementById("notes").textContent = (reduced ? "Long node series are shown reduced to display resolution (minimum and maximum per bucket, so peaks are kept). " : "") + (data.mode_note ? "Note: " + data.mode_note + "." : "");
+    document.getElementById("notes").textContent = shown((reduced ? "Long node series are shown reduced to display resolution (minimum and maximum per bucket, so peaks are kept). " : "") + (data.mode_note ? "Note: " + data.mode_note + "." : ""));
   }
 
   function table(id, columns, rows) {
@@ -851,7 +860,7 @@
     window.PERF_RUNS.forEach(function (r) {
       var o = document.createElement("option");
       o.value = siteRoot + "runs/" + encodeURIComponent(r.dir) + "/index.html";
-      o.textContent = r.stamp + " · " + r.mode + " · " + r.status;
+      o.textContent = shown(r.stamp + " · " + r.mode + " · " + r.status);
       if (r.stamp === data.stamp) { o.selected = true; o.value = ""; }
       select.appendChild(o);
     });

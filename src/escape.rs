@@ -73,10 +73,11 @@ pub(crate) fn md_plain(md: &str) -> String {
 /// (the C0 controls but tab, newline and carriage return; U+FFFE, U+FFFF)
 /// and the ones it discourages (DEL, the C1 controls) as a visible quote
 /// (`\u{1b}`), so an ESC in a name cannot make a chart invalid XML that no
-/// viewer draws. `&`, `<`, `>` and quotes are plotters' to escape, and
+/// viewer draws; the bidi marks, embeddings, overrides and isolates too, as
+/// the terminal shows them, so a name cannot reorder a chart's labels. `&`, `<`, `>` and quotes are plotters' to escape, and
 /// are left alone: this runs over each whole chart, once (see `charts::svg`).
 pub(crate) fn xml_chars(s: &str) -> Cow<'_, str> {
-    let bad = |c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}');
+    let bad = |c: char| crate::term::is_unsafe(c) && !matches!(c, '\t' | '\n' | '\r');
     if !s.chars().any(bad) {
         return Cow::Borrowed(s);
     }

@@ -254,24 +254,7 @@ const HOSTILE: &str = "\u{fffe}\u{202e}\u{200f}";
 
 #[test]
 fn a_name_with_a_noncharacter_and_bidi_controls_is_shown_escaped_in_junit_the_summary_and_the_terminal() {
-    let root = tempfile::tempdir().unwrap();
-    let target = format!("py{HOSTILE}torch");
-    let arch = format!("gfx1201{HOSTILE}");
-    for night in 0..=CALLED_NIGHT {
-        let dir = write_night(root.path(), &Night::plain(night));
-        let trace = std::fs::read_to_string(dir.join("trace-pytorch.json")).unwrap();
-        std::fs::remove_file(dir.join("trace-pytorch.json")).unwrap();
-        let trace = trace.replace("RUN make", &format!("RUN make{HOSTILE}"));
-        std::fs::write(dir.join(format!("trace-{target}.json")), trace).unwrap();
-        set(&dir, "targets", serde_json::json!([target, "vllm"]));
-        set(&dir, "arch", Value::from(arch.as_str()));
-        let placement = std::fs::read_to_string(dir.join("placement.txt")).unwrap();
-        std::fs::write(
-            dir.join("placement.txt"),
-            placement.replace("target=pytorch", &format!("target={target}")),
-        )
-        .unwrap();
-    }
+    let root = hostile_root();
     let out = tempfile::tempdir().unwrap();
     let (junit, summary) = (out.path().join("gate.xml"), out.path().join("summary.md"));
     let o = gate(
@@ -305,4 +288,72 @@ fn a_name_with_a_noncharacter_and_bidi_controls_is_shown_escaped_in_junit_the_su
         "{xml}"
     );
     read_by_three(&junit);
+}
+/// A root whose target, arch and step carry U+FFFE, U+202E and U+200F, its
+/// step called the night after it lands.
+fn hostile_root() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let target = format!("py{HOSTILE}torch");
+    let arch = format!("gfx1201{HOSTILE}");
+    for night in 0..=CALLED_NIGHT {
+        let dir = write_night(root.path(), &Night::plain(night));
+        let trace = std::fs::read_to_string(dir.join("trace-pytorch.json")).unwrap();
+        std::fs::remove_file(dir.join("trace-pytorch.json")).unwrap();
+        let trace = trace.replace("RUN make", &format!("RUN make{HOSTILE}"));
+        std::fs::write(dir.join(format!("trace-{target}.json")), trace).unwrap();
+        set(&dir, "targets", serde_json::json!([target, "vllm"]));
+        set(&dir, "arch", Value::from(arch.as_str()));
+        let placement = std::fs::read_to_string(dir.join("placement.txt")).unwrap();
+        std::fs::write(
+            dir.join("placement.txt"),
+            placement.replace("target=pytorch", &format!("target={target}")),
+        )
+        .unwrap();
+    }
+    root
+}
+
+#[test]
+fn a_name_with_a_noncharacter_and_bidi_controls_is_shown_quoted_in_the_published_pages_and_charts() {
+    let root = hostile_root();
+    let site = tempfile::tempdir().unwrap();
+    let o = crate::util::publish(root.path(), site.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = site.path().join("runs").join(stamp(CALLED_NIGHT));
+    let raw = |text: &str| HOSTILE.chars().find(|c| text.contains(*c));
+    for file in ["report.md", "charts/timeline.svg", "charts/cpu-mem.svg"] {
+        let text = std::fs::read_to_string(run.join(file)).unwrap();
+        assert_eq!(raw(&text), None, "{file} carries a raw character");
+    }
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(
+        md.contains("u{202e}") && md.contains("torch"),
+        "quoted, not dropped: {md}"
+    );
+    let Some(path) = crate::page::chromium() else { return };
+    let browser = crate::page::launch(path);
+    let tab = browser.new_tab().unwrap();
+    for page in [
+        run.join("index.html"),
+        run.join("report.html"),
+        site.path().join("history.html"),
+    ] {
+        let url = format!("file://{}", page.display());
+        tab.navigate_to(&url).unwrap().wait_until_navigated().unwrap();
+        // What the page shows, its SVG labels and tooltips included.
+        let js = "new Promise(r => setTimeout(() => r(document.body.innerText + '\\n' + \
+                  [...document.querySelectorAll('svg text, title, [title]')].map(e => e.textContent + ' ' + (e.getAttribute('title') || '')).join('\\n')), 300))";
+        let shown = tab
+            .evaluate(js, true)
+            .unwrap()
+            .value
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        assert_eq!(raw(&shown), None, "{} shows a raw character:\n{shown}", page.display());
+        assert!(
+            shown.contains("py\\u{fffe}\\u{202e}\\u{200f}torch"),
+            "{} names the target, quoted:\n{shown}",
+            page.display()
+        );
+    }
 }
