@@ -383,6 +383,39 @@ fn a_run_page_leads_with_its_night_the_step_the_cause_and_both_revisions_in_its_
         row.contains(&plain),
         "the same words on the index and the page:\n{row}\n{plain}"
     );
+    // history.html's word on the key's newest run is the same verdict.
+    let h: Value = serde_json::from_str(&std::fs::read_to_string(site.path().join("history.json")).unwrap()).unwrap();
+    let key = h["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["arch"] == "gfx1201")
+        .unwrap();
+    assert_eq!(
+        key["newest_verdict_words"].as_str(),
+        Some(plain.as_str()),
+        "{}",
+        key["newest_verdict_words"]
+    );
+    // And the lane's summary calls the same run regressed, for the same metrics.
+    let summary = site.path().join("summary.md");
+    let o = perfreport(&[
+        "gate",
+        "--history",
+        root.path().to_str().unwrap(),
+        "--summary",
+        summary.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let s = std::fs::read_to_string(&summary).unwrap();
+    let line = s
+        .lines()
+        .find(|l| l.contains(&night) && l.contains("regressed"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        line.contains("`pytorch` `build_s`") && line.contains("`pytorch` `total_s`"),
+        "{line}"
+    );
     // The night before gained its "next" link; the night before that did not change.
     let before = std::fs::read_to_string(site.path().join("runs").join(stamp(REV_NIGHT, 2)).join("report.md")).unwrap();
     assert!(
