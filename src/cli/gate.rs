@@ -152,7 +152,9 @@ fn gate_the_night(args: &Args, root: &Path) -> anyhow::Result<u8> {
         }
     }
     if let Some(f) = &args.junit {
-        let junit = printed(&perfreport::render::junit::Junit, &n)?;
+        let page_of = |dir: &str| run_url(args.site_url.as_deref().unwrap_or_default(), dir);
+        let link: Option<&dyn Fn(&str) -> String> = args.site_url.is_some().then_some(&page_of);
+        let junit = printed(&perfreport::render::junit::Junit { page_of: link }, &n)?;
         super::write_output(f, &junit, false, perfreport::output::NamedLinks::Never)?;
     }
     if let Some(f) = &args.summary {

@@ -33,11 +33,15 @@ pub(crate) const FILE: &str = "junit.xml";
 const LEFT_OUT_SUITE: &str = "perfreport.night";
 
 /// JUnit XML, as `gate --junit` writes it.
-pub struct Junit;
+pub struct Junit<'a> {
+    /// Each run's page on the published site, by folder (`gate --site-url`):
+    /// a suite's `page` property, and the last line of each failure.
+    pub page_of: Option<&'a dyn Fn(&str) -> String>,
+}
 
-impl Export<Night> for Junit {
+impl Export<Night> for Junit<'_> {
     fn render(&self, night: &Night) -> Result<Vec<OutFile>> {
-        Ok(vec![OutFile::new(FILE, document(night))])
+        Ok(vec![OutFile::new(FILE, document(night, self.page_of))])
     }
 }
 
@@ -91,7 +95,7 @@ impl Suite {
 /// The suites of `night`: one per run (the first run of a key takes the
 /// key's name, a later one of the same key adds its folder), then one for
 /// the runs left out of the night.
-fn suites(night: &Night) -> Vec<Suite> {
+fn suites(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> Vec<Suite> {
     let mut out: Vec<Suite> = vec![];
     let mut taken = std::collections::BTreeSet::new();
     for run in &night.runs {
@@ -101,7 +105,7 @@ fn suites(night: &Night) -> Vec<Suite> {
         } else {
             format!("{key}@{}", run.dir)
         };
-        out.push(run_suite(run, name));
+        out.push(run_suite(run, name, page_of.map(|p| p(&run.dir))));
     }
     if !night.dated_in_future.is_empty() {
         out.push(Suite {
@@ -125,7 +129,7 @@ fn suites(night: &Night) -> Vec<Suite> {
     out
 }
 
-fn run_suite(run: &GatedRun, name: String) -> Suite {
+fn run_suite(run: &GatedRun, name: String, page: Option<String>) -> Suite {
     let unknown = || "not recorded".to_string();
     let mut properties = vec![
         ("stamp", run.stamp.clone()),
@@ -137,6 +141,9 @@ fn run_suite(run: &GatedRun, name: String) -> Suite {
     ];
     if !run.against.is_empty() {
         properties.push(("against", run.against.clone()));
+    }
+    if let Some(page) = &page {
+        properties.push(("page", page.clone()));
     }
     let mut cases: Vec<Case> = vec![];
     if run.checks.is_empty() && run.unmeasured.is_empty() {
@@ -158,7 +165,10 @@ fn run_suite(run: &GatedRun, name: String) -> Suite {
         let outcome = if c.is_regression() {
             Outcome::Failure {
                 message: c.regression_line(),
-                body: detail(c),
+                body: match &page {
+                    Some(page) => format!("{}\nthe night's page: {page}", detail(c)),
+                    None => detail(c),
+                },
             }
         } else if !c.checked() {
             Outcome::Skipped(c.verdict.clone())
@@ -190,8 +200,8 @@ fn run_suite(run: &GatedRun, name: String) -> Suite {
 }
 
 /// The JUnit document for `night`.
-fn document(night: &Night) -> String {
-    let suites = suites(night);
+fn document(night: &Night, page_of: Option<&dyn Fn(&str) -> String>) -> String {
+    let suites = suites(night, page_of);
     let sum = |f: fn(&Suite) -> usize| suites.iter().map(f).sum::<usize>();
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(

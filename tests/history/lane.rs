@@ -416,6 +416,28 @@ fn a_run_page_leads_with_its_night_the_step_the_cause_and_both_revisions_in_its_
         line.contains("`pytorch` `build_s`") && line.contains("`pytorch` `total_s`"),
         "{line}"
     );
+    // The JUnit failure links the same page.
+    let junit = site.path().join("gate.xml");
+    let o = perfreport(&[
+        "gate",
+        "--history",
+        root.path().to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
+        "--site-url",
+        "https://perf.example/site",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let url = format!("https://perf.example/site/runs/{night}/");
+    assert!(
+        xml.contains(&format!("name=\"gfx1201.warm.j32.page\" value=\"{url}\"")),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(&format!("the night&apos;s page: {url}")) || xml.contains(&format!("the night&#39;s page: {url}")),
+        "{xml}"
+    );
     // The night before gained its "next" link; the night before that did not change.
     let before = std::fs::read_to_string(site.path().join("runs").join(stamp(REV_NIGHT, 2)).join("report.md")).unwrap();
     assert!(
