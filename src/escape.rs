@@ -69,6 +69,21 @@ pub(crate) fn md_plain(md: &str) -> String {
     out
 }
 
+/// A path segment for a link: every byte but RFC 3986's unreserved ones
+/// (`A-Z a-z 0-9 - . _ ~`) percent-encoded, so no folder name can end a
+/// markdown link or an attribute, or climb out of `runs/`.
+pub fn url_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// SVG (XML) text and attributes: every character XML 1.0 does not allow
 /// (the C0 controls but tab, newline and carriage return; U+FFFE, U+FFFF)
 /// and the ones it discourages (DEL, the C1 controls) as a visible quote

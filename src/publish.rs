@@ -147,6 +147,10 @@ const ESCAPE: char = '~';
 /// Joins the components of a run's path under the root.
 const JOIN: &str = "--";
 
+/// A site folder as a link's path segment (what the gate's summary and JUnit
+/// link a run's page by).
+pub use crate::escape::url_segment;
+
 /// A run's folder under `runs/`, derived from its path under the root (`rel`):
 /// the components joined by `--`. Injective, so two runs never share a
 /// folder: within a component `~`, separators, control and bidi characters,
@@ -423,24 +427,15 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
 fn lead_pages(
     opts: &PublishOptions,
     built: &[Built],
-    figures: &[crate::figures::Figures],
+    judged: &[crate::history::regressions::KeyJudged],
     gate: &crate::gate::judge::GateOptions,
 ) -> Result<()> {
     if built.is_empty() {
         return Ok(());
     }
-    let nights = crate::gate::page::run_nights(figures, gate);
-    let mut dirs: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-    for (dir, ..) in built {
-        if let Some(n) = nights.get(dir) {
-            dirs.insert(dir);
-            dirs.extend(n.previous.as_ref().map(|(_, d)| d.as_str()));
-        }
-    }
-    for dir in dirs {
-        if let Some(n) = nights.get(dir) {
-            lead_page(opts.site, dir, n)?;
-        }
+    let wanted: Vec<&str> = built.iter().map(|b| b.0.as_str()).collect();
+    for (dir, night) in crate::gate::page::run_nights(judged, &wanted, gate) {
+        lead_page(opts.site, &dir, &night)?;
     }
     Ok(())
 }
@@ -526,6 +521,7 @@ fn write_site_pages(
     figures: &[crate::figures::Figures],
     unreadable: &[(String, String)],
     gate: &crate::gate::judge::GateOptions,
+    verdicts: &BTreeMap<String, crate::gate::index::IndexVerdict>,
 ) -> Result<()> {
     let runs_js: Vec<serde_json::Value> = runs
         .iter()
@@ -535,18 +531,17 @@ fn write_site_pages(
         &opts.site.join("runs.js"),
         render::site::runs_script(&runs_js).as_bytes(),
     )?;
-    let verdicts = crate::gate::index::index_verdicts(figures, gate);
     let history = crate::history::site::view(
         &opts.root.display().to_string(),
         figures,
         unreadable,
-        &crate::gate::index::history_verdicts(&verdicts),
+        &crate::gate::index::history_verdicts(verdicts),
         &gate.accepted,
     );
     for f in render::history::site_files(history)? {
         write_atomic(&opts.site.join(&f.path), &f.bytes)?;
     }
-    let index = render::site::index_page(&runs, &verdicts, opts.bench.is_some())?;
+    let index = render::site::index_page(&runs, verdicts, opts.bench.is_some())?;
     write_atomic(&opts.site.join("index.html"), index.as_bytes())?;
     Ok(())
 }
@@ -678,11 +673,14 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
         .collect();
     let gate = crate::gate::judge::GateOptions::with_accepted(&opts.root.join(crate::gate::judge::ACCEPTED_FILE))
         .map_err(Error::Accepted)?;
-    lead_pages(opts, &built, &figures, &gate)?;
+    // The history judged once, for the run pages' nights and the index.
+    let judged = crate::history::regressions::judge_all(&figures);
+    lead_pages(opts, &built, &judged, &gate)?;
     if opts.compare_previous {
         compare_neighbours(opts, &plans, &out.runs)?;
     }
-    write_site_pages(opts, &out.runs, &figures, &unreadable, &gate)?;
+    let verdicts = crate::gate::index::index_verdicts_judged(&figures, &judged, &gate);
+    write_site_pages(opts, &out.runs, &figures, &unreadable, &gate, &verdicts)?;
     write_manifest(&manifest_path, &opts.read.cache_id(), &rows, &figures)?;
     Ok(out)
 }

@@ -19,6 +19,8 @@
 //! a change or leaves it an outlier. A loaded night neither confirms nor
 //! denies.
 
+use crate::analysis::spread::median;
+
 /// The share of nights on which noise alone may call a change somewhere
 /// among a night's checks.
 pub(crate) const NIGHT_ERROR_RATE: f64 = 0.02;
@@ -40,9 +42,9 @@ pub(crate) const EACH_BEYOND: f64 = 1.5;
 pub(crate) const OUTLIER: f64 = 3.5;
 /// A change smaller than this share of the level (percent) is not called,
 /// however quiet the metric: below it a change is rounding.
-pub(crate) const MIN_CHANGE_PCT: f64 = 1.0;
+pub(crate) const MIN_CHANGE_PCT: f64 = crate::analysis::spread::STEP_MIN_PCT;
 /// Below this many seconds a change of a time is scheduling noise.
-pub(crate) const TIME_RESOLUTION_S: f64 = 5.0;
+pub(crate) const TIME_RESOLUTION_S: f64 = crate::analysis::spread::TIME_RESOLUTION_S;
 
 /// How a metric's values are judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,20 +229,6 @@ pub(crate) fn normal_upper_quantile(p: f64) -> f64 {
         (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * x
             / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0)
     }
-}
-
-/// The median; `None` for no values.
-fn median(v: &mut [f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        v[n / 2 - 1] / 2.0 + v[n / 2] / 2.0
-    })
 }
 
 /// Rousseeuw and Croux's Qn of `x`: the first quartile of the pairwise
@@ -462,7 +450,7 @@ impl<'a> Judge<'a> {
     /// The level and noise of the current segment's nights before `until`;
     /// `None` when too few nights say.
     fn basis(&self, until: usize) -> Option<Basis> {
-        let mut v: Vec<f64> = (self.seg..until)
+        let v: Vec<f64> = (self.seg..until)
             .rev()
             .filter(|&k| Self::rests_on(self.out[k]))
             .take(LEVEL_WINDOW)
@@ -472,14 +460,14 @@ impl<'a> Judge<'a> {
             return None;
         }
         let n = v.len();
-        let level = median(&mut v)?;
+        let level = median(&v)?;
         // The spread as history states it (`spread::spread_pct`): the median
         // absolute deviation of the seconds, × 1.4826, in percent of the median.
         let (at, mut abs_dev) = (self.value_of(level), vec![]);
         abs_dev.extend(v.iter().map(|y| (self.value_of(*y) - at).abs()));
         let spread_pct = match self.scale {
             Scale::Time if at > 0.0 => {
-                100.0 * median(&mut abs_dev).unwrap_or(0.0) * crate::analysis::spread::MAD_TO_SIGMA / at
+                100.0 * median(&abs_dev).unwrap_or(0.0) * crate::analysis::spread::MAD_TO_SIGMA / at
             }
             _ => 0.0,
         };
@@ -657,8 +645,8 @@ impl<'a> Judge<'a> {
             }
         }
         self.out[first] = Judged::Changed;
-        let mut after: Vec<f64> = at.iter().map(|&k| self.y[k]).collect();
-        let after = median(&mut after).unwrap_or(self.y[called]);
+        let after: Vec<f64> = at.iter().map(|&k| self.y[k]).collect();
+        let after = median(&after).unwrap_or(self.y[called]);
         let (before_v, after_v) = (self.value_of(b.level), self.value_of(after));
         self.changes.push(Change {
             last_before,

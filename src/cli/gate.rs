@@ -362,14 +362,7 @@ fn run_url(site_url: &str, dir: &str) -> String {
     let folder = perfreport::runs::path_of_key(dir)
         .and_then(|p| perfreport::publish::folder_name(&p))
         .unwrap_or_default();
-    let mut encoded = String::new();
-    for b in folder.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            encoded.push(b as char);
-        } else {
-            encoded.push_str(&format!("%{b:02X}"));
-        }
-    }
+    let encoded = perfreport::publish::url_segment(&folder);
     let mut base = site_url.trim_end_matches('/').to_string();
     for (c, e) in [(' ', "%20"), ('(', "%28"), (')', "%29"), ('<', "%3C"), ('>', "%3E")] {
         base = base.replace(c, e);

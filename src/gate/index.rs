@@ -25,11 +25,19 @@ pub struct IndexVerdict {
 /// Per run folder: its verdict and headline for the site's index, each run
 /// gated as it was on its own night (`night::gate_run`).
 pub fn index_verdicts(all: &[Figures], opts: &super::judge::GateOptions) -> BTreeMap<String, IndexVerdict> {
+    index_verdicts_judged(all, &crate::history::regressions::judge_all(all), opts)
+}
+
+/// [`index_verdicts`] on a history already judged (`judge_all(all)`).
+pub(crate) fn index_verdicts_judged(
+    all: &[Figures],
+    judged: &[crate::history::regressions::KeyJudged],
+    opts: &super::judge::GateOptions,
+) -> BTreeMap<String, IndexVerdict> {
     let expensive = most_expensive(all);
-    let judged = crate::history::regressions::judge_all(all);
     all.iter()
         .map(|run| {
-            let g = super::night::gate_run(all, &judged, run, opts);
+            let g = super::night::gate_run(judged, run, opts);
             let mut targets: Vec<&str> = g.regressed_checks().iter().map(|c| c.target.as_str()).collect();
             targets.sort_unstable();
             targets.dedup();

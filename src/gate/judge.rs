@@ -181,9 +181,10 @@ fn check(
         );
         return c;
     }
-    c.expected = Some(round(dev.level));
+    c.expected = Some(crate::figures::ms(dev.level));
     c.drift_pct = Some((dev.change_pct * 10.0).round() / 10.0).filter(|d| d.is_finite());
-    c.band_pct = Some((dev.band_pct * 10.0).round() / 10.0);
+    // A count has no band: one cached step fewer is the change itself.
+    c.band_pct = metric.is_time().then(|| (dev.band_pct * 10.0).round() / 10.0);
     c.band_from = if metric.is_time() {
         format!(
             "its level since its last change, its nights beyond {} ({}x its noise) watched",
@@ -278,10 +279,6 @@ fn night_before<'a>(k: &KeyJudged<'a>, target: &str, metric: Metric, at: usize) 
 
 fn fmt_pct(p: f64) -> String {
     format!("±{}%", crate::fmt::fixed(p, 1))
-}
-
-fn round(x: f64) -> f64 {
-    crate::figures::ms(x)
 }
 
 impl Regression {

@@ -221,11 +221,44 @@ impl Check {
     }
 
     /// "+13.5% beyond ±4.8%: 3× spread 1.6% over 12 runs": a regression in
-    /// one line, for JUnit's failure message and the job summary.
+    /// one line, for JUnit's failure message and the job summary. A count is
+    /// said as a count ("1 fewer than its 2"), never as a percent of it.
     pub(crate) fn regression_line(&self) -> String {
+        if !self.metric.is_time() {
+            if let (Some(words), Some(e)) = (self.change_words(), self.expected) {
+                return format!(
+                    "{words} than its {}: {}",
+                    crate::fmt::metric(self.metric.name(), e),
+                    self.band_from
+                );
+            }
+        }
         let drift = self.drift_pct.map_or("an unbounded change".into(), shown_drift);
         let band = self.band_pct.map_or("its band".into(), shown_band);
         format!("{drift} beyond {band}: {}", self.band_from)
+    }
+
+    /// The change in words: "+13.5%" for a time, "1 fewer" or "2 more" for
+    /// a count; `None` where nothing was compared.
+    pub(crate) fn change_words(&self) -> Option<String> {
+        if self.metric.is_time() {
+            return self.drift_pct.map(shown_drift);
+        }
+        let d = self.measured? - self.expected?;
+        let n = crate::fmt::metric(self.metric.name(), d.abs());
+        Some(if d < 0.0 {
+            format!("{n} fewer")
+        } else if d > 0.0 {
+            format!("{n} more")
+        } else {
+            "unchanged".into()
+        })
+    }
+
+    /// "pytorch build_s +13.5%": the check named with its change.
+    pub(crate) fn named(&self) -> String {
+        let change = self.change_words().map(|w| format!(" {w}")).unwrap_or_default();
+        format!("{} {}{change}", self.target, self.metric)
     }
 }
 
@@ -374,5 +407,35 @@ mod tests {
         assert_eq!(shown_drift(-0.04), "0.0%");
         assert_eq!(shown_band(4.8), "±4.8%");
         assert_eq!(shown_band(44.478), "±44.5%");
+    }
+
+    #[test]
+    fn one_cached_step_fewer_is_said_as_a_count_not_as_a_percent() {
+        let c = Check {
+            target: "pytorch".into(),
+            metric: Metric::StepsCached,
+            measured: Some(1.0),
+            expected: Some(2.0),
+            drift_pct: Some(-50.0),
+            band_pct: None,
+            band_from: "its count since its last change".into(),
+            verdict: "REGRESSION".into(),
+            rests_on_loaded: None,
+            why: None,
+            regression: None,
+        };
+        assert_eq!(c.named(), "pytorch steps_cached 1 fewer");
+        assert_eq!(
+            c.regression_line(),
+            "1 fewer than its 2: its count since its last change"
+        );
+        let time = Check {
+            metric: Metric::Build,
+            measured: Some(1135.0),
+            expected: Some(1000.0),
+            drift_pct: Some(13.5),
+            ..c
+        };
+        assert_eq!(time.named(), "pytorch build_s +13.5%");
     }
 }

@@ -112,17 +112,7 @@ impl GatedRun {
     pub(crate) fn verdict_line(&self) -> String {
         let line = match self.verdict {
             Verdict::Regressed => {
-                let named: Vec<String> = self
-                    .regressed_checks()
-                    .iter()
-                    .map(|c| {
-                        let drift = c
-                            .drift_pct
-                            .map(|d| format!(" {}", super::shown_drift(d)))
-                            .unwrap_or_default();
-                        format!("{} {}{drift}", c.target, c.metric)
-                    })
-                    .collect();
+                let named: Vec<String> = self.regressed_checks().iter().map(|c| c.named()).collect();
                 format!("regressed: {}", named.join(", "))
             }
             Verdict::Passed => {
@@ -137,13 +127,7 @@ impl GatedRun {
                         .checks
                         .iter()
                         .filter(|c| c.verdict.starts_with(prefix))
-                        .map(|c| {
-                            let drift = c
-                                .drift_pct
-                                .map(|d| format!(" {}", super::shown_drift(d)))
-                                .unwrap_or_default();
-                            format!("{} {}{drift}", c.target, c.metric)
-                        })
+                        .map(|c| c.named())
                         .collect();
                     if !named.is_empty() {
                         line.push_str(&format!("; {word}: {}", named.join(", ")));
@@ -285,10 +269,9 @@ pub(crate) fn pick(all: &[Figures], window_s: f64, now_us: i64) -> Picked<'_> {
     out
 }
 
-/// Gates `run` of `all` as the night it was judged on: against its key's
+/// Gates `run` as the night it was judged on: against its key's judged
 /// history up to it.
-pub(crate) fn gate_run(all: &[Figures], judged: &[KeyJudged], run: &Figures, opts: &GateOptions) -> GatedRun {
-    let _ = all;
+pub(crate) fn gate_run(judged: &[KeyJudged], run: &Figures, opts: &GateOptions) -> GatedRun {
     if let Some(why) = &run.left_out {
         // A run in flight is not final yet; a broken or unreadable one is a problem.
         let unusable = !why.starts_with("in flight");
@@ -340,7 +323,7 @@ pub fn gate_in_root(
         .iter()
         .find(|r| std::fs::canonicalize(root.join(&r.dir)).is_ok_and(|p| p == want))?;
     let judged = judge_all(all);
-    let g = gate_run(all, &judged, run, opts);
+    let g = gate_run(&judged, run, opts);
     Some(super::GateReport {
         run: run.stamp.clone(),
         tool: crate::figures::Tool::this(),
@@ -387,7 +370,7 @@ pub(crate) fn unmeasured(earlier: &[&Figures], run: &Figures) -> Vec<String> {
 pub fn gate_night(all: &[Figures], window_s: f64, now_us: i64, opts: &GateOptions) -> Night {
     let picked = pick(all, window_s, now_us);
     let judged = judge_all(all);
-    let runs: Vec<GatedRun> = picked.runs.iter().map(|r| gate_run(all, &judged, r, opts)).collect();
+    let runs: Vec<GatedRun> = picked.runs.iter().map(|r| gate_run(&judged, r, opts)).collect();
     Night {
         newest: picked
             .runs
@@ -415,7 +398,7 @@ mod tests {
     const NOW: i64 = i64::MAX / 2;
 
     fn gate_one(all: &[Figures], at: usize) -> GatedRun {
-        gate_run(all, &judge_all(all), &all[at], &GateOptions::default())
+        gate_run(&judge_all(all), &all[at], &GateOptions::default())
     }
 
     /// Twenty-five gfx1201 nights (±0.5%), pytorch 20% slower from night 23
@@ -517,7 +500,7 @@ mod tests {
             fail_on_open: true,
             ..Default::default()
         };
-        let red = gate_run(&all, &judge_all(&all), &all[23], &opts);
+        let red = gate_run(&judge_all(&all), &all[23], &opts);
         assert_eq!(red.verdict, Verdict::Regressed);
         // Accepted, it is green even so, and says why.
         let opts = GateOptions {
@@ -528,7 +511,7 @@ mod tests {
             .unwrap(),
             ..Default::default()
         };
-        let green = gate_run(&all, &judge_all(&all), &all[23], &opts);
+        let green = gate_run(&judge_all(&all), &all[23], &opts);
         assert_eq!(green.verdict, Verdict::Passed, "{}", green.verdict_line());
         let build = green
             .checks
@@ -551,7 +534,7 @@ mod tests {
                 .collect(),
             ..Default::default()
         };
-        let theirs = gate_run(&all, &judge_all(&all), &all[24], &opts);
+        let theirs = gate_run(&judge_all(&all), &all[24], &opts);
         assert_eq!(theirs.verdict, Verdict::Passed, "{}", theirs.verdict_line());
         let c = theirs
             .checks

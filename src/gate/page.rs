@@ -6,7 +6,7 @@
 use super::judge::GateOptions;
 use super::night::{gate_run, GatedRun};
 use crate::figures::{Figures, Metric};
-use crate::history::regressions::{cause, judge_all, Cause};
+use crate::history::regressions::{cause, Cause, KeyJudged};
 use std::collections::BTreeMap;
 
 /// A run's night, for the top of its page.
@@ -36,27 +36,36 @@ pub(crate) struct TargetNight {
 /// Below this share of its total a target's move is not worth a line.
 const MOVED_PCT: f64 = 1.0;
 
-/// The night of every run of `all` that is not left out, by folder.
-pub(crate) fn run_nights(all: &[Figures], opts: &GateOptions) -> BTreeMap<String, RunNight> {
-    let judged = judge_all(all);
+/// The nights of the runs in `wanted` (folders), and of the comparable run
+/// before each (whose page gains its "next" link), from a judged history.
+pub(crate) fn run_nights(judged: &[KeyJudged], wanted: &[&str], opts: &GateOptions) -> BTreeMap<String, RunNight> {
     let mut out = BTreeMap::new();
-    for k in &judged {
+    for k in judged {
         for (at, run) in k.runs.iter().enumerate() {
-            let side = |i: Option<usize>| i.and_then(|i| k.runs.get(i)).map(|r| (r.stamp.clone(), r.dir.clone()));
-            let before = at.checked_sub(1).and_then(|i| k.runs.get(i)).copied();
-            out.insert(
-                run.dir.clone(),
-                RunNight {
-                    gated: gate_run(all, &judged, run, opts),
-                    revision: run.revision.value().cloned(),
-                    previous: side(at.checked_sub(1)),
-                    next: side(Some(at + 1)),
-                    targets: before.map(|b| targets_against(b, run)).unwrap_or_default(),
-                },
-            );
+            if !wanted.contains(&run.dir.as_str()) {
+                continue;
+            }
+            for at in at.saturating_sub(1)..=at {
+                let run = k.runs[at];
+                out.entry(run.dir.clone()).or_insert_with(|| night_of(k, at, opts));
+            }
         }
     }
     out
+}
+
+/// Run `at` of a judged key, with its neighbours and each target since the night before.
+fn night_of(k: &KeyJudged, at: usize, opts: &GateOptions) -> RunNight {
+    let run = k.runs[at];
+    let side = |i: Option<usize>| i.and_then(|i| k.runs.get(i)).map(|r| (r.stamp.clone(), r.dir.clone()));
+    let before = at.checked_sub(1).and_then(|i| k.runs.get(i)).copied();
+    RunNight {
+        gated: gate_run(std::slice::from_ref(k), run, opts),
+        revision: run.revision.value().cloned(),
+        previous: side(at.checked_sub(1)),
+        next: side(Some(at + 1)),
+        targets: before.map(|b| targets_against(b, run)).unwrap_or_default(),
+    }
 }
 
 /// Each target of `run` against `before`: those whose total moved past 1%

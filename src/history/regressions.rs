@@ -265,10 +265,10 @@ impl KeyJudged<'_> {
             last_before_dir: rb.dir.clone(),
             first_dir: rf.dir.clone(),
             called_dir: rc.dir.clone(),
-            before: round(c.before),
-            after: round(c.after),
+            before: crate::figures::ms(c.before),
+            after: crate::figures::ms(c.after),
             change_pct: (c.change_pct * 10.0).round() / 10.0,
-            delta: round(c.delta),
+            delta: crate::figures::ms(c.delta),
             noise_pct: time.then(|| (c.noise_pct * 100.0).round() / 100.0),
             sigmas: c.sigmas.map(|x| (x * 10.0).round() / 10.0),
             cause: cause(target, metric, rb, rf),
@@ -314,10 +314,6 @@ impl KeyJudged<'_> {
         let n = s.night_of(at)?;
         Some((s.levels.then[n], s.levels.against[n].as_ref()?))
     }
-}
-
-fn round(x: f64) -> f64 {
-    crate::figures::ms(x)
 }
 
 /// A regression's state on a night.
@@ -367,7 +363,8 @@ impl Shift {
 }
 
 impl Regression {
-    /// In words: "pytorch build_s +22.0% (1000 s → 1220 s) since 20261201, night 3, open".
+    /// In words: "pytorch build_s +22.0% (16m40s → 20m20s) since 20261201, night 3, open";
+    /// a count without a percent: "pytorch steps_cached (2 → 1) since ...".
     pub(crate) fn line(&self) -> String {
         let s = &self.shift;
         let sizes = format!(
@@ -380,13 +377,15 @@ impl Regression {
             State::Recovered { on } => format!("recovered on {on}"),
             State::Accepted { note } => format!("accepted: {note}"),
         };
+        // A count moves by steps, said as they are; a time by its share.
+        let change = if s.metric.is_time() {
+            format!("{} ", crate::fmt::change(s.change_pct, 1))
+        } else {
+            String::new()
+        };
         format!(
-            "{} {} {} ({sizes}) since {}, night {}, {state}",
-            s.target,
-            s.metric,
-            crate::fmt::change(s.change_pct, 1),
-            s.first,
-            self.nights
+            "{} {} {change}({sizes}) since {}, night {}, {state}",
+            s.target, s.metric, s.first, self.nights
         )
     }
 }

@@ -255,7 +255,7 @@ fn regressions(s: &mut Bounded, night: &Night, page_of: PageOf) {
                 .map_or("—".into(), |m| crate::fmt::metric(c.metric.name(), m)),
             c.expected
                 .map_or("—".into(), |e| crate::fmt::metric(c.metric.name(), e)),
-            c.drift_pct.map_or("—".into(), crate::gate::shown_drift),
+            c.change_words().unwrap_or_else(|| "—".into()),
             md_text(&c.band_from),
         ));
         if let Some(load) = &c.rests_on_loaded {

@@ -11,20 +11,11 @@ use crate::gate::Check;
 
 /// Links from a run's page (`runs/<folder>/`) to a sibling run's page.
 fn sibling(stamp: &str, dir: &str) -> String {
-    format!("[{}](../{}/index.html)", md_text(stamp), segment(dir))
-}
-
-/// A path segment, every byte but the unreserved ones percent-encoded.
-fn segment(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    format!(
+        "[{}](../{}/index.html)",
+        md_text(stamp),
+        crate::escape::url_segment(dir)
+    )
 }
 
 fn history_link(c: &Check) -> String {
@@ -37,9 +28,7 @@ fn value(c: &Check, v: Option<f64>) -> String {
 
 /// A regression called tonight, in one line with its cause after it.
 fn regression_line(c: &Check, n: usize) -> String {
-    let drift = c
-        .drift_pct
-        .map_or(String::new(), |d| format!(" {}", crate::gate::shown_drift(d)));
+    let drift = c.change_words().map_or(String::new(), |w| format!(" {w}"));
     let band = c
         .band_pct
         .map_or(String::new(), |b| format!(" beyond {}", crate::gate::shown_band(b)));
@@ -124,9 +113,7 @@ fn list(s: &mut String, heading: &str, g: &crate::gate::night::GatedRun, prefix:
     }
     s.push_str(&format!("{heading}\n\n"));
     for c in checks {
-        let drift = c
-            .drift_pct
-            .map_or(String::new(), |d| format!(" {}", crate::gate::shown_drift(d)));
+        let drift = c.change_words().map_or(String::new(), |w| format!(" {w}"));
         s.push_str(&format!(
             "- {} {}{drift}: {} against its level {}. {}\n",
             md_text(&c.target),

@@ -194,17 +194,8 @@ fn a_night_that_could_not_be_judged_says_so_first_in_the_summary_and_as_an_error
     let skewed = write_night(&root.path().join("skewed"), &Night::plain(STEP_NIGHT));
     set(&skewed, "arch", Value::from("gfx942"));
     set(&skewed, "started_at", Value::from("2099-01-01T00:00:00Z"));
-    let out = tempfile::tempdir().unwrap();
+    let (o, out) = gate_with_reports(root.path());
     let (junit, summary) = (out.path().join("gate.xml"), out.path().join("summary.md"));
-    let o = gate(
-        root.path(),
-        &[
-            "--junit",
-            junit.to_str().unwrap(),
-            "--summary",
-            summary.to_str().unwrap(),
-        ],
-    );
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(2), "{text}");
     let s = std::fs::read_to_string(&summary).unwrap();
@@ -248,17 +239,13 @@ fn a_night_that_could_not_be_judged_says_so_first_in_the_summary_and_as_an_error
     );
 }
 
-/// Where a name lands in the artifacts: U+FFFE (XML cannot carry it), U+202E
-/// (reorders what follows), U+200F (reorders unseen).
-const HOSTILE: &str = "\u{fffe}\u{202e}\u{200f}";
-
-#[test]
-fn a_name_with_a_noncharacter_and_bidi_controls_is_shown_escaped_in_junit_the_summary_and_the_terminal() {
-    let root = hostile_root();
+/// The night gated with its JUnit file and job summary (`gate.xml` and
+/// `summary.md` in the folder returned).
+fn gate_with_reports(root: &Path) -> (Output, tempfile::TempDir) {
     let out = tempfile::tempdir().unwrap();
     let (junit, summary) = (out.path().join("gate.xml"), out.path().join("summary.md"));
     let o = gate(
-        root.path(),
+        root,
         &[
             "--junit",
             junit.to_str().unwrap(),
@@ -266,6 +253,18 @@ fn a_name_with_a_noncharacter_and_bidi_controls_is_shown_escaped_in_junit_the_su
             summary.to_str().unwrap(),
         ],
     );
+    (o, out)
+}
+
+/// Where a name lands in the artifacts: U+FFFE (XML cannot carry it), U+202E
+/// (reorders what follows), U+200F (reorders unseen).
+const HOSTILE: &str = "\u{fffe}\u{202e}\u{200f}";
+
+#[test]
+fn a_name_with_a_noncharacter_and_bidi_controls_is_shown_escaped_in_junit_the_summary_and_the_terminal() {
+    let root = hostile_root();
+    let (o, out) = gate_with_reports(root.path());
+    let (junit, summary) = (out.path().join("gate.xml"), out.path().join("summary.md"));
     let terminal = String::from_utf8_lossy(&o.stdout).into_owned();
     assert_eq!(o.status.code(), Some(1), "{terminal}");
     let xml = std::fs::read_to_string(&junit).unwrap();

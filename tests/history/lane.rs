@@ -166,6 +166,18 @@ fn check<'a>(night: &'a Value, metric: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no pytorch {metric}: {night}"))
 }
 
+/// The gfx1201 key of a history.json.
+fn gfx1201_key(file: &Path) -> Value {
+    let h: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    h["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["arch"] == "gfx1201")
+        .cloned()
+        .unwrap_or_else(|| panic!("no gfx1201 key: {h}"))
+}
+
 /// The regression's id in perf-accepted.toml.
 fn regression_id() -> String {
     format!("gfx1201.warm.j32/pytorch/build_s/{}", stamp(REV_NIGHT, 2))
@@ -269,13 +281,7 @@ fn a_lanes_month_quiet_nights_pass_a_change_is_red_once_then_open_until_accepted
     let out = tempfile::tempdir().unwrap();
     let o = super::history(root.path(), out.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let h: Value = serde_json::from_str(&std::fs::read_to_string(out.path().join("history.json")).unwrap()).unwrap();
-    let key = h["keys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| k["arch"] == "gfx1201")
-        .unwrap();
+    let key = gfx1201_key(&out.path().join("history.json"));
     let regression = key["regressions"]
         .as_array()
         .unwrap()
@@ -378,19 +384,13 @@ fn a_run_page_leads_with_its_night_the_step_the_cause_and_both_revisions_in_its_
         .find(|l| l.starts_with("## This night: "))
         .unwrap()
         .trim_start_matches("## This night: ");
-    let plain = words.replace("\\_", "_");
+    let plain = words.to_string();
     assert!(
         row.contains(&plain),
         "the same words on the index and the page:\n{row}\n{plain}"
     );
     // history.html's word on the key's newest run is the same verdict.
-    let h: Value = serde_json::from_str(&std::fs::read_to_string(site.path().join("history.json")).unwrap()).unwrap();
-    let key = h["keys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| k["arch"] == "gfx1201")
-        .unwrap();
+    let key = gfx1201_key(&site.path().join("history.json"));
     assert_eq!(
         key["newest_verdict_words"].as_str(),
         Some(plain.as_str()),

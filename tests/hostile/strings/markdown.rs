@@ -38,7 +38,7 @@ fn pulldown_structure(md: &str) -> (BTreeMap<String, usize>, Vec<String>, Vec<St
 
 /// A link perfreport itself writes on a published run's page: to a
 /// neighbour run's page (its folder percent-encoded) or to the history.
-fn own_link(dest: &str) -> bool {
+pub(super) fn own_link(dest: &str) -> bool {
     let neighbour = dest
         .strip_prefix("../")
         .and_then(|d| d.strip_suffix("/index.html"))
@@ -125,7 +125,6 @@ pub(super) fn check_markdown(who: &str, md: &str, twin: &str, images: usize, cma
     );
     // A published page's night (its neighbours differ by its place in the
     // site) is compared apart: the rest keeps its twin's structure.
-    let _ = counts;
     let (md_rest, twin_rest) = (without_night(md), without_night(twin));
     assert_eq!(
         pulldown_structure(&md_rest).0,
