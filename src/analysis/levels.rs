@@ -618,10 +618,18 @@ impl<'a> Judge<'a> {
             Scale::Time => {
                 // The short windows ask every night to be beyond and to carry
                 // half the shift at least (a borderline night is not the
-                // change's first); the long ones only that all lie on one side.
-                let each = k > 3 || devs.iter().all(|d| self.beyond(*d, &b) && d.abs() >= 0.5 * mean.abs());
+                // change's first); the long ones that all lie on one side and
+                // most are beyond (their median): one spike inside a long
+                // window on the side it lies is not a level.
+                let each = if k > 3 {
+                    let abs: Vec<f64> = devs.iter().map(|d| d.abs()).collect();
+                    median(&abs).is_some_and(|m| self.beyond(m, &b))
+                } else {
+                    devs.iter().all(|d| self.beyond(*d, &b) && d.abs() >= 0.5 * mean.abs())
+                };
+                let held = mean.abs();
                 let sd = b.sigma / b.tail.powf(1.0 - 1.0 / k as f64) * (1.0 / k as f64 + 1.57 / b.n as f64).sqrt();
-                each && mean.abs() >= b.floor && mean.abs() > b.threshold * sd
+                each && held >= b.floor && held > b.threshold * sd
             }
         };
         passes.then_some(window)

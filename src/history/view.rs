@@ -4,6 +4,7 @@
 
 use super::regressions::{judge_key, Accepted, KeyJudged, Regression, Shift};
 use super::{key_label, Figures, Key};
+use crate::analysis::levels::MIN_SEGMENT;
 use crate::analysis::spread;
 use crate::figures::Metric;
 use crate::figures::Tool;
@@ -302,6 +303,8 @@ fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target:
     if vs.is_none() && median.is_some() {
         why_null.insert("newest_vs_median_pct".into(), "the median is 0".into());
     }
+    let held = levels_that_held(&points, shifts);
+    let shifts = &held[..];
     level_lines(&mut points, shifts);
     let (level, noise_pct, vs_level) = level_figures(judged, target, metric, newest, median.is_some(), &mut why_null);
     let change_points = change_points_of(&points, shifts);
@@ -407,6 +410,66 @@ fn change_points_of(points: &[Point], shifts: &[&Shift]) -> Vec<ChangePoint> {
             c
         })
         .collect()
+}
+
+/// The changes that still stand once every night after them is in: history
+/// is told in hindsight, where the gate had to call a change on the nights it
+/// had. A change whose stretches' medians now differ by less than half the
+/// noise it was called against is no change of level, nor is an excursion: a
+/// stretch of fewer than `MIN_SEGMENT` nights at the new level that the next
+/// change brings back to the old one (two nights of a layer-cache miss). The
+/// gate's regressions keep both (as recovered); only the levels drop them.
+/// One change is dropped at a time and the stretches measured again, since
+/// dropping one merges two stretches.
+fn levels_that_held<'a>(points: &[Point], shifts: &[&'a Shift]) -> Vec<&'a Shift> {
+    let mut held: Vec<&Shift> = shifts.to_vec();
+    while let Some(drop) = first_that_did_not_hold(points, &held) {
+        for i in drop.into_iter().rev() {
+            held.remove(i);
+        }
+    }
+    held
+}
+
+/// The changes (indices into `shifts`) to drop next, if any.
+fn first_that_did_not_hold(points: &[Point], shifts: &[&Shift]) -> Option<Vec<usize>> {
+    let mut cuts: Vec<usize> = shifts
+        .iter()
+        .map(|s| points.iter().position(|p| p.run >= s.at.1).unwrap_or(points.len()))
+        .collect();
+    cuts.insert(0, 0);
+    cuts.push(points.len());
+    let stretch = |i: usize| match (cuts.get(i), cuts.get(i + 1)) {
+        (Some(&from), Some(&to)) => points.get(from.min(to)..to).unwrap_or_default(),
+        _ => &[],
+    };
+    let level = |i: usize| spread::median(&stretch(i).iter().map(|p| p.value).collect::<Vec<_>>());
+    let mut weakest: Option<(f64, usize)> = None;
+    for (i, s) in shifts.iter().enumerate() {
+        let (Some(before), Some(after)) = (level(i), level(i + 1)) else {
+            return Some(vec![i]);
+        };
+        let moved = (after - before).abs();
+        // A time against the noise it was called against; a count exactly.
+        let ratio = match s.noise_pct.filter(|n| *n > 0.0 && before > 0.0) {
+            Some(noise) => moved / (before * noise / 100.0),
+            None if moved == 0.0 => 0.0,
+            None => f64::INFINITY,
+        };
+        if ratio < 0.5 && weakest.is_none_or(|(r, _)| ratio < r) {
+            weakest = Some((ratio, i));
+        }
+        let at_new: usize = stretch(i + 1)
+            .iter()
+            .filter(|p| p.loaded != Some(true) && (p.value - before) * (after - before) > 0.0)
+            .filter(|p| (p.value - before).abs() >= 0.5 * moved)
+            .count();
+        let back = level(i + 2).is_some_and(|next| (next - before).abs() < (next - after).abs());
+        if at_new < MIN_SEGMENT && back {
+            return Some(vec![i, i + 1]);
+        }
+    }
+    weakest.map(|(_, i)| vec![i])
 }
 
 /// Each point's level: the median of its stretch between changes of level.
@@ -641,6 +704,27 @@ mod tests {
         assert_eq!(m.loaded, Some(1));
         let calm = run("n2", 2, Some("warm"), Some(1000.0));
         assert_eq!(build_view(&[&calm]).loaded, Some(0));
+    }
+
+    #[test]
+    fn two_nights_away_and_back_are_an_excursion_not_two_changes_of_level() {
+        // Thirty quiet nights, two of a layer-cache miss (30% slower), then
+        // back for ten: the gate calls the second night; history, seeing the
+        // nights after, draws one level and lists no change of it.
+        let runs: Vec<Figures> = (0..42)
+            .map(|d| {
+                let wobble = [0.0, 4.0, -3.0, 2.0, -5.0, 3.0, -1.0][d as usize % 7];
+                let level = if (30..32).contains(&d) { 1300.0 } else { 1000.0 };
+                run(&format!("n{d:02}"), d + 100, Some("warm"), Some(level + wobble))
+            })
+            .collect();
+        let refs: Vec<&Figures> = runs.iter().collect();
+        let judged = judge_key(refs[0].key(), refs.clone());
+        let called = judged.shifts().iter().filter(|s| s.metric == Metric::Build).count();
+        assert!(called >= 1, "the gate called the excursion on its night");
+        let m = build_view(&refs);
+        assert!(m.change_points.is_empty(), "{:?}", m.change_points);
+        assert!(m.points.iter().all(|p| (p.level - 1000.0).abs() < 5.0));
     }
 
     #[test]

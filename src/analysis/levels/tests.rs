@@ -228,3 +228,21 @@ fn a_change_of_four_times_the_noise_is_called_within_two_nights_nearly_always() 
         "6x by the next night: {by_next} of {trials}"
     );
 }
+
+#[test]
+fn a_spike_inside_a_long_window_is_not_a_level() {
+    // One night 8x the noise up, then four nights half the noise above the level:
+    // a mean over five carries the spike past the threshold, a level does not.
+    let called = (0..20)
+        .filter(|seed| {
+            let mut n = nights(1000.0, 2.0, 80, 300 + seed);
+            n[60].value *= 1.16;
+            for x in &mut n[61..65] {
+                x.value *= 1.01;
+            }
+            let l = judge(&n, Scale::Time, 240, 1.0);
+            l.changes.iter().any(|c| (58..=66).contains(&c.first))
+        })
+        .count();
+    assert!(called <= 1, "{called} of 20 called a change from one spike");
+}
