@@ -643,21 +643,27 @@ impl OutsideSaid {
             ));
             return;
         }
-        // They were recognised, so "no record recognised" is not so, and
-        // their format did not change: they are another time's.
-        if o.records > 0 {
-            if let Some(i) = r.breaches.iter().position(|b| crate::input::contract::is_no_record(b)) {
-                let said = format!("{}: {}", r.name, r.breaches.remove(i));
-                r.warnings.retain(|w| *w != said);
-            }
-        }
         let b = format!(
             "all {} of its {many} lie outside {run_window} ({range}): none is this run's, so nothing of it is measured",
             o.records
         );
-        r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
-        r.breaches.push(b);
-        r.contract_broken = true;
+        if o.records == 0 {
+            r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
+            r.breaches.push(b);
+            r.contract_broken = true;
+            return;
+        }
+        // They were recognised, so "no record recognised" is not so, and
+        // their format did not change: they are another time's. The input
+        // kept its contract (unless it broke it otherwise, by malformed
+        // lines), and is not measured, for this reason.
+        if let Some(i) = r.breaches.iter().position(|b| crate::input::contract::is_no_record(b)) {
+            let said = format!("{}: {}", r.name, r.breaches.remove(i));
+            r.warnings.retain(|w| *w != said);
+        }
+        r.warnings.insert(0, format!("{}: {b}", r.name));
+        r.not_measured = Some(b);
+        r.contract_broken = !r.breaches.is_empty();
     }
 }
 
