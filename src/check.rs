@@ -28,31 +28,32 @@ pub struct CheckReport {
     pub(crate) findings: Vec<Finding>,
 }
 
+/// The contract's verdict on one present input, as the report and
+/// `--strict` read it; an input that kept its contract but none of whose
+/// records is this run's (all outside its window) is not ok either.
+fn input_finding(i: &crate::input::InputReport) -> Finding {
+    let mut problems = i.breaches.clone();
+    problems.extend(i.not_measured.iter().cloned());
+    if i.contract_broken {
+        let said = |w: &String| problems.iter().any(|b| w.ends_with(b.as_str()));
+        let more: Vec<String> = i.warnings.iter().filter(|w| !said(w)).take(3).cloned().collect();
+        problems.extend(more);
+    }
+    Finding {
+        input: i.name.clone(),
+        ok: !i.contract_broken && i.not_measured.is_none(),
+        summary: format!(
+            "{} records from {} lines, {} skipped, {} malformed",
+            i.records, i.lines, i.skipped, i.malformed
+        ),
+        problems,
+    }
+}
+
 pub fn check(run: &Run) -> CheckReport {
     let mut findings: Vec<Finding> = vec![];
     let info = run.info.as_ref();
-    for i in run.inputs.iter().filter(|i| i.present) {
-        // The contract's verdict, as the report and --strict read it.
-        let mut problems = i.breaches.clone();
-        if i.contract_broken {
-            problems.extend(
-                i.warnings
-                    .iter()
-                    .filter(|w| !i.breaches.iter().any(|b| w.ends_with(b.as_str())))
-                    .take(3)
-                    .cloned(),
-            );
-        }
-        findings.push(Finding {
-            input: i.name.clone(),
-            ok: !i.contract_broken,
-            summary: format!(
-                "{} records from {} lines, {} skipped, {} malformed",
-                i.records, i.lines, i.skipped, i.malformed
-            ),
-            problems,
-        });
-    }
+    findings.extend(run.inputs.iter().filter(|i| i.present).map(input_finding));
     // nginx: when the lines do not fit the format the server says it
     // writes, show the expected shape beside a line that does not.
     if let Some(s) = run

@@ -11,19 +11,14 @@ pub enum Error {
     #[error("{}: {}", quote(&.path.display().to_string()), quote(.reason))]
     NotARun { path: PathBuf, reason: String },
     /// Reading an input failed at the OS level (permissions, vanished file).
-    #[error("{}: {}", quote(&.path.display().to_string()), quote(&.source.to_string()))]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// An output could not be written: exit code 2, since nothing useful was produced.
-    #[error("cannot write {}: {}", quote(&.path.display().to_string()), quote(&.source.to_string()))]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The message says the OS error; it is not also given as the error's
+    /// cause, which a printed chain (`{:#}`) would say a second time.
+    #[error("{}: {}", quote(&.path.display().to_string()), quote(&.error.to_string()))]
+    Io { path: PathBuf, error: std::io::Error },
+    /// An output could not be written: exit code 2, since nothing useful was
+    /// produced. Its reason is in the message only, as for `Io`.
+    #[error("cannot write {}: {}", quote(&.path.display().to_string()), quote(&.error.to_string()))]
+    Write { path: PathBuf, error: std::io::Error },
     /// The reviewed file of accepted regressions cannot be read: the gate
     /// would otherwise judge as if nothing were accepted.
     #[error("accepted regressions: {}", quote(.0))]

@@ -72,6 +72,55 @@ mod tests {
         ) + "\n"
     }
 
+    /// serve reads its run again on every change: a trace whose file did
+    /// not change is not decoded again (a large trace costs many times its
+    /// size to decode), one that changed is, and its new figures are shown.
+    #[test]
+    fn a_refresh_decodes_only_the_traces_whose_files_changed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = tmp.path();
+        let sample = Path::new("sample-runs/20261020T020000Z");
+        std::fs::copy(sample.join("run.json"), run.join("run.json")).unwrap();
+        for t in ["pytorch", "vllm"] {
+            let f = format!("trace-{t}.json");
+            std::fs::copy(sample.join(&f), run.join(&f)).unwrap();
+        }
+        std::fs::create_dir(run.join("attempt-1")).unwrap();
+        std::fs::create_dir(run.join("attempt-2")).unwrap();
+        std::fs::copy(sample.join("trace-rccl-tests.json"), run.join("attempt-1/t.json")).unwrap();
+        std::fs::copy(sample.join("trace-xformers.json"), run.join("attempt-2/t.json")).unwrap();
+        std::os::unix::fs::symlink("attempt-1/t.json", run.join("trace-rccl.json")).unwrap();
+        let figures = |r: &Run, target: &str| {
+            let t = r.traces.iter().find(|t| t.target == target).unwrap();
+            format!("{:?}", t.figures)
+        };
+        let mut live = LiveRun::new(run);
+        let first = live.load().unwrap();
+        assert_eq!((live.cache.traces.decoded(), live.cache.traces.len()), (3, 3));
+        live.load().unwrap();
+        assert_eq!(live.cache.traces.decoded(), 3, "nothing changed, nothing decoded");
+        // One trace rewritten in place with another build's record.
+        let other = std::fs::read(sample.join("trace-aiter-wheel.json")).unwrap();
+        std::fs::write(run.join("trace-pytorch.json"), other).unwrap();
+        let now = live.load().unwrap();
+        assert_eq!(live.cache.traces.decoded(), 4, "only the changed trace is decoded");
+        let fresh = model::load(run).unwrap();
+        assert_ne!(figures(&now, "pytorch"), figures(&first, "pytorch"));
+        for t in ["pytorch", "vllm", "rccl"] {
+            assert_eq!(figures(&now, t), figures(&fresh, t), "{t} as a fresh read has it");
+        }
+        // A link re-pointed to a retry is another file: decoded again.
+        std::fs::remove_file(run.join("trace-rccl.json")).unwrap();
+        std::os::unix::fs::symlink("attempt-2/t.json", run.join("trace-rccl.json")).unwrap();
+        let now = live.load().unwrap();
+        assert_eq!(live.cache.traces.decoded(), 5);
+        assert_eq!(figures(&now, "rccl"), figures(&model::load(run).unwrap(), "rccl"));
+        // A trace removed leaves the cache too: it holds what the run holds.
+        std::fs::remove_file(run.join("trace-vllm.json")).unwrap();
+        live.load().unwrap();
+        assert_eq!((live.cache.traces.decoded(), live.cache.traces.len()), (5, 2));
+    }
+
     /// A live view keeps every registry write (its traces still grow), a
     /// report keeps them together between the instants the traces fix: the
     /// two must report the same, down to the far-outside counts that the

@@ -28,8 +28,69 @@ use std::path::{Path, PathBuf};
 
 /// The samples of a run: a node's oldest polls summarised by the analysis's fold.
 pub type Samples = samples::Samples<crate::analysis::nodes::NodeFold>;
-/// What a live view keeps of a run's big logs between refreshes.
-pub(crate) type LogCache = incremental::LogCache<crate::analysis::nodes::NodeFold>;
+/// What a live view keeps of a run between refreshes: its big logs' parse
+/// state, and each trace as decoded.
+#[derive(Default)]
+pub(crate) struct LogCache {
+    pub(crate) logs: incremental::LogCache<crate::analysis::nodes::NodeFold>,
+    pub(crate) traces: TraceCache,
+}
+
+/// Each trace of the run as last decoded, by file name, with the identity of
+/// the file it was decoded from: a refresh decodes only a trace whose file
+/// changed. It holds only the traces the last read found, so it costs what
+/// the run holds (the run's traces are these, shared).
+#[derive(Default)]
+pub(crate) struct TraceCache {
+    by_file: std::collections::BTreeMap<String, (TraceIdentity, TraceRead)>,
+    /// How many traces were decoded through this cache (hits are not).
+    decoded: u64,
+}
+
+impl TraceCache {
+    /// How many traces were decoded through this cache, in all.
+    #[cfg(test)]
+    pub(crate) fn decoded(&self) -> u64 {
+        self.decoded
+    }
+
+    /// How many traces it holds.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.by_file.len()
+    }
+}
+
+/// What identifies the file a trace was decoded from, as opened: its
+/// device and inode, size, modification and change times (to the
+/// nanosecond), and the link's text when the name is a link. A file
+/// rewritten in place, replaced, or a link re-pointed is another identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TraceIdentity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+    link: Option<Vec<u8>>,
+}
+
+impl TraceIdentity {
+    fn of(dir: &RunDir, name: &str, meta: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        TraceIdentity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.len(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+            link: dir.link_text(name),
+        }
+    }
+}
+
+/// One trace as read: its decoding (none when absent or unfit) and report.
+type TraceRead = (Option<std::sync::Arc<TargetTrace>>, InputReport);
 
 pub(crate) const RUN_JSON: &str = run_json::FILE;
 pub(crate) const PLACEMENT: &str = "placement.txt";
@@ -107,7 +168,9 @@ pub struct Run {
     pub(crate) placements: Vec<Placement>,
     pub(crate) artifacts: Vec<Artifact>,
     pub(crate) samples: Samples,
-    pub(crate) traces: Vec<TargetTrace>,
+    /// Shared with a live view's cache (`TraceCache`), which keeps them
+    /// between refreshes.
+    pub(crate) traces: Vec<std::sync::Arc<TargetTrace>>,
     pub(crate) sccache: Option<SccacheInput>,
     pub(crate) zot: Option<ZotLog>,
     /// Every input, present or not, sorted by name.
@@ -202,15 +265,20 @@ struct Small {
 /// Reads a small whole-file input, reporting absence, I/O errors and a file
 /// too large to be what it says it is.
 fn read_small(run: &RunDir, name: &str) -> std::result::Result<Option<Small>, Box<InputReport>> {
-    let unreadable = |bytes, reason| Box::new(InputReport::unreadable(name, bytes, reason));
     let opened = match run.open(name) {
         Ok(o) => o,
         Err(crate::input::read::NotOpened::Absent) => return Ok(None),
         Err(not) => return Err(Box::new(not.report(name))),
     };
+    read_opened(name, opened).map(Some)
+}
+
+/// `read_small` of an input already opened.
+fn read_opened(name: &str, opened: crate::input::read::Opened) -> std::result::Result<Small, Box<InputReport>> {
+    let unreadable = |bytes, reason| Box::new(InputReport::unreadable(name, bytes, reason));
     let mtime = opened.mtime();
     match read_open_at_most(opened.file, opened.meta.len(), most_bytes(name)) {
-        Ok(Ok(data)) => Ok(Some(Small { data, mtime })),
+        Ok(Ok(data)) => Ok(Small { data, mtime }),
         Ok(Err(size)) => Err(unreadable(
             Some(size),
             format!(
@@ -575,21 +643,27 @@ impl OutsideSaid {
             ));
             return;
         }
-        // They were recognised, so "no record recognised" is not so, and
-        // their format did not change: they are another time's.
-        if o.records > 0 {
-            if let Some(i) = r.breaches.iter().position(|b| crate::input::contract::is_no_record(b)) {
-                let said = format!("{}: {}", r.name, r.breaches.remove(i));
-                r.warnings.retain(|w| *w != said);
-            }
-        }
         let b = format!(
             "all {} of its {many} lie outside {run_window} ({range}): none is this run's, so nothing of it is measured",
             o.records
         );
-        r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
-        r.breaches.push(b);
-        r.contract_broken = true;
+        if o.records == 0 {
+            r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
+            r.breaches.push(b);
+            r.contract_broken = true;
+            return;
+        }
+        // They were recognised, so "no record recognised" is not so, and
+        // their format did not change: they are another time's. The input
+        // kept its contract (unless it broke it otherwise, by malformed
+        // lines), and is not measured, for this reason.
+        if let Some(i) = r.breaches.iter().position(|b| crate::input::contract::is_no_record(b)) {
+            let said = format!("{}: {}", r.name, r.breaches.remove(i));
+            r.warnings.retain(|w| *w != said);
+        }
+        r.warnings.insert(0, format!("{}: {b}", r.name));
+        r.not_measured = Some(b);
+        r.contract_broken = !r.breaches.is_empty();
     }
 }
 
@@ -705,7 +779,7 @@ struct Logs {
     server: Option<ServerRead>,
     sccache: Option<(Option<SccacheLog>, InputReport)>,
     zot: Option<(Option<ZotLog>, InputReport)>,
-    traces: Vec<(Option<TargetTrace>, InputReport)>,
+    traces: Vec<TraceRead>,
     /// The window run.json and the traces make, and whether its end is
     /// open (see `anchored_window`).
     window: Option<AnchoredWindow>,
@@ -720,16 +794,14 @@ fn read_logs(
     trace_files: &[(String, String)],
     (cache, opts): (Option<&mut LogCache>, &Options),
 ) -> Logs {
+    let (cache, trace_cache) = match cache {
+        Some(c) => (Some(&mut c.logs), Some(&mut c.traces)),
+        None => (None, None),
+    };
     // The traces first (they are small): with run.json they make the run's
     // window, which the logs' records must lie in, and tell how finely the
     // registry's writes need keeping.
-    let traces: Vec<(Option<TargetTrace>, InputReport)> = {
-        use rayon::prelude::*;
-        trace_files
-            .par_iter()
-            .map(|(target, file)| read_trace(dir, target, file))
-            .collect()
-    };
+    let traces = read_traces(dir, trace_files, trace_cache);
     let figures: Vec<&crate::analysis::targets::TraceFigures> = traces
         .iter()
         .filter_map(|(t, _)| t.as_ref())
@@ -768,7 +840,10 @@ fn read_big_logs(
         Option<RecordWindow>,
         Option<std::sync::Arc<crate::input::writes::WriteCuts>>,
     ),
-    (cache, opts): (Option<&mut LogCache>, &Options),
+    (cache, opts): (
+        Option<&mut incremental::LogCache<crate::analysis::nodes::NodeFold>>,
+        &Options,
+    ),
     logs: &mut Logs,
 ) {
     let tail = if run.info.as_ref().is_some_and(|i| !i.in_flight) {
@@ -946,10 +1021,48 @@ fn now() -> crate::timefmt::Micros {
     since.as_micros().try_into().unwrap_or(crate::timefmt::Micros::MAX)
 }
 
-fn read_trace(dir: &RunDir, target: &str, file: &str) -> (Option<TargetTrace>, InputReport) {
-    let Small { data, mtime } = match read_small(dir, file) {
-        Ok(Some(small)) => small,
-        Ok(None) => return (None, InputReport::absent(file)),
+/// The run's traces, decoded in parallel; with a cache, only those whose
+/// file is not the one last decoded, and the cache then holds just the
+/// traces read now.
+fn read_traces(dir: &RunDir, trace_files: &[(String, String)], cache: Option<&mut TraceCache>) -> Vec<TraceRead> {
+    use rayon::prelude::*;
+    let held = cache.as_deref();
+    let read: Vec<(Option<TraceIdentity>, TraceRead, bool)> = trace_files
+        .par_iter()
+        .map(|(target, file)| {
+            let opened = match dir.open(file) {
+                Ok(o) => o,
+                Err(not) => return (None, (None, not.report(file)), false),
+            };
+            let identity = held.map(|_| TraceIdentity::of(dir, file, &opened.meta));
+            let hit = held
+                .and_then(|c| c.by_file.get(file))
+                .filter(|(was, _)| Some(was) == identity.as_ref());
+            match hit {
+                Some((_, kept)) => (identity, kept.clone(), false),
+                None => (identity, read_trace(target, file, opened), true),
+            }
+        })
+        .collect();
+    let Some(cache) = cache else {
+        return read.into_iter().map(|(_, r, _)| r).collect();
+    };
+    cache.by_file.clear();
+    let mut out = Vec::with_capacity(read.len());
+    for ((_, file), (identity, r, decoded)) in trace_files.iter().zip(read) {
+        cache.decoded += u64::from(decoded);
+        if let Some(identity) = identity {
+            cache.by_file.insert(file.clone(), (identity, r.clone()));
+        }
+        out.push(r);
+    }
+    out
+}
+
+/// Decodes one trace, opened, and analyses it.
+fn read_trace(target: &str, file: &str, opened: crate::input::read::Opened) -> TraceRead {
+    let Small { data, mtime } = match read_opened(file, opened) {
+        Ok(small) => small,
         Err(r) => return (None, *r),
     };
     let (decoded, stats) = trace::parse(&data);
@@ -962,7 +1075,7 @@ fn read_trace(dir: &RunDir, target: &str, file: &str) -> (Option<TargetTrace>, I
                 figures: crate::analysis::targets::analyse(&t.spans),
                 spans: t.spans,
             };
-            (Some(tt), report)
+            (Some(std::sync::Arc::new(tt)), report)
         }
         Err(reason) => {
             let r = InputReport::from_unfit_parse(file, data.len() as u64, &stats, reason)

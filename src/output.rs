@@ -68,7 +68,7 @@ pub(crate) fn write_atomic_noting(
 ) -> Result<bool> {
     let err = |source: std::io::Error| Error::Write {
         path: path.to_path_buf(),
-        source,
+        error: source,
     };
     if let Some((id, file)) = holds(path, bytes) {
         note(id, file);
@@ -133,7 +133,7 @@ pub enum NamedLinks {
 pub fn write_named(path: &Path, bytes: &[u8], links: NamedLinks) -> Result<Written> {
     let err = |source: std::io::Error| Error::Write {
         path: path.to_path_buf(),
-        source,
+        error: source,
     };
     let refuse = |why: &str| err(std::io::Error::other(why.to_string()));
     let link = match std::fs::symlink_metadata(path) {
@@ -213,7 +213,7 @@ pub fn write_all(out_dir: &Path, files: &[OutFile]) -> Result<usize> {
 pub(crate) fn real_dir_inside(base: &Path, rel: &Path) -> Result<PathBuf> {
     let refuse = |at: &Path, why: &str| Error::Write {
         path: at.to_path_buf(),
-        source: std::io::Error::other(why.to_string()),
+        error: std::io::Error::other(why.to_string()),
     };
     let mut at = base.to_path_buf();
     for c in rel.components() {
@@ -224,7 +224,7 @@ pub(crate) fn real_dir_inside(base: &Path, rel: &Path) -> Result<PathBuf> {
         let made = match std::fs::create_dir(&at) {
             Ok(()) => true,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
-            Err(source) => return Err(Error::Write { path: at, source }),
+            Err(error) => return Err(Error::Write { path: at, error }),
         };
         if !made && !std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir()) {
             return Err(refuse(&at, "exists and is not a directory (a symlink is not followed)"));
@@ -256,7 +256,7 @@ pub(crate) fn write_all_inside_noting(
         let Some(file_name) = file_name else {
             return Err(Error::Write {
                 path: base.join(rel).join(&f.path),
-                source: std::io::Error::other("not a plain relative path"),
+                error: std::io::Error::other("not a plain relative path"),
             });
         };
         let sub = f.path.parent().unwrap_or(Path::new(""));

@@ -21,6 +21,14 @@ pub fn placement(run_dir: &Path, history: Option<&Path>) -> crate::Result<Placem
 }
 
 fn with_history(p: &mut PlacementView, run: &Run, root: &Path) {
+    pool(p, run, root, crate::runs::list(root));
+}
+
+/// The medians over `dirs`, the runs listed under `root`: each is read as
+/// history and the gate read theirs, its folder opened once and read only
+/// while, as opened, it lies inside the root (a folder re-pointed out of the
+/// root after the listing is left out, not read).
+fn pool(p: &mut PlacementView, run: &Run, root: &Path, dirs: Vec<std::path::PathBuf>) {
     let info = run.info.as_ref();
     let key = Coordinates::of_info(info);
     let mut header = HistoryView {
@@ -34,19 +42,29 @@ fn with_history(p: &mut PlacementView, run: &Run, root: &Path) {
     let this = run.dir.canonicalize().ok();
     let mut others: Vec<PlacementView> = vec![];
     let mut elsewhere = 0;
-    for dir in crate::runs::list(root) {
+    let real_root = root.canonicalize().ok();
+    let read = model::Options {
+        root: Some(root.to_path_buf()),
+        ..Default::default()
+    };
+    for dir in dirs {
         if dir.canonicalize().ok() == this {
             continue;
         }
         let name = dir.display().to_string();
-        let info = model::RunDir::new(&dir, model::Links::StayInside)
+        let opened = model::RunDir::new(&dir, model::Links::StayInside);
+        if !real_root.as_deref().is_some_and(|r| opened.lies_within(r)) {
+            header.left_out.push(format!("{name}: {}", model::LEFT_THE_ROOT));
+            continue;
+        }
+        let info = opened
             .read_at_most(model::RUN_JSON, model::RUN_JSON_MAX)
             .and_then(|data| run_json::parse(&data).0);
         if !key.pools_with(&Coordinates::of_info(info.as_ref())) {
             elsewhere += 1;
             continue;
         }
-        match model::load(&dir) {
+        match model::load_with_options(&dir, &read) {
             Ok(r) if r.in_flight() => header.left_out.push(format!("{name}: in flight")),
             Ok(r) if r.stamp() == p.stamp => header.left_out.push(format!("{name}: this run's stamp again")),
             Ok(r) => others.push(crate::view::build(&r).placement),
@@ -93,5 +111,58 @@ fn explain_header(h: &mut HistoryView) {
     }
     if h.max_jobs.is_none() {
         h.why_null.insert("max_jobs".into(), why("max_jobs"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run of the pool's coordinates stamped `stamp`, its registry log
+    /// holding `line`.
+    fn a_run(dir: &Path, stamp: &str, line: &str) {
+        std::fs::create_dir_all(dir).unwrap();
+        let info = format!(
+            r#"{{"stamp": "{stamp}", "mode": "warm", "arch": "gfx1201",
+            "started_at": "2026-10-20T02:00:00Z", "finished_at": "2026-10-20T02:45:00Z"}}"#
+        );
+        std::fs::write(dir.join("run.json"), info).unwrap();
+        std::fs::write(dir.join("zot.jsonl"), format!("{line}\n")).unwrap();
+    }
+
+    /// Found by attacking the runs under a root: history, the gate and
+    /// publish read a run folder only while, as opened, it lies inside the
+    /// root; `placement --history` loaded each listed folder by its name
+    /// again, so a folder swapped for a link out of the root after the
+    /// listing (`mv root/r2 root/.away; ln -s /elsewhere root/r2`) was pooled.
+    #[test]
+    fn placement_history_reads_no_run_folder_swapped_for_a_link_out_of_the_root() {
+        let root = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        a_run(&root.path().join("r1"), "r1", "inside-line");
+        a_run(&root.path().join("r2"), "r2", "inside-line");
+        a_run(elsewhere.path(), "outside-5d2c", "secret-line-5d2c");
+        let run = model::load(&root.path().join("r1")).unwrap();
+        let listed = crate::runs::list(root.path());
+        assert_eq!(listed.len(), 2);
+        let r2 = root.path().join("r2");
+        std::fs::rename(&r2, root.path().join(".away")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), &r2).unwrap();
+        let mut p = crate::view::build(&run).placement;
+        pool(&mut p, &run, root.path(), listed);
+        let h = p.history.as_ref().unwrap();
+        assert_eq!(h.runs, vec!["r1".to_string()], "the outside run is not pooled");
+        assert!(
+            h.left_out.iter().any(|l| l.ends_with(model::LEFT_THE_ROOT)),
+            "{:?}",
+            h.left_out
+        );
+        // A link that stays inside the root is a run like any.
+        std::fs::remove_file(&r2).unwrap();
+        std::os::unix::fs::symlink(root.path().join(".away"), &r2).unwrap();
+        let mut p = crate::view::build(&run).placement;
+        pool(&mut p, &run, root.path(), crate::runs::list(root.path()));
+        let runs = &p.history.as_ref().unwrap().runs;
+        assert!(runs.contains(&"r2".to_string()), "{runs:?}");
     }
 }

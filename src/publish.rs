@@ -625,7 +625,7 @@ pub fn publish(opts: &PublishOptions) -> Result<PublishOutcome> {
     }
     std::fs::create_dir_all(opts.site).map_err(|source| Error::Write {
         path: opts.site.to_path_buf(),
-        source,
+        error: source,
     })?;
     let walked = crate::runs::walk(opts.root, Some(opts.site));
     let unreadable: Vec<(String, String)> = walked
@@ -715,7 +715,7 @@ fn gather_rows<'a>(
                 };
                 let pages = written.as_ref().map_err(|e| Error::Write {
                     path: opts.site.join("runs").join(dir),
-                    source: std::io::Error::other(e.to_string()),
+                    error: std::io::Error::other(e.to_string()),
                 })?;
                 out.rebuilt.push(dir.clone());
                 (e.clone(), Some(figures.clone()), None, pages.clone())

@@ -698,7 +698,7 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
     let mut live = LiveRun::with_options(&opts.run_dir, opts.read.clone());
     std::fs::create_dir_all(&opts.out_dir).map_err(|source| Error::Write {
         path: opts.out_dir.clone(),
-        source,
+        error: source,
     })?;
     let outputs = Arc::new(Outputs::default());
     let first = regenerate_files(&mut live, &opts.out_dir, true, &outputs)?;
@@ -719,7 +719,7 @@ pub fn serve(opts: &ServeOptions, stop: Arc<AtomicBool>, ready: impl FnOnce(Sock
         })?;
     let addr = listener.local_addr().map_err(|source| Error::Io {
         path: PathBuf::from(&opts.bind),
-        source,
+        error: source,
     })?;
     let open_files = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
     let mut limits = opts.limits.clone();

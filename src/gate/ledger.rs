@@ -139,7 +139,7 @@ impl Ledger {
         })
         .map_err(|e| crate::Error::Write {
             path: root.join(FILE),
-            source: std::io::Error::other(e),
+            error: std::io::Error::other(e),
         })?;
         text.push(b'\n');
         crate::output::write_atomic(&root.join(FILE), &text).map(|_| ())

@@ -66,7 +66,7 @@ pub(crate) struct GatedRun {
     pub(crate) open: Vec<crate::history::regressions::Regression>,
     /// Targets the comparable runs measured that this run did not, with why:
     /// a night that lost a target's trace is not a green night.
-    pub(crate) unmeasured: Vec<String>,
+    pub(crate) unmeasured: Vec<Unmeasured>,
     /// The run cannot stand in the night as it should (broken, unreadable,
     /// undated, or a target unmeasured): the lane exits 2 unless it regressed.
     pub(crate) unusable: bool,
@@ -140,7 +140,8 @@ impl GatedRun {
         if self.unmeasured.is_empty() {
             line
         } else {
-            format!("{line}; not measured in this run: {}", self.unmeasured.join("; "))
+            let said: Vec<String> = self.unmeasured.iter().map(ToString::to_string).collect();
+            format!("{line}; not measured in this run: {}", said.join("; "))
         }
     }
 }
@@ -339,9 +340,31 @@ pub fn gate_in_root(
     })
 }
 
+/// A target the runs before measured that this run did not, and why: kept
+/// apart, so a target's name holding " (" is never cut from its reason.
+/// Said (and written in `gate --json`) as "pytorch (no trace-pytorch.json in
+/// this run)".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unmeasured {
+    pub(crate) target: String,
+    pub(crate) why: String,
+}
+
+impl std::fmt::Display for Unmeasured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.target, self.why)
+    }
+}
+
+impl Serialize for Unmeasured {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// The targets the runs before measured (a total) that `run` did not, each
 /// with why: a lost trace would otherwise only skip its checks.
-pub(crate) fn unmeasured(earlier: &[&Figures], run: &Figures) -> Vec<String> {
+pub(crate) fn unmeasured(earlier: &[&Figures], run: &Figures) -> Vec<Unmeasured> {
     let mut before: Vec<&str> = earlier
         .iter()
         .flat_map(|r| {
@@ -356,12 +379,12 @@ pub(crate) fn unmeasured(earlier: &[&Figures], run: &Figures) -> Vec<String> {
     before
         .into_iter()
         .filter(|t| run.targets.get(*t).is_none_or(|f| f.total.is_missing()))
-        .map(|t| {
-            let why = run.targets.get(t).and_then(|f| f.total.why());
-            match why {
-                Some(why) => format!("{t} ({why})"),
-                None => format!("{t} (not in this run)"),
-            }
+        .map(|t| Unmeasured {
+            target: t.to_string(),
+            why: match run.targets.get(t).and_then(|f| f.total.why()) {
+                Some(why) => why.to_string(),
+                None => "not in this run".to_string(),
+            },
         })
         .collect()
 }
@@ -653,7 +676,8 @@ mod tests {
         t.total = crate::figures::Measured::missing("no trace-pytorch.json in this run");
         t.build = crate::figures::Measured::missing("no trace-pytorch.json in this run");
         let g = gate_one(&all, 23);
-        assert_eq!(g.unmeasured, ["pytorch (no trace-pytorch.json in this run)"]);
+        let said: Vec<String> = g.unmeasured.iter().map(ToString::to_string).collect();
+        assert_eq!(said, ["pytorch (no trace-pytorch.json in this run)"]);
         assert!(
             g.verdict_line().contains("not measured in this run: pytorch"),
             "{}",

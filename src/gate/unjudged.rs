@@ -39,7 +39,7 @@ impl Night {
                 out.push(Unjudged {
                     run: Some(run),
                     dir: &run.dir,
-                    target: Some(unmeasured_target(what)),
+                    target: Some(&what.target),
                     why: format!("not measured in this run: {what}"),
                 });
             }
@@ -59,10 +59,3 @@ impl Night {
 /// Why a run dated after the clock is not in the night.
 pub(crate) const DATED_IN_FUTURE: &str =
     "left out of the night: it started more than an hour after this machine's clock (a clock's error?)";
-
-/// The target of an unmeasured entry, "pytorch (no trace-pytorch.json in
-/// this run)": the words before its first " (". The entry itself is said in
-/// full beside it, so a name holding " (" is cut here but never lost.
-pub(crate) fn unmeasured_target(what: &str) -> &str {
-    what.split_once(" (").map_or(what, |(t, _)| t)
-}

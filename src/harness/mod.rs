@@ -19,7 +19,7 @@ pub(crate) fn fleet_cores(path: &Path) -> Result<BTreeMap<String, u32>> {
     let text =
         crate::input::read_named(path, crate::input::ReadLinks::Follow, 16 << 20).map_err(|source| Error::Io {
             path: path.to_path_buf(),
-            source,
+            error: source,
         })?;
     let v: serde_json::Value = serde_json::from_slice(&text).map_err(|e| Error::NotARun {
         path: path.to_path_buf(),

@@ -58,6 +58,11 @@ pub struct InputReport {
     /// How it broke its contract, each also the first of `warnings`.
     #[serde(skip)]
     pub(crate) breaches: Vec<String>,
+    /// Why nothing of a present input is measured though it kept its
+    /// contract: its records were recognised but all lie outside the run's
+    /// window (another time's). Also the first of `warnings`.
+    #[serde(skip)]
+    pub(crate) not_measured: Option<String>,
     /// Why a field of a present input is `null` (an absent input's `present`
     /// says why).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -172,7 +177,13 @@ impl InputReport {
         if !self.present || self.records > 0 {
             return None;
         }
-        Some(format!("{}: {}", self.name, self.breaches.join("; ")))
+        let why: Vec<&str> = self
+            .not_measured
+            .iter()
+            .chain(&self.breaches)
+            .map(String::as_str)
+            .collect();
+        Some(format!("{}: {}", self.name, why.join("; ")))
     }
 
     /// A present file that could not be read or decoded at all.

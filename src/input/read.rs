@@ -201,6 +201,18 @@ impl RunDir {
         Ok(Opened { file, meta })
     }
 
+    /// The text of the link `name`, read relative to the directory's handle;
+    /// `None` when `name` is no link (or cannot be read as one).
+    pub(crate) fn link_text(&self, name: &str) -> Option<Vec<u8>> {
+        let handle = self.handle.as_ref()?;
+        if !plain_name(name) {
+            return None;
+        }
+        rustix::fs::readlinkat(handle.as_ref(), name, Vec::new())
+            .ok()
+            .map(|t| t.into_bytes())
+    }
+
     /// The input `name` whole, when it opens by the rule and holds at most
     /// `max` bytes (for a glance such as a run's start time).
     pub(crate) fn read_at_most(&self, name: &str, max: u64) -> Option<Vec<u8>> {

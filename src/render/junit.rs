@@ -22,7 +22,7 @@ use super::Export;
 use crate::error::Result;
 use crate::escape::{md_plain, xml};
 use crate::gate::night::{GatedRun, Night};
-use crate::gate::unjudged::{unmeasured_target, DATED_IN_FUTURE};
+use crate::gate::unjudged::DATED_IN_FUTURE;
 use crate::gate::Check;
 use crate::output::OutFile;
 use std::fmt::Write;
@@ -183,7 +183,7 @@ fn run_suite(run: &GatedRun, name: String, page: Option<String>) -> Suite {
     }
     for what in &run.unmeasured {
         cases.push(Case {
-            classname: format!("{name}.{}", unmeasured_target(what)),
+            classname: format!("{name}.{}", what.target),
             name: "measured".into(),
             outcome: Outcome::Error {
                 kind: "unmeasured",

@@ -49,6 +49,9 @@ mod family;
 #[path = "../perf/samples_fold.rs"]
 mod samples_fold;
 
+#[path = "../perf/allocations.rs"]
+mod allocations;
+
 #[path = "../design/mod.rs"]
 mod design;
 

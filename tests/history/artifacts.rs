@@ -241,6 +241,35 @@ fn a_night_that_could_not_be_judged_says_so_first_in_the_summary_and_as_an_error
 
 /// The night gated with its JUnit file and job summary (`gate.xml` and
 /// `summary.md` in the folder returned).
+/// A target whose name holds " (" keeps its whole name in the JUnit case
+/// of its lost trace: the case's target was the words before the first
+/// " (" of "rocm (nightly) (no trace-… in this run)", so the case was
+/// `….rocm`, another target's id.
+#[test]
+fn a_target_name_holding_a_parenthesis_is_kept_whole_in_the_junit_classname() {
+    let root = tempfile::tempdir().unwrap();
+    let target = "rocm (nightly)";
+    let last = STEP_NIGHT - 1;
+    for night in 0..=last {
+        let dir = write_night(root.path(), &Night::plain(night));
+        let trace = dir.join("trace-pytorch.json");
+        if night == last {
+            std::fs::remove_file(&trace).unwrap();
+        } else {
+            std::fs::rename(&trace, dir.join(format!("trace-{target}.json"))).unwrap();
+        }
+        set(&dir, "targets", serde_json::json!([target, "vllm"]));
+    }
+    let (o, out) = gate_with_reports(root.path());
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stdout));
+    let xml = std::fs::read_to_string(out.path().join("gate.xml")).unwrap();
+    assert!(
+        xml.contains(r#"<testcase classname="gfx1201.warm.j32.rocm (nightly)" name="measured">"#),
+        "{xml}"
+    );
+    assert!(!xml.contains(r#"classname="gfx1201.warm.j32.rocm""#), "{xml}");
+}
+
 fn gate_with_reports(root: &Path) -> (Output, tempfile::TempDir) {
     let out = tempfile::tempdir().unwrap();
     let (junit, summary) = (out.path().join("gate.xml"), out.path().join("summary.md"));

@@ -161,6 +161,40 @@ fn a_symlink_to_a_regular_file_is_refused_unless_follow_links() {
     }
 }
 
+/// A refused output is said once: the write error's message carried its
+/// reason and then said it again as its cause (`gate --junit` at a link
+/// printed "refused, so a planted link cannot aim the write" twice).
+#[test]
+fn a_refused_output_says_its_refusal_once() {
+    let root = tempfile::tempdir().unwrap();
+    for stamp in [COLD, super::WARM] {
+        std::fs::create_dir(root.path().join(stamp)).unwrap();
+        super::copy_run(&sample(stamp), &root.path().join(stamp));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "victim").unwrap();
+    let link = dir.path().join("junit.xml");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let (root, link) = (root.path().to_str().unwrap(), link.to_str().unwrap());
+    let cold = sample(COLD);
+    for args in [
+        vec!["gate", "--history", root, "--junit", link],
+        vec!["trace", cold.to_str().unwrap(), "-o", link],
+    ] {
+        let o = perfreport(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(
+            err.matches("a planted link cannot aim the write").count(),
+            1,
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "victim");
+}
+
 /// A reader that stops reading (`| head -c 10`): every printing subcommand
 /// ends quietly, by SIGPIPE or exit 0 (or its own verdict), never with a
 /// panic's exit 101 and its "failed printing to stdout: Broken pipe".

@@ -472,6 +472,35 @@ fn placement_history_takes_medians_over_runs_at_the_same_coordinates() {
     assert!(f.contains("# n=3: median over 3 runs"), "{f}");
 }
 
+/// A run folder in the root that is a link to a run outside it is not
+/// pooled, nor read: only the runs inside the root are.
+#[test]
+fn placement_history_reads_no_run_through_a_link_leading_out_of_the_root() {
+    let root = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    for (stamp, started, build) in [("r1", "20T02", 1300.0), ("r2", "21T02", 900.0)] {
+        let dir = root.path().join(stamp);
+        std::fs::create_dir(&dir).unwrap();
+        super::copy_run(slow_link_run(stamp, started, build).path(), &dir);
+    }
+    let outside = elsewhere.path().join("outside-5d2c");
+    std::fs::create_dir(&outside).unwrap();
+    super::copy_run(slow_link_run("outside-5d2c", "22T02", 5000.0).path(), &outside);
+    std::os::unix::fs::symlink(&outside, root.path().join("r3")).unwrap();
+    let args = ["--history", root.path().to_str().unwrap(), "--json"];
+    let out = placement(&root.path().join("r2"), &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let h = &p["history"];
+    assert_eq!(h["runs"], serde_json::json!(["r2", "r1"]), "{h}");
+    let t = named(&p["targets"], "name", "triton-wheel");
+    assert_eq!(
+        t["history"]["build_s"]["n"], 2,
+        "the outside run's 5000 s is not pooled"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("outside-5d2c"));
+}
+
 #[test]
 fn page_shows_the_placement_moves_and_the_far_link() {
     let Some(path) = super::page::chromium() else { return };

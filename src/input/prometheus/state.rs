@@ -539,6 +539,7 @@ fn report_of(
         breaches,
         why_null,
         source: Some(Box::new(source)),
+        not_measured: None,
     }
 }
 
