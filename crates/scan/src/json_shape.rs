@@ -88,30 +88,6 @@ struct Node {
     first: u32,
     /// The others that have followed it.
     more: Vec<u32>,
-    /// The first 8 bytes of each of `more`'s literals and which of them
-    /// count, side by side: a line among a few hundred header sets is told
-    /// apart at a branch by a pass over these words, not by a fit tried on
-    /// every sibling's node.
-    more_heads: Vec<[u64; 2]>,
-}
-
-/// The first 8 bytes of a segment's literal as a word, and its mask.
-fn head_word(segment: &Segment) -> [u64; 2] {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&segment.head[..8]);
-    let mask = (0..8)
-        .filter(|k| segment.head_mask & (1 << k) != 0)
-        .fold(0u64, |m, k| m | (0xff << (8 * k)));
-    [u64::from_le_bytes(b), mask]
-}
-
-/// The 8 bytes of `s` from `i` as a word (zeros past its end).
-fn line_word(s: &[u8], i: usize) -> u64 {
-    let mut b = [0u8; 8];
-    let rest = s.get(i..).unwrap_or_default();
-    let n = rest.len().min(8);
-    b[..n].copy_from_slice(&rest[..n]);
-    u64::from_le_bytes(b)
 }
 
 /// One field's value in a line: the field and where its text lies.
@@ -247,7 +223,6 @@ impl Shapes {
                 },
                 first: NONE,
                 more: Vec::new(),
-                more_heads: Vec::new(),
             });
         }
         self.insert(line, b.segments);
@@ -288,14 +263,11 @@ impl Shapes {
                         },
                         first: NONE,
                         more: Vec::new(),
-                        more_heads: Vec::new(),
                     });
-                    let before = std::mem::replace(&mut self.nodes[at].first, node as u32);
+                    let parent = &mut self.nodes[at];
+                    let before = std::mem::replace(&mut parent.first, node as u32);
                     if before != NONE {
-                        let head = head_word(&self.nodes[before as usize].segment);
-                        let parent = &mut self.nodes[at];
                         parent.more.push(before);
-                        parent.more_heads.push(head);
                     }
                     node
                 }
@@ -317,24 +289,12 @@ fn other_child(
     c: &Cursor<'_>,
     values: &mut Vec<Value>,
 ) -> Option<(usize, Option<usize>)> {
-    let word = line_word(s, i);
-    let node = &nodes[at];
-    let (k, child, next) = node
-        .more
-        .iter()
-        .zip(&node.more_heads)
-        .enumerate()
-        .filter(|(_, (_, [head, mask]))| word & mask == *head)
-        .find_map(|(k, (&child, _))| {
-            let next = fits(&nodes.get(child as usize)?.segment, text, s, i, c, values)?;
-            Some((k, child, next))
-        })?;
-    let first = nodes[at].first;
-    let first_head = nodes.get(first as usize).map(|n| head_word(&n.segment))?;
+    let (k, child, next) = nodes[at].more.iter().enumerate().find_map(|(k, &child)| {
+        let next = fits(&nodes.get(child as usize)?.segment, text, s, i, c, values)?;
+        Some((k, child, next))
+    })?;
     let node = &mut nodes[at];
-    node.more[k] = first;
-    node.more_heads[k] = first_head;
-    node.first = child;
+    std::mem::swap(&mut node.first, &mut node.more[k]);
     Some((child as usize, next))
 }
 
@@ -806,27 +766,6 @@ mod tests {
             );
         }
         assert_eq!(replay(&mut shapes, &line(0, "z").replace("H0", "H99")), None);
-    }
-
-    /// A branch is passed by comparing each sibling's first 8 bytes as one
-    /// word before trying its fit: a literal shorter than 8 bytes (the
-    /// line's closing brace) and siblings that differ within them all fit.
-    #[test]
-    fn siblings_told_apart_by_their_first_bytes_all_fit_and_a_stranger_does_not() {
-        let mut shapes = Shapes::default();
-        let line = |k: usize, v: &str| format!(r#"{{"name":"{v}","k{k}":1}}"#);
-        for k in 0..10 {
-            shapes.learn(&Cursor::plain(line(k, "a").as_bytes()).unwrap(), field_of);
-        }
-        shapes.learn(&Cursor::plain(br#"{"name":"a"}"#).unwrap(), field_of);
-        for k in [3, 9, 0, 3, 7] {
-            let l = line(k, "bb");
-            assert_eq!(replay(&mut shapes, &l), Some(vec![(NAME, r#""bb""#)]), "{l}");
-        }
-        assert_eq!(replay(&mut shapes, r#"{"name":"c"}"#), Some(vec![(NAME, r#""c""#)]));
-        assert_eq!(replay(&mut shapes, &line(5, "d")), Some(vec![(NAME, r#""d""#)]));
-        assert_eq!(replay(&mut shapes, r#"{"name":"a","zz":1}"#), None);
-        assert_eq!(replay(&mut shapes, r#"{"name":"a","k1":1,"k2":1}"#), None);
     }
 
     #[test]
