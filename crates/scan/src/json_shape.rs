@@ -768,6 +768,26 @@ mod tests {
         assert_eq!(replay(&mut shapes, &line(0, "z").replace("H0", "H99")), None);
     }
 
+    /// Siblings at one branch, one of them the line's closing brace, all fit
+    /// whatever order they come in; a line that fits none of them does not.
+    #[test]
+    fn siblings_told_apart_by_their_first_bytes_all_fit_and_a_stranger_does_not() {
+        let mut shapes = Shapes::default();
+        let line = |k: usize, v: &str| format!(r#"{{"name":"{v}","k{k}":1}}"#);
+        for k in 0..10 {
+            shapes.learn(&Cursor::plain(line(k, "a").as_bytes()).unwrap(), field_of);
+        }
+        shapes.learn(&Cursor::plain(br#"{"name":"a"}"#).unwrap(), field_of);
+        for k in [3, 9, 0, 3, 7] {
+            let l = line(k, "bb");
+            assert_eq!(replay(&mut shapes, &l), Some(vec![(NAME, r#""bb""#)]), "{l}");
+        }
+        assert_eq!(replay(&mut shapes, r#"{"name":"c"}"#), Some(vec![(NAME, r#""c""#)]));
+        assert_eq!(replay(&mut shapes, &line(5, "d")), Some(vec![(NAME, r#""d""#)]));
+        assert_eq!(replay(&mut shapes, r#"{"name":"a","zz":1}"#), None);
+        assert_eq!(replay(&mut shapes, r#"{"name":"a","k1":1,"k2":1}"#), None);
+    }
+
     #[test]
     fn learning_stops_at_a_bounded_number_of_segments() {
         let mut shapes = Shapes::default();
