@@ -443,15 +443,10 @@ mod samples {
         available: f64,
     }
 
-    #[derive(Deserialize)]
-    struct Disk {
-        read: f64,
-        written: f64,
-    }
-
+    /// Only what the report reads: `disk` and `net.rx` are skipped, as
+    /// perfreport skips them.
     #[derive(Deserialize)]
     struct Net {
-        rx: f64,
         tx: f64,
     }
 
@@ -465,7 +460,6 @@ mod samples {
         node: Cow<'a, str>,
         cpu: Option<Cpu>,
         mem: Option<Mem>,
-        disk: Option<Disk>,
         net: Option<Net>,
         load1: Option<f64>,
     }
@@ -475,8 +469,7 @@ mod samples {
         ts: i64,
         cpu: Option<(f64, f64)>,
         mem_pct: Option<f64>,
-        disk: Option<(f64, f64)>,
-        net: Option<(f64, f64)>,
+        net_tx: Option<f64>,
         load1: Option<f64>,
     }
 
@@ -499,16 +492,14 @@ mod samples {
             .mem
             .filter(|m| m.total > 0.0 && (0.0..=m.total).contains(&m.available))
             .map(|m| 100.0 * (1.0 - m.available / m.total));
-        let disk = l.disk.map(|d| (d.read, d.written));
-        let net = l.net.map(|n| (n.rx, n.tx));
+        let net_tx = l.net.map(|n| n.tx);
         Some((
             l.node,
             Sample {
                 ts,
                 cpu,
                 mem_pct,
-                disk,
-                net,
+                net_tx,
                 load1: l.load1,
             },
         ))
@@ -562,7 +553,7 @@ mod samples {
         let max = |f: &dyn Fn(&Sample) -> Option<f64>| v.iter().filter_map(f).reduce(f64::max);
         let net_tx: f64 = v
             .windows(2)
-            .filter_map(|w| Some(w[1].net?.1 - w[0].net?.1))
+            .filter_map(|w| Some(w[1].net_tx? - w[0].net_tx?))
             .filter(|d| *d >= 0.0)
             .sum();
         serde_json::json!({
@@ -571,9 +562,6 @@ mod samples {
             "mem_pct_max": max(&|s| s.mem_pct),
             "load1_max": max(&|s| s.load1),
             "net_tx_bytes": net_tx,
-            "net_rx_max": max(&|s| s.net.map(|n| n.0)),
-            "disk_read_max": max(&|s| s.disk.map(|d| d.0)),
-            "disk_written_max": max(&|s| s.disk.map(|d| d.1)),
         })
     }
 

@@ -404,9 +404,6 @@ mod tests {
             cpu_idle: Some(idle),
             mem_total: Some(100.0),
             mem_available: Some(75.0),
-            disk_read: None,
-            disk_written: None,
-            net_rx: None,
             net_tx: None,
             load1: Some(1.0),
         }
