@@ -6,7 +6,7 @@
 pub(crate) mod comparable;
 
 use crate::analysis::step_diff::{self, StepChange};
-use crate::figures::{secs_ms, Figures, Metric, NodeFigures, Provenance, TargetFigures};
+use crate::figures::{Figures, Metric, NodeFigures, Provenance, TargetFigures};
 use crate::history::why;
 use comparable::{comparable, Comparability};
 use serde::Serialize;
@@ -238,7 +238,7 @@ fn target_change(
         .collect();
     let steps = step_diff::diff(&ta.steps, &tb.steps);
     let build_delta = changes.iter().find(|c| c.metric == Metric::Build).and_then(|c| c.delta);
-    let beside = beside(ta, tb);
+    let beside = why::Beside::all(ta, tb);
     let why = headline_change(&changes).map(|c| {
         why::sentence(&why::Why {
             target: name,
@@ -292,39 +292,6 @@ fn node_changes(
         });
     }
     rows
-}
-
-/// What moved beside a target's steps.
-fn beside(a: &TargetFigures, b: &TargetFigures) -> Vec<why::Beside> {
-    let time = |t: &TargetFigures, f: fn(&TargetFigures) -> &crate::figures::Measured<i64>| f(t).get().map(secs_ms);
-    let bytes = |t: &TargetFigures| t.upload_bytes.get().map(|x| x as f64);
-    vec![
-        why::Beside {
-            what: "setup_s",
-            a: time(a, |t| &t.setup),
-            b: time(b, |t| &t.setup),
-        },
-        why::Beside {
-            what: "export_s",
-            a: time(a, |t| &t.export),
-            b: time(b, |t| &t.export),
-        },
-        why::Beside {
-            what: "upload_s",
-            a: time(a, |t| &t.upload),
-            b: time(b, |t| &t.upload),
-        },
-        why::Beside {
-            what: "upload_bytes",
-            a: bytes(a),
-            b: bytes(b),
-        },
-        why::Beside {
-            what: "upload_mbps",
-            a: a.upload_mbps.get(),
-            b: b.upload_mbps.get(),
-        },
-    ]
 }
 
 /// The change a target's sentence explains: its build when that moved

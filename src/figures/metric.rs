@@ -100,6 +100,61 @@ impl Metric {
     }
 }
 
+/// A target's figure beside its steps: what is said, after the steps, when
+/// a change of its total is explained ("upload 1m00s → 3m00s").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Alongside {
+    Setup,
+    Export,
+    Upload,
+    UploadBytes,
+    UploadRate,
+}
+
+impl Alongside {
+    /// In the order a sentence says them.
+    pub(crate) const ALL: [Alongside; 5] = [
+        Alongside::Setup,
+        Alongside::Export,
+        Alongside::Upload,
+        Alongside::UploadBytes,
+        Alongside::UploadRate,
+    ];
+
+    /// Its field name in data.json and compare's JSON.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Alongside::Setup => "setup_s",
+            Alongside::Export => "export_s",
+            Alongside::Upload => "upload_s",
+            Alongside::UploadBytes => "upload_bytes",
+            Alongside::UploadRate => "upload_mbps",
+        }
+    }
+
+    /// Its label for people.
+    pub(crate) const fn label(self) -> &'static str {
+        match self {
+            Alongside::Setup => "setup",
+            Alongside::Export => "export",
+            Alongside::Upload => "upload",
+            Alongside::UploadBytes => "upload bytes",
+            Alongside::UploadRate => "upload rate",
+        }
+    }
+
+    /// A phase of the target's time (a duration), not a size or a rate.
+    pub(crate) const fn is_phase(self) -> bool {
+        matches!(self, Alongside::Setup | Alongside::Export | Alongside::Upload)
+    }
+}
+
+impl Serialize for Alongside {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 impl std::fmt::Display for Metric {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

@@ -12,6 +12,7 @@ pub(crate) mod metric;
 pub(crate) mod provenance;
 
 pub(crate) use measured::{Measured, Missing, Value};
+pub(crate) use metric::Alongside;
 pub use metric::Metric;
 pub use provenance::Tool;
 pub(crate) use provenance::{InputIdentity, NodeCoordinate, Provenance, RunCoordinates};

@@ -117,7 +117,10 @@ pub(crate) fn cause(target: &str, metric: Metric, a: &Figures, b: &Figures) -> C
         (Some(p), Some(q)) if p != q => Some(format!("moved from {p} to {q}: it could not use {p}'s local cache")),
         _ => None,
     });
-    let beside = ta.zip(tb).map(|(x, y)| beside(x, y)).unwrap_or_default();
+    let beside = ta
+        .zip(tb)
+        .map(|(x, y)| super::why::Beside::all(x, y))
+        .unwrap_or_default();
     let mut kinds = vec![];
     let resolution = levels::TIME_RESOLUTION_S;
     let named: Vec<&StepChange> = steps.iter().filter(|s| s.delta_s.abs() > resolution).collect();
@@ -147,12 +150,8 @@ pub(crate) fn cause(target: &str, metric: Metric, a: &Figures, b: &Figures) -> C
     }
     for b in &beside {
         if let (Some(x), Some(y)) = (b.a, b.b) {
-            if (y - x).abs() > resolution && matches!(b.what, "upload_s" | "setup_s" | "export_s") {
-                kinds.push(match b.what {
-                    "upload_s" => "upload",
-                    "setup_s" => "setup",
-                    _ => "export",
-                });
+            if (y - x).abs() > resolution && b.what.is_phase() {
+                kinds.push(b.what.label());
             }
         }
     }
@@ -181,24 +180,6 @@ pub(crate) fn cause(target: &str, metric: Metric, a: &Figures, b: &Figures) -> C
         revision_after: if revision_moved { rb } else { None },
         why,
     }
-}
-
-/// What moved beside a target's steps (as compare says it).
-pub(crate) fn beside(a: &crate::figures::TargetFigures, b: &crate::figures::TargetFigures) -> Vec<super::why::Beside> {
-    use crate::figures::secs_ms;
-    let time = |t: &crate::figures::Measured<i64>| t.get().map(secs_ms);
-    let row = |what, a, b| super::why::Beside { what, a, b };
-    vec![
-        row("setup_s", time(&a.setup), time(&b.setup)),
-        row("export_s", time(&a.export), time(&b.export)),
-        row("upload_s", time(&a.upload), time(&b.upload)),
-        row(
-            "upload_bytes",
-            a.upload_bytes.get().map(|x| x as f64),
-            b.upload_bytes.get().map(|x| x as f64),
-        ),
-        row("upload_mbps", a.upload_mbps.get(), b.upload_mbps.get()),
-    ]
 }
 
 /// A change of level of one target's metric, found in its key's history.

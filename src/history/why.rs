@@ -10,7 +10,7 @@
 use crate::analysis::spread::TIME_RESOLUTION_S;
 use crate::analysis::step_diff::StepChange;
 use crate::escape::{md_code, md_text};
-use crate::figures::Metric;
+use crate::figures::{secs_ms, Alongside, Metric, TargetFigures};
 use crate::timefmt::human_duration;
 use serde::Serialize;
 
@@ -20,36 +20,47 @@ pub(crate) const TOP: usize = 3;
 /// A figure beside the steps that moved: setup, export, upload, bytes, link.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Beside {
-    pub(crate) what: &'static str,
+    pub(crate) what: Alongside,
     pub(crate) a: Option<f64>,
     pub(crate) b: Option<f64>,
 }
 
 impl Beside {
+    /// Each figure beside the steps, in A and in B.
+    pub(crate) fn all(a: &TargetFigures, b: &TargetFigures) -> Vec<Beside> {
+        let of = |t: &TargetFigures, what| match what {
+            Alongside::Setup => t.setup.get().map(secs_ms),
+            Alongside::Export => t.export.get().map(secs_ms),
+            Alongside::Upload => t.upload.get().map(secs_ms),
+            Alongside::UploadBytes => t.upload_bytes.get().map(|x| x as f64),
+            Alongside::UploadRate => t.upload_mbps.get(),
+        };
+        Alongside::ALL
+            .into_iter()
+            .map(|what| Beside {
+                what,
+                a: of(a, what),
+                b: of(b, what),
+            })
+            .collect()
+    }
+
     fn moved(&self) -> Option<String> {
         let (a, b) = (self.a?, self.b?);
         let (shown_a, shown_b, enough) = match self.what {
-            "upload_bytes" => (
+            Alongside::UploadBytes => (
                 crate::timefmt::human_bytes(a),
                 crate::timefmt::human_bytes(b),
                 (b - a).abs() > 0.1 * a.max(b),
             ),
-            "upload_mbps" => (
+            Alongside::UploadRate => (
                 format!("{a:.1} MB/s"),
                 format!("{b:.1} MB/s"),
                 (b - a).abs() > 0.1 * a.max(b),
             ),
             _ => (human_duration(a), human_duration(b), (b - a).abs() > TIME_RESOLUTION_S),
         };
-        let label = match self.what {
-            "setup_s" => "setup",
-            "export_s" => "export",
-            "upload_s" => "upload",
-            "upload_bytes" => "upload bytes",
-            "upload_mbps" => "upload rate",
-            other => other,
-        };
-        enough.then(|| format!("{label} {shown_a} → {shown_b}"))
+        enough.then(|| format!("{} {shown_a} → {shown_b}", self.what.label()))
     }
 }
 
@@ -270,12 +281,12 @@ mod tests {
         );
         let beside = [
             Beside {
-                what: "upload_s",
+                what: Alongside::Upload,
                 a: Some(60.0),
                 b: Some(180.0),
             },
             Beside {
-                what: "setup_s",
+                what: Alongside::Setup,
                 a: Some(10.0),
                 b: Some(11.0),
             },

@@ -5,6 +5,7 @@
 
 use super::markdown::markdown_engine;
 use crate::error::{Error, Result};
+use crate::figures::Metric;
 use crate::input::run_json::Mode;
 use crate::view::placement::PlacementView;
 
@@ -127,7 +128,7 @@ pub fn costs_file(p: &PlacementView) -> (String, Vec<String>) {
         };
         match build {
             Some(b) => text.push_str(&format!("build {} {}\n", t.name, seconds(b))),
-            None => left.push(format!("build {}: {}", t.name, why(t, "build_s"))),
+            None => left.push(format!("build {}: {}", t.name, why(t, Metric::Build.name()))),
         }
         // Only a warm run's export is what the balancer prices, with or without history.
         match (weighed, p.mode) {
@@ -147,7 +148,11 @@ pub fn costs_file(p: &PlacementView) -> (String, Vec<String>) {
 fn why(t: &crate::view::placement::TargetCost, field: &str) -> String {
     match &t.history {
         Some(h) => {
-            let m = if field == "build_s" { &h.build_s } else { &h.cache_bytes };
+            let m = if field == Metric::Build.name() {
+                &h.build_s
+            } else {
+                &h.cache_bytes
+            };
             m.why_null.get("median").cloned().unwrap_or_default()
         }
         None => t.why_null.get(field).cloned().unwrap_or_default(),

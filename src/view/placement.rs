@@ -7,6 +7,7 @@
 use super::{human_bytes, r3, TargetView, View};
 use crate::analysis::costs::{self, Upload};
 use crate::analysis::replay::{self, Job, Machine, Refusal};
+use crate::figures::Metric;
 use crate::input::placement::Placement;
 use crate::input::run_json::Mode;
 use crate::model::{self, Run};
@@ -289,7 +290,7 @@ fn lines_without_costs(run: &Run) -> Vec<String> {
         .iter()
         .filter_map(|p| {
             let missing: Vec<&str> = [
-                ("build_s", p.build_s.is_none()),
+                (Metric::Build.name(), p.build_s.is_none()),
                 ("cache_bytes", p.cache_bytes.is_none()),
                 ("link_mbps", p.link_mbps.is_none()),
                 ("est_s", p.est_s.is_none()),
@@ -357,13 +358,14 @@ fn measured_costs(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
         (None, Some(b)) => {
             c.build_s = Some(b);
             let from = format!("{trace}: first step's start to last step's end");
-            c.sources.insert("build_s".into(), source(from, 1));
+            c.sources.insert(Metric::Build.name().into(), source(from, 1));
         }
         (Some(w), _) => {
-            c.why_null.insert("build_s".into(), w.clone());
+            c.why_null.insert(Metric::Build.name().into(), w.clone());
         }
         (None, None) => {
-            c.why_null.insert("build_s".into(), why_of(&t.build_s, "build_s"));
+            c.why_null
+                .insert(Metric::Build.name().into(), why_of(&t.build_s, Metric::Build.name()));
         }
     }
     match (&ended, t.total_s.get()) {
@@ -376,7 +378,8 @@ fn measured_costs(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
             c.why_null.insert("took_s".into(), w.clone());
         }
         (None, None) => {
-            c.why_null.insert("took_s".into(), why_of(&t.total_s, "total_s"));
+            c.why_null
+                .insert("took_s".into(), why_of(&t.total_s, Metric::Total.name()));
         }
     }
     match ended {
@@ -399,7 +402,7 @@ fn measured_export(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
         _ => None,
     };
     let Some((bytes, from)) = uploaded else {
-        let w = why_of(&t.upload_bytes, "upload_bytes");
+        let w = why_of(&t.upload_bytes, crate::figures::Alongside::UploadBytes.name());
         for k in ["uploaded_bytes", "cache_bytes", "cache_bytes_run"] {
             c.why_null.insert(k.into(), w.clone());
         }
@@ -444,7 +447,7 @@ fn balancer_costs(c: &mut TargetCost, line: Option<&Placement>) {
         }
     };
     put("est_s", "est_s", p.est_s.is_some());
-    put("balancer_build_s", "build_s", p.build_s.is_some());
+    put("balancer_build_s", Metric::Build.name(), p.build_s.is_some());
     put("balancer_cache_bytes", "cache_bytes", p.cache_bytes.is_some());
     c.est_s = p.est_s;
     c.balancer_build_s = p.build_s;
@@ -872,7 +875,7 @@ fn jobs_of(
             }),
             (_, None, _) => left_out.push(LeftOut {
                 target: t.name.clone(),
-                why: format!("its build is not measured: {}", why("build_s")),
+                why: format!("its build is not measured: {}", why(Metric::Build.name())),
             }),
             (_, _, None) => left_out.push(LeftOut {
                 target: t.name.clone(),

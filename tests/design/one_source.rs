@@ -40,3 +40,59 @@ fn page_js_defines_no_colour_of_its_own() {
         "colours belong to render::page_style, handed to the page: {found:?}"
     );
 }
+
+/// Every figure compared across runs is named once, in `src/figures/metric.rs`
+/// (its `Metric` and `Alongside`); code elsewhere refers to it by that type, so
+/// a renamed field cannot leave one reader behind with the old string. The
+/// readers of input formats are the exception: they spell a key as its
+/// producer writes it (placement.txt's `build_s`, bench.jsonl's `steps_cached`),
+/// which is the format's name, not the figure's.
+#[test]
+fn a_metric_name_is_a_literal_only_in_the_file_that_names_the_metrics() {
+    const NAMES: [&str; 12] = [
+        "total_s",
+        "build_s",
+        "gap_s",
+        "upload_s",
+        "steps_cached",
+        "busy_s",
+        "idle_s",
+        "cpu_pct_mean",
+        "setup_s",
+        "export_s",
+        "upload_bytes",
+        "upload_mbps",
+    ];
+    let src = root().join("src");
+    let naming = src.join("figures/metric.rs");
+    let metric = std::fs::read_to_string(&naming).unwrap();
+    // The list is the names the metric file gives, and it still gives them.
+    for name in NAMES {
+        assert!(metric.contains(&format!("\"{name}\"")), "{name} is named in {naming:?}");
+    }
+    let mut found = vec![];
+    for file in super::source::rust_files(&src) {
+        let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        if file == naming || rel.starts_with("input/") || rel == "harness/rows.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        // The test module at a file's end holds hand-made cases, not names.
+        let code = text.split("#[cfg(test)]\nmod ").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for name in NAMES {
+                if line.contains(&format!("\"{name}\"")) {
+                    found.push(format!("src/{rel}:{}: \"{name}\"", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "metric names as strings outside src/figures/metric.rs (use Metric or Alongside):\n{}",
+        found.join("\n")
+    );
+}
