@@ -395,11 +395,11 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
         let at = usable.iter().position(|x| x.dir == r.dir).unwrap_or(0);
         if let Some(prev) = usable.get(at + 1).and_then(|p| views.get(p.dir.as_str())) {
             let c = crate::compare::compare(prev, v, &history);
-            sections.push_str(&format!(
-                "\n\n## Since the previous run ({})\n\n",
-                crate::escape::md_text(&prev.stamp)
-            ));
-            sections.push_str(&demote(&render::printed(&render::markdown::Markdown, &c)?));
+            sections.push_str(&render::site::compare_section(
+                "Since the previous run",
+                &prev.stamp,
+                &c,
+            )?);
         }
         if let Some(next) = at
             .checked_sub(1)
@@ -407,15 +407,11 @@ fn compare_neighbours(opts: &PublishOptions, plans: &[Plan], runs: &[RunEntry]) 
             .and_then(|n| views.get(n.dir.as_str()))
         {
             let c = crate::compare::compare(v, next, &history);
-            sections.push_str(&format!(
-                "\n\n## Until the next run ({})\n\n",
-                crate::escape::md_text(&next.stamp)
-            ));
-            sections.push_str(&demote(&render::printed(&render::markdown::Markdown, &c)?));
+            sections.push_str(&render::site::compare_section("Until the next run", &next.stamp, &c)?);
         }
         let out = real_dir_inside(opts.site, &Path::new("runs").join(&r.dir))?;
         let md = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
-        let page = report_page(&v.stamp, &format!("{md}{sections}"));
+        let page = render::site::report_page(&v.stamp, &format!("{md}{sections}"));
         write_atomic(&out.join("report.html"), page.as_bytes())?;
     }
     Ok(())
@@ -440,9 +436,6 @@ fn lead_pages(
     Ok(())
 }
 
-/// Where a run's night section ends in its report.md.
-const NIGHT_END: &str = "\n---\n\n";
-
 /// Puts `night` first on one run's pages (report.md, report.html and the
 /// interactive index.html), in place of the night they led with before.
 fn lead_page(site: &Path, dir: &str, night: &crate::gate::page::RunNight) -> Result<()> {
@@ -451,66 +444,19 @@ fn lead_page(site: &Path, dir: &str, night: &crate::gate::page::RunNight) -> Res
     let Ok(md) = std::fs::read_to_string(out.join("report.md")) else {
         return Ok(());
     };
-    let (title, rest) = md.split_once('\n').unwrap_or((md.as_str(), ""));
-    let rest = rest.trim_start_matches('\n');
-    let rest = match rest.strip_prefix("## This night:") {
-        Some(old) => old.split_once(NIGHT_END).map_or(rest, |(_, after)| after),
-        None => rest,
-    };
-    let md = format!("{title}\n\n{section}{}{rest}", NIGHT_END.trim_start_matches('\n'));
+    let md = render::site::led_report_md(&md, &section);
     write_atomic(&out.join("report.md"), md.as_bytes())?;
     write_atomic(
         &out.join("report.html"),
-        report_page(&night.gated.stamp, &md).as_bytes(),
+        render::site::report_page(&night.gated.stamp, &md).as_bytes(),
     )?;
     if let Ok(page) = std::fs::read_to_string(out.join("index.html")) {
-        let block = format!(
-            "<section id=\"night\" class=\"night\" aria-label=\"This night\">\n{}</section>\n",
-            render::html::markdown_html(&section)
-        );
-        // First in the header, under the run's title and status.
-        let page = match (page.find("<section id=\"night\""), page.find("  <ul id=\"summary\">")) {
-            (Some(a), _) => match page[a..].find("</section>\n") {
-                Some(e) => format!("{}{block}{}", &page[..a], &page[a + e + "</section>\n".len()..]),
-                None => page.clone(),
-            },
-            (None, Some(m)) => format!("{}{block}{}", &page[..m], &page[m..]),
-            (None, None) => page.clone(),
-        };
-        write_atomic(&out.join("index.html"), page.as_bytes())?;
+        write_atomic(
+            &out.join("index.html"),
+            render::site::led_index_page(&page, &section).as_bytes(),
+        )?;
     }
     Ok(())
-}
-
-/// report.html from a run's report.md: its night (when it leads with one)
-/// in a section of its own, then the rest.
-fn report_page(stamp: &str, md: &str) -> String {
-    let title = format!("run {stamp}");
-    let (head, rest) = md.split_once('\n').unwrap_or((md, ""));
-    let rest = rest.trim_start_matches('\n');
-    match rest
-        .strip_prefix("## This night:")
-        .and_then(|r| r.split_once(NIGHT_END))
-    {
-        Some((night, after)) => {
-            render::site::markdown_page_led(&title, head, &format!("## This night:{night}\n"), after)
-        }
-        None => render::site::markdown_page(&title, md),
-    }
-}
-
-/// Headings one level down, so a compare report nests under a section.
-fn demote(md: &str) -> String {
-    md.lines()
-        .map(|l| {
-            if l.starts_with('#') {
-                format!("##{l}")
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The site-wide pages: the run list the selectors read, the history from

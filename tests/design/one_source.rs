@@ -96,3 +96,25 @@ fn a_metric_name_is_a_literal_only_in_the_file_that_names_the_metrics() {
         found.join("\n")
     );
 }
+
+/// publish decides which pages a site has and writes them; what is on a page
+/// (its markup, its sections' headings) is made in `src/render/`, where every
+/// other output is made and escaped, so an HTML or markdown fragment in
+/// publish would be a page made where nothing checks how it is escaped.
+#[test]
+fn publish_writes_site_pages_that_render_makes() {
+    let text = std::fs::read_to_string(root().join("src/publish.rs")).unwrap();
+    let code = text.split("#[cfg(test)]\nmod ").next().unwrap_or("");
+    let markup = regex::Regex::new(r#""[^"\n]*(<[a-zA-Z/!][^"\n]*>|\\n#+ |^#+ )"#).unwrap();
+    let found: Vec<String> = code
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim_start().starts_with("//") && markup.is_match(l))
+        .map(|(n, l)| format!("src/publish.rs:{}: {}", n + 1, l.trim()))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "page markup made in publish (move it to src/render/site.rs):\n{}",
+        found.join("\n")
+    );
+}
