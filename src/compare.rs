@@ -15,7 +15,7 @@ use serde::Serialize;
 pub(crate) const DEFAULT_BAND_PCT: f64 = 10.0;
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Change {
+pub(crate) struct MetricChange {
     pub(crate) metric: Metric,
     pub(crate) a: Option<f64>,
     pub(crate) b: Option<f64>,
@@ -37,7 +37,7 @@ pub(crate) struct TargetChange {
     pub(crate) node_b: Option<String>,
     /// Set when the target ran on another node in B.
     pub(crate) moved: Option<String>,
-    pub(crate) changes: Vec<Change>,
+    pub(crate) changes: Vec<MetricChange>,
     /// Its steps matched across the runs, largest change first
     /// (`analysis::step_diff`); empty for a node.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -91,7 +91,7 @@ fn verdict(metric: Metric, a: f64, b: f64, band_pct: f64) -> String {
     }
 }
 
-fn change(metric: Metric, a: Option<f64>, b: Option<f64>, band: (f64, String, usize)) -> Change {
+fn change(metric: Metric, a: Option<f64>, b: Option<f64>, band: (f64, String, usize)) -> MetricChange {
     let (band_pct, band_from, band_runs) = band;
     let (delta, delta_pct, v) = match (a, b) {
         (Some(a), Some(b)) => {
@@ -108,7 +108,7 @@ fn change(metric: Metric, a: Option<f64>, b: Option<f64>, band: (f64, String, us
         }
         _ => (None, None, "not measured in both runs".into()),
     };
-    Change {
+    MetricChange {
         metric,
         a,
         b,
@@ -232,7 +232,7 @@ fn target_change(
         (Some(x), Some(y)) if x != y => Some(format!("moved from {x} to {y}: it could not use {x}'s local cache")),
         _ => None,
     };
-    let changes: Vec<Change> = Metric::TARGET
+    let changes: Vec<MetricChange> = Metric::TARGET
         .iter()
         .map(|m| change(*m, ta.metric(*m).get(), tb.metric(*m).get(), band(name, *m)))
         .collect();
@@ -296,7 +296,7 @@ fn node_changes(
 
 /// The change a target's sentence explains: its build when that moved
 /// beyond the noise, else its total.
-fn headline_change(changes: &[Change]) -> Option<&Change> {
+fn headline_change(changes: &[MetricChange]) -> Option<&MetricChange> {
     let moved = |m: Metric| {
         changes
             .iter()

@@ -3,7 +3,7 @@
 //! (`input::incremental`).
 
 use crate::error::Result;
-use crate::model::LogCache;
+use crate::model::RunCache;
 use crate::model::{self, Run};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -15,7 +15,7 @@ const SERVER_REFRESH: Duration = Duration::from_secs(15);
 /// A run followed as it grows.
 pub struct LiveRun {
     pub(crate) dir: PathBuf,
-    pub(crate) cache: LogCache,
+    pub(crate) cache: RunCache,
     opts: model::Options,
     last_load: Option<Instant>,
 }
@@ -30,7 +30,7 @@ impl LiveRun {
     pub(crate) fn with_options(dir: &Path, opts: model::Options) -> Self {
         LiveRun {
             dir: dir.to_path_buf(),
-            cache: LogCache::default(),
+            cache: RunCache::default(),
             opts: model::Options {
                 links: model::Links::StayInside,
                 keep_polls: false,

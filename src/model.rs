@@ -27,11 +27,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The samples of a run: a node's oldest polls summarised by the analysis's fold.
-pub type Samples = samples::Samples<crate::analysis::nodes::NodeFold>;
+pub type RunSamples = samples::Samples<crate::analysis::nodes::NodeFold>;
 /// What a live view keeps of a run between refreshes: its big logs' parse
 /// state, and each trace as decoded.
 #[derive(Default)]
-pub(crate) struct LogCache {
+pub(crate) struct RunCache {
     pub(crate) logs: incremental::LogCache<crate::analysis::nodes::NodeFold>,
     pub(crate) traces: TraceCache,
 }
@@ -167,7 +167,7 @@ pub struct Run {
     pub(crate) info: Option<RunInfo>,
     pub(crate) placements: Vec<Placement>,
     pub(crate) artifacts: Vec<Artifact>,
-    pub(crate) samples: Samples,
+    pub(crate) samples: RunSamples,
     /// Shared with a live view's cache (`TraceCache`), which keeps them
     /// between refreshes.
     pub(crate) traces: Vec<std::sync::Arc<TargetTrace>>,
@@ -416,7 +416,7 @@ pub fn load(dir: &Path) -> Result<Run> {
 /// As `load`; with a cache, the big logs are parsed only from where the
 /// previous load stopped (see `input::incremental`). `links` says whether an
 /// input whose real path leaves the run directory is read.
-pub(crate) fn load_with(dir: &Path, cache: Option<&mut LogCache>, links: Links) -> Result<Run> {
+pub(crate) fn load_with(dir: &Path, cache: Option<&mut RunCache>, links: Links) -> Result<Run> {
     let opts = Options {
         links,
         ..Default::default()
@@ -430,7 +430,7 @@ pub fn load_with_options(dir: &Path, opts: &Options) -> Result<Run> {
 }
 
 /// As `load_with`, read as `opts` says.
-pub(crate) fn load_from(dir: &Path, cache: Option<&mut LogCache>, opts: &Options) -> Result<Run> {
+pub(crate) fn load_from(dir: &Path, cache: Option<&mut RunCache>, opts: &Options) -> Result<Run> {
     let links = opts.links;
     // Opened once: every input below is read relative to this handle, and
     // the root's bound is checked on it, not on the name.
@@ -582,7 +582,7 @@ fn keep_samples_to_window(run: &mut Run, r: &mut InputReport, (w, open): Anchore
         say.judge(r, ("sample", "samples"), &o, false);
         r.skipped = r.skipped.saturating_add(r.records);
         r.records = 0;
-        run.samples = Samples::default();
+        run.samples = RunSamples::default();
         return;
     }
     let mut dropped = None;
@@ -792,7 +792,7 @@ fn read_logs(
     run: &Run,
     format: &LogFormat,
     trace_files: &[(String, String)],
-    (cache, opts): (Option<&mut LogCache>, &Options),
+    (cache, opts): (Option<&mut RunCache>, &Options),
 ) -> Logs {
     let (cache, trace_cache) = match cache {
         Some(c) => (Some(&mut c.logs), Some(&mut c.traces)),
@@ -929,7 +929,7 @@ fn read_big_logs(
 fn read_samples(
     dir: &RunDir,
     run: &Run,
-    (tail, cache): (Tail, Option<&mut Option<incremental::Tracked<Samples>>>),
+    (tail, cache): (Tail, Option<&mut Option<incremental::Tracked<RunSamples>>>),
     opts: &Options,
     (samples, server): (&mut SamplesRead, &mut Option<ServerRead>),
 ) {
@@ -954,13 +954,13 @@ fn read_samples(
                     .collect(),
             );
             *samples = Some(incremental::read_log(dir, SAMPLES, tail, format, "", cache, || {
-                Samples::keeping(first.clone(), MAX_NODES)
+                RunSamples::keeping(first.clone(), MAX_NODES)
             }));
         }
     }
 }
 
-type SamplesRead = Option<(Option<Samples>, InputReport)>;
+type SamplesRead = Option<(Option<RunSamples>, InputReport)>;
 type ServerRead = crate::input::prometheus::Reading<crate::analysis::nodes::NodeFold>;
 
 impl Logs {

@@ -6,7 +6,7 @@
 use crate::analysis::pooling::Coordinates;
 use crate::input::run_json;
 use crate::model::{self, Run};
-use crate::view::placement::{self, HistoryView, PlacementView};
+use crate::view::placement::{self, CostHistory, PlacementView};
 use std::path::Path;
 
 /// The placement view of the run in `run_dir`, with the history's medians
@@ -31,7 +31,7 @@ fn with_history(p: &mut PlacementView, run: &Run, root: &Path) {
 fn pool(p: &mut PlacementView, run: &Run, root: &Path, dirs: Vec<std::path::PathBuf>) {
     let info = run.info.as_ref();
     let key = Coordinates::of_info(info);
-    let mut header = HistoryView {
+    let mut header = CostHistory {
         root: root.display().to_string(),
         mode: info.and_then(|i| i.mode),
         arch: key.arch.clone(),
@@ -101,7 +101,7 @@ fn runs(n: usize) -> &'static str {
     }
 }
 
-fn explain_header(h: &mut HistoryView) {
+fn explain_header(h: &mut CostHistory) {
     let why = |key: &str| format!("this run's run.json has no `{key}`");
     if h.mode.is_none() {
         h.why_null.insert("mode".into(), why("mode"));

@@ -43,7 +43,7 @@ explained! {
         /// run.json's `started_at`, which orders runs (RFC 3339).
         [measured] pub(crate) started_at: Measured<String>,
         [plain] pub(crate) tool: Tool,
-        [measured] pub(crate) window: Measured<Window>,
+        [measured] pub(crate) window: Measured<WindowView>,
         /// The report's opening sentences: what matters, in words.
         [plain] pub(crate) summary: Vec<String>,
         /// Every warning of every input, and of the analysis.
@@ -78,7 +78,7 @@ explained! {
 pub(crate) const CPU_MEM: &str = "cpu_mem";
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Window {
+pub(crate) struct WindowView {
     pub(crate) start: String,
     pub(crate) end: String,
     pub(crate) wall_s: f64,
@@ -87,7 +87,7 @@ pub(crate) struct Window {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Band {
+pub(crate) struct PhaseBand {
     /// `setup`, `build` or `export`.
     pub(crate) phase: &'static str,
     pub(crate) start_s: f64,
@@ -161,7 +161,7 @@ explained! {
         /// Its place among its node's targets in timeline order: which shade
         /// of the builder's colour it takes, so targets on one node differ.
         [plain] pub(crate) shade: usize,
-        [plain] pub(crate) phases: Vec<Band>,
+        [plain] pub(crate) phases: Vec<PhaseBand>,
         [plain] pub(crate) uploads: Vec<[f64; 2]>,
         [plain] pub(crate) steps: Vec<StepView>,
         /// Its slowest steps (at most `SLOWEST_STEPS`), longest first, each with
@@ -175,7 +175,7 @@ explained! {
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct Series {
+pub(crate) struct SeriesView {
     /// Seconds from the window's start.
     pub(crate) t: Vec<f64>,
     /// `null` breaks the line: a gap or a dropped interval, never a zero.
@@ -210,8 +210,8 @@ explained! {
         [measured] pub(crate) load1_end: Measured<f64>,
         [plain] pub(crate) counter_resets: u64,
         [plain] pub(crate) gaps: u64,
-        [plain] pub(crate) cpu: Series,
-        [plain] pub(crate) mem: Series,
+        [plain] pub(crate) cpu: SeriesView,
+        [plain] pub(crate) mem: SeriesView,
         /// True when a series was reduced to display resolution (peaks kept).
         [plain] pub(crate) reduced: bool,
         /// Why a field is `null`; `cpu.v`/`mem.v`: why a series has nulls.
@@ -394,8 +394,8 @@ fn secs(us: Micros) -> f64 {
 }
 
 /// A series at display resolution as offsets from the window's start.
-fn series(points: &[(Micros, Option<f64>)], t0: Micros) -> Series {
-    let mut s = Series::default();
+fn series(points: &[(Micros, Option<f64>)], t0: Micros) -> SeriesView {
+    let mut s = SeriesView::default();
     for (t, v) in points {
         s.t.push(secs(t - t0));
         s.v.push(v.map(r1));
@@ -434,7 +434,7 @@ pub(crate) fn of(a: &Analysed) -> View {
         in_flight: run.in_flight(),
         started_at: crate::measure::run_started(cx).map(timefmt::format_rfc3339),
         tool: Tool::this(),
-        window: f.window.clone().map(|w| Window {
+        window: f.window.clone().map(|w| WindowView {
             start: timefmt::format_rfc3339(w.start),
             end: timefmt::format_rfc3339(w.end),
             wall_s: secs(w.end - w.start),

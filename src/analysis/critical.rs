@@ -16,7 +16,7 @@ pub(crate) const TOLERANCE: Micros = 5 * 1_000_000;
 
 /// A target's ended record with what placement.txt says of its order.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Job<'a> {
+pub(crate) struct OrderedRecord<'a> {
     pub(crate) target: &'a str,
     pub(crate) node: Option<&'a str>,
     pub(crate) start: Micros,
@@ -57,7 +57,7 @@ pub(crate) struct Binding {
 
 /// One link of the chain, earliest first.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Link {
+pub(crate) struct ChainLink {
     pub(crate) target: String,
     pub(crate) node: Option<String>,
     pub(crate) start: Micros,
@@ -66,9 +66,9 @@ pub(crate) struct Link {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Critical {
+pub(crate) struct CriticalChain {
     /// The chain that ends at the run's last finish, earliest first.
-    pub(crate) chain: Vec<Link>,
+    pub(crate) chain: Vec<ChainLink>,
     /// Seconds each target could have ended later without moving the run's end.
     pub(crate) slack_s: BTreeMap<String, f64>,
 }
@@ -76,7 +76,7 @@ pub(crate) struct Critical {
 /// The constraints of each job, as indices: its `after=` dependency and
 /// the one ahead of it in its node's queue, each only if it ended before
 /// the job started.
-fn constraints(jobs: &[Job]) -> Vec<Vec<(usize, Wait)>> {
+fn constraints(jobs: &[OrderedRecord]) -> Vec<Vec<(usize, Wait)>> {
     let index: BTreeMap<&str, usize> = jobs.iter().enumerate().map(|(i, j)| (j.target, i)).collect();
     let mut by_node: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, j) in jobs.iter().enumerate() {
@@ -109,7 +109,7 @@ fn constraints(jobs: &[Job]) -> Vec<Vec<(usize, Wait)>> {
 
 /// The constraint that ended last (the explicit dependency on a tie), and
 /// how long the job waited for it from `origin` or its other constraint's end.
-fn binding(jobs: &[Job], i: usize, cons: &[(usize, Wait)], origin: Micros) -> Option<(usize, Binding)> {
+fn binding(jobs: &[OrderedRecord], i: usize, cons: &[(usize, Wait)], origin: Micros) -> Option<(usize, Binding)> {
     let &(k, how) = cons.iter().max_by_key(|&&(k, how)| (jobs[k].end, how == Wait::After))?;
     let ready = cons
         .iter()
@@ -128,10 +128,10 @@ fn binding(jobs: &[Job], i: usize, cons: &[(usize, Wait)], origin: Micros) -> Op
 
 /// The chain ending at the last finish and every job's slack. `origin` is
 /// the run window's start (what a job with nothing ahead of it waits from).
-pub(crate) fn critical(jobs: &[Job], origin: Micros) -> Critical {
+pub(crate) fn critical(jobs: &[OrderedRecord], origin: Micros) -> CriticalChain {
     let Some(last) = (0..jobs.len()).max_by(|&a, &b| (jobs[a].end, jobs[b].target).cmp(&(jobs[b].end, jobs[a].target)))
     else {
-        return Critical::default();
+        return CriticalChain::default();
     };
     let cons = constraints(jobs);
     let bindings: Vec<Option<(usize, Binding)>> = (0..jobs.len()).map(|i| binding(jobs, i, &cons[i], origin)).collect();
@@ -140,7 +140,7 @@ pub(crate) fn critical(jobs: &[Job], origin: Micros) -> Critical {
     let mut at = Some(last);
     while let Some(i) = at.filter(|i| seen.insert(*i)) {
         let j = &jobs[i];
-        chain.push(Link {
+        chain.push(ChainLink {
             target: j.target.to_string(),
             node: j.node.map(str::to_string),
             start: j.start,
@@ -181,7 +181,7 @@ pub(crate) fn critical(jobs: &[Job], origin: Micros) -> Critical {
         .zip(slack)
         .map(|(j, s)| (j.target.to_string(), s.unwrap_or(0) as f64 / MICROS_PER_SEC))
         .collect();
-    Critical { chain, slack_s }
+    CriticalChain { chain, slack_s }
 }
 
 /// A job may end as late as the run's end, and no later than lets each
@@ -189,7 +189,7 @@ pub(crate) fn critical(jobs: &[Job], origin: Micros) -> Critical {
 /// waiter's own slack.
 fn slack_of(
     i: usize,
-    jobs: &[Job],
+    jobs: &[OrderedRecord],
     waiters: &[Vec<usize>],
     bound_end: &[Option<Micros>],
     memo: &mut [Option<Micros>],
@@ -227,8 +227,8 @@ pub(crate) struct Waiting<'a> {
 /// until the target started (or its dependency ended, give or take
 /// `TOLERANCE`, if that was sooner), by node. A dependency still running
 /// when the target started was not waited for.
-pub(crate) fn dependency_waits<'a>(jobs: &[Job<'a>], origin: Micros) -> Vec<Waiting<'a>> {
-    let by_name: BTreeMap<&str, &Job> = jobs.iter().map(|j| (j.target, j)).collect();
+pub(crate) fn dependency_waits<'a>(jobs: &[OrderedRecord<'a>], origin: Micros) -> Vec<Waiting<'a>> {
+    let by_name: BTreeMap<&str, &OrderedRecord> = jobs.iter().map(|j| (j.target, j)).collect();
     let mut out = vec![];
     for j in jobs {
         let (Some(node), Some(dep)) = (j.node, j.after.and_then(|a| by_name.get(a))) else {
@@ -261,8 +261,15 @@ mod tests {
 
     const S: Micros = 1_000_000;
 
-    fn job<'a>(target: &'a str, node: &'a str, start: i64, end: i64, queue: u32, after: Option<&'a str>) -> Job<'a> {
-        Job {
+    fn job<'a>(
+        target: &'a str,
+        node: &'a str,
+        start: i64,
+        end: i64,
+        queue: u32,
+        after: Option<&'a str>,
+    ) -> OrderedRecord<'a> {
+        OrderedRecord {
             target,
             node: Some(node),
             start: start * S,
@@ -275,7 +282,7 @@ mod tests {
     /// A small fleet's run: pytorch on strix (0-1000 s), triton-wheel on wifi
     /// after it (1001-3333 s), a queue on strix behind pytorch, and a short
     /// target on a third node.
-    fn run() -> Vec<Job<'static>> {
+    fn run() -> Vec<OrderedRecord<'static>> {
         vec![
             job("pytorch", "strix", 0, 1000, 0, None),
             job("triton-wheel", "wifi", 1001, 3333, 0, Some("pytorch")),
@@ -367,7 +374,7 @@ mod tests {
 
     #[test]
     fn no_jobs_no_chain_and_a_cycle_of_skewed_clocks_ends() {
-        assert_eq!(critical(&[], 0), Critical::default());
+        assert_eq!(critical(&[], 0), CriticalChain::default());
         // Each ends within the tolerance of the other's start, each after the other.
         let jobs = vec![job("a", "m", 10, 12, 0, Some("b")), job("b", "n", 10, 12, 0, Some("a"))];
         let c = critical(&jobs, 0);

@@ -65,15 +65,6 @@ pub(crate) fn critical_path(records: &[Record]) -> Option<CriticalPath> {
     })
 }
 
-/// A target the balancer's estimate got badly wrong.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct EstimateMiss {
-    pub(crate) target: String,
-    pub(crate) est_s: f64,
-    pub(crate) actual_s: f64,
-    pub(crate) ratio: f64,
-}
-
 /// Actual over estimate beyond this factor (either way) is "far".
 pub(crate) const ESTIMATE_FACTOR: f64 = 1.5;
 
@@ -86,9 +77,10 @@ pub(crate) fn estimate_ratio(est_s: f64, actual_s: f64) -> Option<f64> {
     Some(actual_s / est_s).filter(|r| r.is_finite())
 }
 
-pub(crate) fn estimate_miss(target: &str, est_s: f64, actual_s: f64) -> Option<EstimateMiss> {
+/// A target the balancer's estimate got badly wrong, its ratio unrounded.
+pub(crate) fn estimate_miss(target: &str, est_s: f64, actual_s: f64) -> Option<crate::figures::EstimateMiss> {
     let ratio = estimate_ratio(est_s, actual_s)?;
-    (!(1.0 / ESTIMATE_FACTOR..=ESTIMATE_FACTOR).contains(&ratio)).then(|| EstimateMiss {
+    (!(1.0 / ESTIMATE_FACTOR..=ESTIMATE_FACTOR).contains(&ratio)).then(|| crate::figures::EstimateMiss {
         target: target.to_string(),
         est_s,
         actual_s,

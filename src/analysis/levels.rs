@@ -57,7 +57,7 @@ pub(crate) enum Scale {
 
 /// One night of a series.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Night {
+pub(crate) struct SeriesNight {
     pub(crate) value: f64,
     /// The node ended the run loaded beyond its cores: it neither confirms
     /// nor denies a change, and no level rests on it.
@@ -86,7 +86,7 @@ pub(crate) enum Judged {
 /// A change of level: from night `first` on, the metric sits at `after`
 /// instead of `before`.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Change {
+pub(crate) struct LevelChange {
     /// The last judged night at the old level (not loaded, not an outlier).
     pub(crate) last_before: usize,
     /// The first night at the new level.
@@ -106,7 +106,7 @@ pub(crate) struct Change {
     pub(crate) sigmas: Option<f64>,
 }
 
-impl Change {
+impl LevelChange {
     /// Up is a change to a higher value.
     pub(crate) fn up(&self) -> bool {
         self.after > self.before
@@ -125,7 +125,7 @@ pub(crate) struct Levels {
     /// Each night against the level it was judged against; `None` when it
     /// was not judged (too few nights before it).
     pub(crate) against: Vec<Option<Deviation>>,
-    pub(crate) changes: Vec<Change>,
+    pub(crate) changes: Vec<LevelChange>,
     /// The newest level's value and how many nights it rests on.
     pub(crate) level: Option<(f64, usize)>,
     /// The noise after the newest night, in percent of the level; `None`
@@ -284,7 +284,7 @@ pub(crate) const WINDOW_TESTS: f64 = 2.0;
 /// checks a night holds (the threshold's family); `tail` widens the noise
 /// for heavy tails (1 for normal noise, see [`tail_factor`]).
 #[cfg(test)]
-pub(crate) fn judge(nights: &[Night], scale: Scale, series: usize, tail: f64) -> Levels {
+pub(crate) fn judge(nights: &[SeriesNight], scale: Scale, series: usize, tail: f64) -> Levels {
     let mut j = Judge::new(nights, scale, threshold(series));
     for _ in nights {
         j.judge_next(tail);
@@ -297,8 +297,8 @@ pub(crate) fn judge(nights: &[Night], scale: Scale, series: usize, tail: f64) ->
 /// for a tail of its own): a key's targets and metrics. `series[s]` gives
 /// each night of series `s` with its place in the key's order of nights,
 /// ascending; every series is judged as one of `series.len()` checks.
-pub(crate) fn judge_together(series: &[(Scale, Vec<(usize, Night)>)]) -> Vec<Levels> {
-    let nights: Vec<Vec<Night>> = series.iter().map(|(_, n)| n.iter().map(|x| x.1).collect()).collect();
+pub(crate) fn judge_together(series: &[(Scale, Vec<(usize, SeriesNight)>)]) -> Vec<Levels> {
+    let nights: Vec<Vec<SeriesNight>> = series.iter().map(|(_, n)| n.iter().map(|x| x.1).collect()).collect();
     let t = threshold(series.len());
     let mut judges: Vec<Judge> = series
         .iter()
@@ -365,13 +365,13 @@ impl Tail {
 
 /// The state of a series being judged night by night.
 struct Judge<'a> {
-    nights: &'a [Night],
+    nights: &'a [SeriesNight],
     scale: Scale,
     threshold: f64,
     tail: f64,
     y: Vec<f64>,
     out: Vec<Judged>,
-    changes: Vec<Change>,
+    changes: Vec<LevelChange>,
     /// The first night of the current segment.
     seg: usize,
     /// Night-to-night differences within segments, loaded nights left out,
@@ -421,7 +421,7 @@ const SPREAD_BOUND: f64 = 0.7;
 pub(crate) const WIDE_PCT: f64 = crate::analysis::spread::MAX_GATE_SPREAD_PCT;
 
 impl<'a> Judge<'a> {
-    fn new(nights: &'a [Night], scale: Scale, threshold: f64) -> Self {
+    fn new(nights: &'a [SeriesNight], scale: Scale, threshold: f64) -> Self {
         Judge {
             nights,
             scale,
@@ -656,7 +656,7 @@ impl<'a> Judge<'a> {
         let after: Vec<f64> = at.iter().map(|&k| self.y[k]).collect();
         let after = median(&after).unwrap_or(self.y[called]);
         let (before_v, after_v) = (self.value_of(b.level), self.value_of(after));
-        self.changes.push(Change {
+        self.changes.push(LevelChange {
             last_before,
             first,
             called,

@@ -121,7 +121,7 @@ pub(crate) fn band(spread: &Result<f64, String>, n: usize) -> Band {
 /// A change of level: from the point at `at` on, the metric sits at `after`
 /// instead of `before` (medians of either side).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Step {
+pub(crate) struct MedianShift {
     pub(crate) at: usize,
     pub(crate) before: f64,
     pub(crate) after: f64,
@@ -138,7 +138,7 @@ fn l1_cost(v: &[f64]) -> (f64, f64) {
 /// leaves the least absolute deviation from each side's median), when the
 /// change exceeds 3× the spread of what is left and STEP_MIN_PCT. Only the
 /// newest STEP_WINDOW points are searched; `at` indexes `values`.
-pub(crate) fn find_step(values: &[f64]) -> Option<Step> {
+pub(crate) fn find_step(values: &[f64]) -> Option<MedianShift> {
     let skip = values.len().saturating_sub(STEP_WINDOW);
     let v = &values[skip..];
     if v.len() < 2 * STEP_MIN_SIDE {
@@ -174,7 +174,7 @@ pub(crate) fn find_step(values: &[f64]) -> Option<Step> {
         .map(f64::abs)
         .collect();
     let noise_pct = 100.0 * MAD_TO_SIGMA * median(&residuals)? / before;
-    (change_pct.is_finite() && change_pct.abs() > (BAND_SPREADS * noise_pct).max(STEP_MIN_PCT)).then_some(Step {
+    (change_pct.is_finite() && change_pct.abs() > (BAND_SPREADS * noise_pct).max(STEP_MIN_PCT)).then_some(MedianShift {
         at: skip + i,
         before,
         after,

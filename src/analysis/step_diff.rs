@@ -71,18 +71,18 @@ pub(crate) fn slowest(records: &[StepRecord], limit: usize) -> Vec<StepRecord> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum State {
+pub(crate) enum StepState {
     Ran,
     Cached,
     Absent,
 }
 
-impl State {
-    fn of(r: Option<&StepRecord>) -> State {
+impl StepState {
+    fn of(r: Option<&StepRecord>) -> StepState {
         match r {
-            None => State::Absent,
-            Some(r) if r.ran => State::Ran,
-            Some(_) => State::Cached,
+            None => StepState::Absent,
+            Some(r) if r.ran => StepState::Ran,
+            Some(_) => StepState::Cached,
         }
     }
 }
@@ -97,8 +97,8 @@ pub(crate) struct StepChange {
     pub(crate) b_s: Option<f64>,
     /// B − A, an absent step counting 0 s.
     pub(crate) delta_s: f64,
-    pub(crate) a: State,
-    pub(crate) b: State,
+    pub(crate) a: StepState,
+    pub(crate) b: StepState,
     /// `null` where either trace lacks digests or the step is on one side only.
     pub(crate) vertex_changed: Option<bool>,
     /// Cached in A, ran in B under the same vertex.
@@ -115,19 +115,19 @@ impl StepChange {
         match (self.a, self.b, self.vertex_changed) {
             _ if self.layer_cache_miss => Some("layer-cache miss"),
             _ if self.command_was.is_some() => Some("command changed"),
-            (State::Absent, _, _) => Some("new step"),
-            (_, State::Absent, _) => Some("step gone"),
-            (State::Ran, State::Cached, Some(false)) => Some("came from the layer cache"),
+            (StepState::Absent, _, _) => Some("new step"),
+            (_, StepState::Absent, _) => Some("step gone"),
+            (StepState::Ran, StepState::Cached, Some(false)) => Some("came from the layer cache"),
             (_, _, Some(true)) => Some("vertex changed"),
-            (State::Cached, State::Ran, None) => Some("cached before, ran now"),
-            (State::Ran, State::Cached, None) => Some("ran before, cached now"),
+            (StepState::Cached, StepState::Ran, None) => Some("cached before, ran now"),
+            (StepState::Ran, StepState::Cached, None) => Some("ran before, cached now"),
             _ => None,
         }
     }
 }
 
 fn change(a: Option<&StepRecord>, b: Option<&StepRecord>, vertex_changed: Option<bool>) -> StepChange {
-    let (sa, sb) = (State::of(a), State::of(b));
+    let (sa, sb) = (StepState::of(a), StepState::of(b));
     let command_was = match (a, b) {
         (Some(a), Some(b)) if a.key() != b.key() => Some(a.name.clone()),
         _ => None,
@@ -141,7 +141,7 @@ fn change(a: Option<&StepRecord>, b: Option<&StepRecord>, vertex_changed: Option
         a: sa,
         b: sb,
         vertex_changed,
-        layer_cache_miss: sa == State::Cached && sb == State::Ran && vertex_changed == Some(false),
+        layer_cache_miss: sa == StepState::Cached && sb == StepState::Ran && vertex_changed == Some(false),
     }
 }
 
@@ -322,7 +322,7 @@ mod tests {
         let a = [rec("[builder 3/4] RUN pip install", Some("v"), 0.2, false)];
         let b = [rec("[builder 3/4] RUN pip install", Some("v"), 300.0, true)];
         let d = diff(&a, &b);
-        assert_eq!((d[0].a, d[0].b), (State::Cached, State::Ran));
+        assert_eq!((d[0].a, d[0].b), (StepState::Cached, StepState::Ran));
         assert!(d[0].layer_cache_miss);
         assert_eq!(d[0].cause(), Some("layer-cache miss"));
         // Under a new vertex it ran because its inputs changed: no miss.
@@ -336,8 +336,8 @@ mod tests {
         let b = [rec("[b 1/3] RUN new", None, 50.0, true)];
         let d = diff(&a, &b);
         assert_eq!(d[0].step, "[b 1/3] RUN new");
-        assert_eq!((d[0].a, d[0].a_s, d[0].delta_s), (State::Absent, None, 50.0));
-        assert_eq!((d[1].b, d[1].b_s, d[1].delta_s), (State::Absent, None, -5.0));
+        assert_eq!((d[0].a, d[0].a_s, d[0].delta_s), (StepState::Absent, None, 50.0));
+        assert_eq!((d[1].b, d[1].b_s, d[1].delta_s), (StepState::Absent, None, -5.0));
         assert_eq!(d[0].cause(), Some("new step"));
         // A side that kept only its slowest steps does not call one absent.
         assert_eq!(diff_kept(&a, &b, false, true).len(), 1);

@@ -9,7 +9,7 @@ use super::night::{GatedRun, Verdict};
 use super::Check;
 use crate::analysis::levels::{self, Judged};
 use crate::figures::{Figures, Load, Metric};
-use crate::history::regressions::{Accepted, KeyJudged, Regression, State};
+use crate::history::regressions::{Accepted, KeyJudged, Regression, RegressionState};
 
 /// What a lane gates with beyond the runs: the accepted file, whether an
 /// open regression keeps it red, and the regressions other lanes called.
@@ -87,7 +87,7 @@ pub(crate) fn gate_judged(k: &KeyJudged, at: usize, opts: &GateOptions) -> Gated
     }
     g.open = regressions
         .iter()
-        .filter(|r| r.state == State::Open && r.shift.at.2 < at)
+        .filter(|r| r.state == RegressionState::Open && r.shift.at.2 < at)
         .cloned()
         .collect();
     g.checked = g.checks.iter().filter(|c| c.checked()).count();
@@ -158,7 +158,7 @@ fn check(
     let earlier = regressions
         .iter()
         .filter(mine)
-        .rfind(|r| r.shift.at.2 < at && !matches!(r.state, State::Recovered { .. }));
+        .rfind(|r| r.shift.at.2 < at && !matches!(r.state, RegressionState::Recovered { .. }));
     let Some((said, dev)) = k.said(target, metric, at) else {
         c.verdict = match earlier {
             Some(r) => {
@@ -228,7 +228,7 @@ fn verdict(
             c.why = Some(r.check_why());
             c.regression = Some(r.clone());
             match (&r.state, opts.called_elsewhere.get(&r.shift.id)) {
-                (State::Accepted { note }, _) => format!("accepted: {note}"),
+                (RegressionState::Accepted { note }, _) => format!("accepted: {note}"),
                 (_, Some(lane)) => format!("open since {} (called by lane {lane})", r.shift.first),
                 _ => "REGRESSION".into(),
             }
@@ -261,7 +261,7 @@ fn verdict(
         (_, None, Some(r)) => {
             c.regression = Some(r.clone());
             match &r.state {
-                State::Accepted { note } => format!("accepted since {}: {note}", r.shift.first),
+                RegressionState::Accepted { note } => format!("accepted since {}: {note}", r.shift.first),
                 _ => format!("open since {} (night {} at its new level)", r.shift.first, r.nights),
             }
         }

@@ -12,16 +12,16 @@ use std::collections::{BTreeMap, BTreeSet};
 pub(crate) const LOAD_GROWTH: f64 = 4.0;
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub(crate) struct Key {
+pub(crate) struct BenchKey {
     pub(crate) target: String,
     pub(crate) builder: String,
     pub(crate) arch: String,
     pub(crate) max_jobs: Option<u64>,
 }
 
-impl Key {
-    fn of(r: &BenchRow) -> Key {
-        Key {
+impl BenchKey {
+    fn of(r: &BenchRow) -> BenchKey {
+        BenchKey {
             target: r.target.clone(),
             builder: r.builder.clone(),
             arch: r.arch.clone(),
@@ -68,7 +68,7 @@ pub(crate) fn pool_of(r: &BenchRow) -> Result<Pool, String> {
 
 /// One sample as the report quotes it.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Sample {
+pub(crate) struct BenchSample {
     pub(crate) line: u64,
     pub ts: String,
     pub(crate) seconds: f64,
@@ -85,8 +85,8 @@ pub(crate) struct PoolStats {
     pub(crate) min_s: f64,
     pub(crate) max_s: f64,
     pub(crate) median_s: f64,
-    pub(crate) newest: Sample,
-    pub(crate) samples: Vec<Sample>,
+    pub(crate) newest: BenchSample,
+    pub(crate) samples: Vec<BenchSample>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -98,7 +98,7 @@ pub(crate) struct Ratios {
 
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct KeyReport {
-    pub(crate) key: Key,
+    pub(crate) key: BenchKey,
     pub(crate) pools: BTreeMap<Pool, PoolStats>,
     pub(crate) ratios: Ratios,
     /// Why a ratio is `null`, by ratio name.
@@ -108,7 +108,7 @@ pub(crate) struct KeyReport {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Failure {
+pub(crate) struct FailedBuild {
     pub(crate) line: u64,
     pub(crate) ts: String,
     pub(crate) target: String,
@@ -127,7 +127,7 @@ pub(crate) struct Excluded {
 pub(crate) struct RatiosReport {
     pub(crate) schema: u32,
     pub(crate) keys: Vec<KeyReport>,
-    pub(crate) failures: Vec<Failure>,
+    pub(crate) failures: Vec<FailedBuild>,
     /// Valid rows that fit no pool, with the reason.
     pub(crate) excluded: Vec<Excluded>,
 }
@@ -163,9 +163,9 @@ fn median(v: &mut [f64]) -> f64 {
 fn stats(rows: &[&BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> Option<PoolStats> {
     let mut sorted: Vec<&&BenchRow> = rows.iter().collect();
     sorted.sort_by_key(|r| (r.ts, r.line));
-    let samples: Vec<Sample> = sorted
+    let samples: Vec<BenchSample> = sorted
         .iter()
-        .map(|r| Sample {
+        .map(|r| BenchSample {
             line: r.line,
             ts: r.ts_text.clone(),
             seconds: r.seconds,
@@ -189,7 +189,7 @@ fn stats(rows: &[&BenchRow], cores: &dyn Fn(&str) -> Option<u32>) -> Option<Pool
 
 /// Successful rows by key and pool; a row's key is its whole (target,
 /// builder, arch, max_jobs).
-type Pooled<'r> = BTreeMap<Key, BTreeMap<Pool, Vec<&'r BenchRow>>>;
+type Pooled<'r> = BTreeMap<BenchKey, BTreeMap<Pool, Vec<&'r BenchRow>>>;
 
 /// The max_jobs values each (target, builder, arch) has each pool at.
 type Widths = BTreeMap<(String, String, String, Pool), BTreeSet<String>>;
@@ -201,9 +201,9 @@ const RATIOS: [(&str, Pool, Pool); 3] = [
     ("layer_cache", Pool::Compiled, Pool::Skipped),
 ];
 
-impl Failure {
-    fn of(r: &BenchRow) -> Failure {
-        Failure {
+impl FailedBuild {
+    fn of(r: &BenchRow) -> FailedBuild {
+        FailedBuild {
             line: r.line,
             ts: r.ts_text.clone(),
             target: r.target.clone(),
@@ -226,17 +226,17 @@ impl Ratios {
 
 /// Failed builds are listed, never pooled; a successful row goes to its
 /// pool, or is excluded with the reason it fits none.
-fn pool_rows(rows: &[BenchRow]) -> (Pooled<'_>, Vec<Failure>, Vec<Excluded>) {
+fn pool_rows(rows: &[BenchRow]) -> (Pooled<'_>, Vec<FailedBuild>, Vec<Excluded>) {
     let mut failures = vec![];
     let mut excluded = vec![];
     let mut pooled: Pooled = BTreeMap::new();
     for r in rows {
         if r.rc != 0 {
-            failures.push(Failure::of(r));
+            failures.push(FailedBuild::of(r));
             continue;
         }
         match pool_of(r) {
-            Ok(p) => pooled.entry(Key::of(r)).or_default().entry(p).or_default().push(r),
+            Ok(p) => pooled.entry(BenchKey::of(r)).or_default().entry(p).or_default().push(r),
             Err(reason) => excluded.push(Excluded { line: r.line, reason }),
         }
     }
@@ -291,7 +291,7 @@ fn suspect_sides(sides: [&PoolStats; 2]) -> Option<String> {
 
 /// Why a pool is missing at this key: at another max_jobs, say which; else
 /// there is none for the target on that builder at all.
-fn why_missing(key: &Key, pool: Pool, widths: &Widths) -> String {
+fn why_missing(key: &BenchKey, pool: Pool, widths: &Widths) -> String {
     match widths.get(&(key.target.clone(), key.builder.clone(), key.arch.clone(), pool)) {
         Some(w) => format!(
             "no {} at max_jobs={} (there is one at max_jobs={})",
@@ -336,7 +336,7 @@ fn add_ratio(report: &mut KeyReport, (name, num, den): (&str, Pool, Pool), width
 }
 
 fn key_report(
-    key: &Key,
+    key: &BenchKey,
     pools: &BTreeMap<Pool, Vec<&BenchRow>>,
     widths: &Widths,
     cores: &dyn Fn(&str) -> Option<u32>,

@@ -7,7 +7,7 @@
 //! returns, accepted when someone said so (`Accepted`).
 
 use super::Key;
-use crate::analysis::levels::{self, Change, Judged, Levels, Night, Scale};
+use crate::analysis::levels::{self, Judged, LevelChange, Levels, Scale, SeriesNight};
 use crate::analysis::step_diff::{self, StepChange};
 use crate::figures::{Figures, Metric};
 use serde::{Deserialize, Serialize};
@@ -17,17 +17,17 @@ use std::collections::BTreeMap;
 pub(crate) struct KeyJudged<'a> {
     pub(crate) key: Key,
     pub(crate) runs: Vec<&'a Figures>,
-    pub(crate) series: BTreeMap<(String, Metric), Series>,
+    pub(crate) series: BTreeMap<(String, Metric), JudgedSeries>,
 }
 
 /// One metric of one target: the runs it was measured in, judged.
-pub(crate) struct Series {
+pub(crate) struct JudgedSeries {
     /// Each night's run, as an index into the key's `runs`.
     pub(crate) runs: Vec<usize>,
     pub(crate) levels: Levels,
 }
 
-impl Series {
+impl JudgedSeries {
     /// The night of run `run`, if the series has one.
     pub(crate) fn night_of(&self, run: usize) -> Option<usize> {
         self.runs.binary_search(&run).ok()
@@ -35,7 +35,7 @@ impl Series {
 }
 
 /// A series' scale and its nights, each with its index into the key's runs.
-type SeriesNights = (Scale, Vec<(usize, Night)>);
+type SeriesNights = (Scale, Vec<(usize, SeriesNight)>);
 
 /// Judges every series of a key's `runs` (oldest first, none left out).
 pub(crate) fn judge_key<'a>(key: Key, runs: Vec<&'a Figures>) -> KeyJudged<'a> {
@@ -45,7 +45,7 @@ pub(crate) fn judge_key<'a>(key: Key, runs: Vec<&'a Figures>) -> KeyJudged<'a> {
             for m in Metric::TARGET {
                 let Some(value) = t.metric(m).get() else { continue };
                 let scale = if m.is_time() { Scale::Time } else { Scale::Count };
-                let night = Night {
+                let night = SeriesNight {
                     value,
                     loaded: t.loaded() == Some(true),
                 };
@@ -65,7 +65,7 @@ pub(crate) fn judge_key<'a>(key: Key, runs: Vec<&'a Figures>) -> KeyJudged<'a> {
         .zip(judged)
         .map(|((k, (_, p)), levels)| {
             let runs = p.iter().map(|x| x.0).collect();
-            (k, Series { runs, levels })
+            (k, JudgedSeries { runs, levels })
         })
         .collect();
     KeyJudged { key, runs, series }
@@ -230,7 +230,7 @@ impl KeyJudged<'_> {
         out
     }
 
-    fn shift(&self, target: &str, metric: Metric, s: &Series, c: &Change) -> Shift {
+    fn shift(&self, target: &str, metric: Metric, s: &JudgedSeries, c: &LevelChange) -> Shift {
         let at = (s.runs[c.last_before], s.runs[c.first], s.runs[c.called]);
         let (rb, rf, rc) = (self.runs[at.0], self.runs[at.1], self.runs[at.2]);
         let worse = c.up() == metric.lower_is_better();
@@ -276,9 +276,9 @@ impl KeyJudged<'_> {
                 });
                 let nights = self.runs[s.at.1..=at].len();
                 let state = match (back, accepted.note(&s.id)) {
-                    (Some(t), _) => State::Recovered { on: t.first.clone() },
-                    (None, Some(note)) => State::Accepted { note: note.to_string() },
-                    (None, None) => State::Open,
+                    (Some(t), _) => RegressionState::Recovered { on: t.first.clone() },
+                    (None, Some(note)) => RegressionState::Accepted { note: note.to_string() },
+                    (None, None) => RegressionState::Open,
                 };
                 Regression {
                     shift: s.clone(),
@@ -300,7 +300,7 @@ impl KeyJudged<'_> {
 /// A regression's state on a night.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
-pub(crate) enum State {
+pub(crate) enum RegressionState {
     /// Called and still at its level.
     Open,
     /// The level returned (the first night back).
@@ -315,7 +315,7 @@ pub(crate) struct Regression {
     #[serde(flatten)]
     pub(crate) shift: Shift,
     #[serde(flatten)]
-    pub(crate) state: State,
+    pub(crate) state: RegressionState,
     /// Nights of the key from its first night to the night it is judged on.
     pub(crate) nights: usize,
 }
@@ -354,9 +354,9 @@ impl Regression {
             crate::fmt::metric(s.metric.name(), s.after)
         );
         let state = match &self.state {
-            State::Open => "open".to_string(),
-            State::Recovered { on } => format!("recovered on {on}"),
-            State::Accepted { note } => format!("accepted: {note}"),
+            RegressionState::Open => "open".to_string(),
+            RegressionState::Recovered { on } => format!("recovered on {on}"),
+            RegressionState::Accepted { note } => format!("accepted: {note}"),
         };
         // A count moves by steps, said as they are; a time by its share.
         let change = if s.metric.is_time() {

@@ -27,12 +27,12 @@ pub struct HistoryView {
     pub(crate) loaded_rule: &'static str,
     pub(crate) keys: Vec<KeyView>,
     /// Runs left out (in flight, broken, unreadable), with the reason.
-    pub(crate) left_out: Vec<LeftOut>,
+    pub(crate) left_out: Vec<LeftOutRun>,
     pub(crate) tool: Tool,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct LeftOut {
+pub(crate) struct LeftOutRun {
     pub(crate) run: String,
     pub(crate) reason: String,
 }
@@ -168,7 +168,7 @@ pub(crate) struct MetricView {
     /// The newest point against that level.
     pub(crate) newest_vs_level_pct: Option<f64>,
     /// The newest change of level (as `change_point`).
-    pub(crate) step: Option<StepView>,
+    pub(crate) step: Option<LevelStepView>,
     /// The newest change of level, with the steps that moved between the
     /// runs either side of it; `null` with the reason in `why_null`.
     pub(crate) change_point: Option<ChangePoint>,
@@ -177,12 +177,12 @@ pub(crate) struct MetricView {
     /// Points whose node ended the run loaded; `null` when no point's load
     /// is known (the key's `load_unknown` says why).
     pub(crate) loaded: Option<usize>,
-    pub(crate) points: Vec<Point>,
+    pub(crate) points: Vec<PointView>,
     pub(crate) why_null: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Point {
+pub(crate) struct PointView {
     pub(crate) stamp: String,
     pub(crate) value: f64,
     /// `null`: not known (the key's `load_unknown` says why).
@@ -196,7 +196,7 @@ pub(crate) struct Point {
 
 /// A change of level: from run `stamp` on, the metric sits at `after`.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct StepView {
+pub(crate) struct LevelStepView {
     pub(crate) stamp: String,
     pub(crate) run: usize,
     pub(crate) before: f64,
@@ -266,12 +266,12 @@ fn r1(x: f64) -> f64 {
 }
 
 fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target: &str, metric: Metric) -> MetricView {
-    let mut points: Vec<Point> = runs
+    let mut points: Vec<PointView> = runs
         .iter()
         .enumerate()
         .filter_map(|(i, r)| {
             let t = r.targets.get(target)?;
-            Some(Point {
+            Some(PointView {
                 stamp: r.stamp.clone(),
                 value: t.metric(metric).get()?,
                 loaded: t.loaded(),
@@ -308,7 +308,7 @@ fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target:
     level_lines(&mut points, shifts);
     let (level, noise_pct, vs_level) = level_figures(judged, target, metric, newest, median.is_some(), &mut why_null);
     let change_points = change_points_of(&points, shifts);
-    let step = shifts.last().zip(change_points.last()).map(|(s, c)| StepView {
+    let step = shifts.last().zip(change_points.last()).map(|(s, c)| LevelStepView {
         stamp: s.first.clone(),
         run: s.at.1,
         before: c.before_median,
@@ -394,7 +394,7 @@ fn level_figures(
 /// The series' changes of level as history.json gives them: in hindsight
 /// each side's level is its whole stretch's median (the level line), not
 /// only the nights known when the change was called.
-fn change_points_of(points: &[Point], shifts: &[&Shift]) -> Vec<ChangePoint> {
+fn change_points_of(points: &[PointView], shifts: &[&Shift]) -> Vec<ChangePoint> {
     let level_at = |run: usize| points.iter().find(|p| p.run == run).map(|p| p.level);
     shifts
         .iter()
@@ -421,7 +421,7 @@ fn change_points_of(points: &[Point], shifts: &[&Shift]) -> Vec<ChangePoint> {
 /// gate's regressions keep both (as recovered); only the levels drop them.
 /// One change is dropped at a time and the stretches measured again, since
 /// dropping one merges two stretches.
-fn levels_that_held<'a>(points: &[Point], shifts: &[&'a Shift]) -> Vec<&'a Shift> {
+fn levels_that_held<'a>(points: &[PointView], shifts: &[&'a Shift]) -> Vec<&'a Shift> {
     let mut held: Vec<&Shift> = shifts.to_vec();
     while let Some(drop) = first_that_did_not_hold(points, &held) {
         for i in drop.into_iter().rev() {
@@ -432,7 +432,7 @@ fn levels_that_held<'a>(points: &[Point], shifts: &[&'a Shift]) -> Vec<&'a Shift
 }
 
 /// The changes (indices into `shifts`) to drop next, if any.
-fn first_that_did_not_hold(points: &[Point], shifts: &[&Shift]) -> Option<Vec<usize>> {
+fn first_that_did_not_hold(points: &[PointView], shifts: &[&Shift]) -> Option<Vec<usize>> {
     let mut cuts: Vec<usize> = shifts
         .iter()
         .map(|s| points.iter().position(|p| p.run >= s.at.1).unwrap_or(points.len()))
@@ -473,7 +473,7 @@ fn first_that_did_not_hold(points: &[Point], shifts: &[&Shift]) -> Option<Vec<us
 }
 
 /// Each point's level: the median of its stretch between changes of level.
-fn level_lines(points: &mut [Point], shifts: &[&Shift]) {
+fn level_lines(points: &mut [PointView], shifts: &[&Shift]) {
     let mut from = 0;
     let mut cuts: Vec<usize> = shifts
         .iter()
@@ -632,7 +632,7 @@ pub fn build_with<'a>(
     let mut left_out = vec![];
     for r in runs {
         match &r.left_out {
-            Some(reason) => left_out.push(LeftOut {
+            Some(reason) => left_out.push(LeftOutRun {
                 run: r.dir.clone(),
                 reason: reason.clone(),
             }),

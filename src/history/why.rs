@@ -77,8 +77,8 @@ pub(crate) fn revision_change(a: Option<&str>, b: Option<&str>) -> Option<String
 
 /// One step's change: "`[builder 8/11] RUN make` 7m00s → 9m20s (vertex changed)".
 pub(crate) fn step_phrase(s: &StepChange, extra: Option<&str>) -> String {
-    let side = |x: Option<f64>, st: crate::analysis::step_diff::State| match x {
-        Some(x) if st == crate::analysis::step_diff::State::Cached => format!("{} (cached)", human_duration(x)),
+    let side = |x: Option<f64>, st: crate::analysis::step_diff::StepState| match x {
+        Some(x) if st == crate::analysis::step_diff::StepState::Cached => format!("{} (cached)", human_duration(x)),
         Some(x) => human_duration(x),
         None => "absent".into(),
     };

@@ -18,7 +18,7 @@ pub(crate) const MALFORMED_SHARE: f64 = 0.01;
 
 /// What one parse of a present input saw, as the contract judges it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Reading<'a> {
+pub(crate) struct Observed<'a> {
     pub(crate) bytes: Option<u64>,
     pub(crate) lines: u64,
     pub(crate) records: u64,
@@ -33,7 +33,7 @@ pub(crate) struct Reading<'a> {
 }
 
 /// Every way the reading breaks the contract; empty when it holds.
-pub(crate) fn breaches(r: &Reading) -> Vec<String> {
+pub(crate) fn breaches(r: &Observed) -> Vec<String> {
     // A file that does not fit its format has nothing more to say.
     if let Some(why) = r.unfit {
         return vec![why.to_string()];
@@ -70,7 +70,7 @@ pub(crate) fn left_out_breach(left_out: u64, records: u64) -> Option<String> {
 
 /// What was read: every line of a log (or every span of a trace, whose
 /// line count says nothing) is a record, skipped or malformed.
-fn items(r: &Reading) -> u64 {
+fn items(r: &Observed) -> u64 {
     r.records + r.skipped + r.malformed
 }
 
@@ -89,7 +89,7 @@ pub(crate) fn is_no_record(breach: &str) -> bool {
 }
 
 /// The reason every figure taken from this input is `null`.
-fn no_record(r: &Reading) -> String {
+fn no_record(r: &Observed) -> String {
     if r.bytes == Some(0) {
         return "the file is empty; nothing in this report comes from it".into();
     }
@@ -116,8 +116,8 @@ fn no_record(r: &Reading) -> String {
 mod tests {
     use super::*;
 
-    fn reading(lines: u64, records: u64, malformed: u64) -> Reading<'static> {
-        Reading {
+    fn reading(lines: u64, records: u64, malformed: u64) -> Observed<'static> {
+        Observed {
             bytes: Some(lines * 100),
             lines,
             records,
@@ -146,7 +146,7 @@ mod tests {
             line: 1,
             reason: "expected \" - \" at column 9".into(),
         };
-        let r = Reading {
+        let r = Observed {
             first_problem: Some(&p),
             format: Some("log_format sccache"),
             ..reading(200, 0, 200)
@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn a_file_that_does_not_fit_its_format_breaks_it_whatever_it_held() {
-        let r = Reading {
+        let r = Observed {
             unfit: Some("unknown trace encoding"),
             ..reading(10, 10, 0)
         };

@@ -134,7 +134,7 @@ impl InputReport {
                 stats.problems_dropped
             ));
         }
-        let breaches = contract::breaches(&contract::Reading {
+        let breaches = contract::breaches(&contract::Observed {
             bytes,
             lines: stats.lines,
             records: stats.records,

@@ -124,7 +124,7 @@ pub(crate) fn read<F: PollFold>(
         Ok(p) => p,
         Err(why) => return failed(server, info, why, file),
     };
-    let mut state = State::new(server, &plan, keep_polls);
+    let mut state = ReadState::new(server, &plan, keep_polls);
     for (g, group) in plan.groups.iter().enumerate() {
         for chunk in 0..plan.steps.div_ceil(POINTS_PER_REQUEST) {
             let first = chunk * POINTS_PER_REQUEST;
@@ -310,7 +310,7 @@ fn gauge(f: Figure) -> Option<usize> {
 }
 
 mod state;
-use state::State;
+use state::ReadState;
 
 #[cfg(test)]
 mod tests;

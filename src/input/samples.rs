@@ -47,7 +47,7 @@ const MAX_SPANS: usize = 256;
 /// Summarised polls counted by time: a minute's (or, past `MAX_SPANS`, a
 /// wider stretch's) polls, with the first and last poll's time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Span {
+pub(crate) struct PollSpan {
     pub(crate) first: Micros,
     pub(crate) last: Micros,
     pub(crate) polls: u64,
@@ -64,7 +64,7 @@ pub(crate) struct Summary<F> {
     pub(crate) last: Micros,
     pub(crate) late: u64,
     /// The summarised polls by time, oldest first.
-    pub(crate) spans: Vec<Span>,
+    pub(crate) spans: Vec<PollSpan>,
 }
 
 /// One node's polls: the newest as they are, the oldest summarised.
@@ -161,14 +161,14 @@ impl<F: PollFold> NodeSamples<F> {
 
 /// Counts a poll (in time order) in its minute's span, halving the spans
 /// when there are more than `MAX_SPANS`.
-fn count_in_spans(spans: &mut Vec<Span>, ts: Micros) {
+fn count_in_spans(spans: &mut Vec<PollSpan>, ts: Micros) {
     const MINUTE: Micros = 60_000_000;
     match spans.last_mut() {
         Some(sp) if ts.div_euclid(MINUTE) == sp.first.div_euclid(MINUTE) => {
             sp.last = ts;
             sp.polls += 1;
         }
-        _ => spans.push(Span {
+        _ => spans.push(PollSpan {
             first: ts,
             last: ts,
             polls: 1,
@@ -177,7 +177,7 @@ fn count_in_spans(spans: &mut Vec<Span>, ts: Micros) {
     if spans.len() > MAX_SPANS {
         *spans = spans
             .chunks(2)
-            .map(|p| Span {
+            .map(|p| PollSpan {
                 first: p[0].first,
                 last: p[p.len() - 1].last,
                 polls: p.iter().map(|x| x.polls).sum(),

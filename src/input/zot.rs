@@ -22,7 +22,7 @@ use super::BUCKET_SECS;
 
 /// What a registry request was, from the table in the spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Request {
+pub(crate) enum RequestKind {
     UploadStart,
     BlobChunk,
     BlobComplete,
@@ -35,9 +35,9 @@ pub(crate) enum Request {
 /// Splits `/v2/<name>/blobs/...` or `/v2/<name>/manifests/<ref>`; names hold
 /// slashes. The first `/blobs/` before the query wins, else the first
 /// `/manifests/`; the reference ends at the query.
-pub(crate) fn classify<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'p str) {
+pub(crate) fn classify<'p>(method: &str, path: &'p str) -> (RequestKind, &'p str, &'p str) {
     let Some(rest) = path.strip_prefix("/v2/") else {
-        return (Request::Other, "", "");
+        return (RequestKind::Other, "", "");
     };
     // One pass over the slashes up to the query finds the query and every
     // marker. A marker holds no `?`, so one that starts before the query
@@ -68,26 +68,26 @@ pub(crate) fn classify<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'
         let (name, reference) = (&rest[..i], &rest[i + "/manifests/".len()..query]);
         return (manifest_request(method), name, reference);
     }
-    (Request::Other, "", "")
+    (RequestKind::Other, "", "")
 }
 
 /// A request on `/v2/<name>/blobs/<tail>`, by its method.
-fn blob_request(method: &str, tail: &str) -> Request {
+fn blob_request(method: &str, tail: &str) -> RequestKind {
     match (method, tail.starts_with("uploads")) {
-        ("POST", true) => Request::UploadStart,
-        ("PATCH", true) => Request::BlobChunk,
-        ("PUT", true) => Request::BlobComplete,
-        ("GET" | "HEAD", false) => Request::BlobRead,
-        _ => Request::Other,
+        ("POST", true) => RequestKind::UploadStart,
+        ("PATCH", true) => RequestKind::BlobChunk,
+        ("PUT", true) => RequestKind::BlobComplete,
+        ("GET" | "HEAD", false) => RequestKind::BlobRead,
+        _ => RequestKind::Other,
     }
 }
 
 /// A request on `/v2/<name>/manifests/<reference>`, by its method.
-fn manifest_request(method: &str) -> Request {
+fn manifest_request(method: &str) -> RequestKind {
     match method {
-        "PUT" => Request::ManifestWrite,
-        "GET" | "HEAD" => Request::ManifestRead,
-        _ => Request::Other,
+        "PUT" => RequestKind::ManifestWrite,
+        "GET" | "HEAD" => RequestKind::ManifestRead,
+        _ => RequestKind::Other,
     }
 }
 
@@ -104,7 +104,7 @@ pub(crate) struct LaneBucket {
     pub(crate) image_bytes: u64,
 }
 
-/// A change of the steady per-bucket bytes of long writes (see `Lane`).
+/// A change of the steady per-bucket bytes of long writes (see `ByteLane`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct LaneStep {
     cache: i128,
@@ -118,7 +118,7 @@ struct LaneStep {
 /// bucket: a write of any length costs a few entries, and only the buckets
 /// a chart draws are ever walked (`buckets`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Lane {
+pub(crate) struct ByteLane {
     points: BTreeMap<i64, LaneBucket>,
     /// From each key on, every bucket gains the running sum of these.
     steps: BTreeMap<i64, LaneStep>,
@@ -128,7 +128,7 @@ pub(crate) struct Lane {
 /// write of a normal run); longer ones by their two steps.
 const WALKED_BUCKETS: i64 = 16;
 
-impl Lane {
+impl ByteLane {
     fn add(&mut self, bucket: i64, n: u64, cache: bool) {
         let b = self.points.entry(bucket).or_default();
         if cache {
@@ -184,7 +184,7 @@ impl Lane {
     }
 
     /// Absorbs the lane of a later chunk.
-    fn merge(&mut self, later: Lane) {
+    fn merge(&mut self, later: ByteLane) {
         for (k, v) in later.points {
             let e = self.points.entry(k).or_default();
             e.cache_bytes = e.cache_bytes.saturating_add(v.cache_bytes);
@@ -229,14 +229,14 @@ pub struct ZotLog {
     node_writes: Vec<Writes>,
     /// The write-rate lane of each node's writes alone, by host as
     /// `node_writes` (see `series`); `node_lane_within` for the whole lane.
-    node_series: Vec<Lane>,
+    node_series: Vec<ByteLane>,
     /// 2xx writes from every other client, together: a registry shared with
     /// other projects sees thousands of clients, and a map per client in every
     /// chunk made the merge cost per distinct address.
     other_writes: Writes,
     /// Writes that fell in one bucket, and those spread as read (see
     /// `spread_writes`); see `lane_within` for the whole lane.
-    pub(crate) series: Lane,
+    pub(crate) series: ByteLane,
     /// Writes whose latency spans buckets and may reach outside the run's
     /// window, kept to be spread where it is known (`lane_within`): a
     /// latency can be anything up to Go's largest duration, 292 years.
@@ -351,20 +351,25 @@ impl ZotLog {
     /// clamped to `window` (the run's, known only once every input is
     /// read), and how many writes were clamped. A write wholly outside the
     /// window stays an instant at its logged time, outside what is drawn.
-    pub(crate) fn lane_within(&self, window: Option<(Micros, Micros)>) -> (Lane, Clamped) {
+    pub(crate) fn lane_within(&self, window: Option<(Micros, Micros)>) -> (ByteLane, Clamped) {
         self.spread_within(self.series.clone(), None, window)
     }
 
     /// One node's own write-rate lane, as `lane_within` draws the registry's;
     /// `None` when `host` is not one of the nodes this aggregate keeps apart.
-    pub(crate) fn node_lane_within(&self, host: &str, window: Option<(Micros, Micros)>) -> Option<Lane> {
+    pub(crate) fn node_lane_within(&self, host: &str, window: Option<(Micros, Micros)>) -> Option<ByteLane> {
         let i = self.hosts.index(host)?;
         let base = self.node_series.get(i).cloned().unwrap_or_default();
         Some(self.spread_within(base, u32::try_from(i).ok(), window).0)
     }
 
     /// `lane` with the long writes spread in: every one, or one node's.
-    fn spread_within(&self, mut lane: Lane, node: Option<u32>, window: Option<(Micros, Micros)>) -> (Lane, Clamped) {
+    fn spread_within(
+        &self,
+        mut lane: ByteLane,
+        node: Option<u32>,
+        window: Option<(Micros, Micros)>,
+    ) -> (ByteLane, Clamped) {
         let mut clamped = Clamped::default();
         for w in self.spread_writes.iter().filter(|w| node.is_none() || w.node == node) {
             let (from, to) = match window {
@@ -388,7 +393,7 @@ impl ZotLog {
 use super::bucket_of;
 
 /// Adds `bytes` to the buckets covering `[from, to]` in proportion to overlap.
-pub(crate) fn spread(lane: &mut Lane, from: Micros, to: Micros, bytes: u64, cache: bool) {
+pub(crate) fn spread(lane: &mut ByteLane, from: Micros, to: Micros, bytes: u64, cache: bool) {
     let width = BUCKET_SECS * 1_000_000;
     let first = from.div_euclid(width);
     let last = to.div_euclid(width);
@@ -548,7 +553,7 @@ impl ZotLog {
     fn node_of(&mut self, client_ip: Option<&str>) -> Option<usize> {
         let i = self.hosts.index(client_host(client_ip.unwrap_or("-")))?;
         if self.node_series.len() <= i {
-            self.node_series.resize_with(self.hosts.0.len(), Lane::default);
+            self.node_series.resize_with(self.hosts.0.len(), ByteLane::default);
         }
         Some(i)
     }
@@ -636,7 +641,7 @@ impl ZotLog {
         let (kind, name, reference) = classify(&method, &path);
         let is_write = matches!(
             kind,
-            Request::BlobChunk | Request::BlobComplete | Request::ManifestWrite
+            RequestKind::BlobChunk | RequestKind::BlobComplete | RequestKind::ManifestWrite
         );
         let w: Option<Write> = if is_write {
             match read.or_else(|| write.take().map(|f| f())) {
@@ -652,7 +657,7 @@ impl ZotLog {
             .and_then(|w| w.content_length.as_deref())
             .and_then(|c| c.trim().parse::<u64>().ok());
         match kind {
-            Request::BlobRead | Request::ManifestRead => {
+            RequestKind::BlobRead | RequestKind::ManifestRead => {
                 self.reads += 1;
                 if method == "GET" && status == 200 {
                     // A read without bodySize is counted as unsized, not as zero bytes.
@@ -662,10 +667,12 @@ impl ZotLog {
                     }
                 }
             }
-            Request::UploadStart if ok => self.upload_starts += 1,
-            Request::BlobChunk | Request::BlobComplete | Request::ManifestWrite if !ok => self.failed_writes += 1,
-            Request::BlobChunk | Request::BlobComplete | Request::ManifestWrite => {
-                let manifest = kind == Request::ManifestWrite;
+            RequestKind::UploadStart if ok => self.upload_starts += 1,
+            RequestKind::BlobChunk | RequestKind::BlobComplete | RequestKind::ManifestWrite if !ok => {
+                self.failed_writes += 1
+            }
+            RequestKind::BlobChunk | RequestKind::BlobComplete | RequestKind::ManifestWrite => {
+                let manifest = kind == RequestKind::ManifestWrite;
                 if manifest {
                     self.manifest_writes += 1;
                 } else {
@@ -778,7 +785,7 @@ impl LineSink for ZotLog {
         }
         self.other_writes.append(b.other_writes);
         if self.node_series.len() < b.node_series.len() {
-            self.node_series.resize_with(b.node_series.len(), Lane::default);
+            self.node_series.resize_with(b.node_series.len(), ByteLane::default);
         }
         for (mine, theirs) in self.node_series.iter_mut().zip(b.node_series) {
             mine.merge(theirs);
@@ -886,21 +893,21 @@ mod tests {
     #[test]
     fn repository_names_with_slashes_split_at_blobs_and_manifests() {
         let (k, name, _) = classify("PUT", "/v2/rocm/pytorch/blobs/uploads/7f3a?digest=sha256%3Aab");
-        assert_eq!((k, name), (Request::BlobComplete, "rocm/pytorch"));
+        assert_eq!((k, name), (RequestKind::BlobComplete, "rocm/pytorch"));
         let (k, name, r) = classify("PUT", "/v2/rocm/cache/manifests/triton-wheel");
-        assert_eq!((k, name, r), (Request::ManifestWrite, "rocm/cache", "triton-wheel"));
-        assert_eq!(classify("POST", "/v2/a/blobs/uploads/").0, Request::UploadStart);
-        assert_eq!(classify("PATCH", "/v2/a/blobs/uploads/x").0, Request::BlobChunk);
-        assert_eq!(classify("GET", "/v2/a/blobs/sha256:00").0, Request::BlobRead);
-        assert_eq!(classify("GET", "/v2/").0, Request::Other);
+        assert_eq!((k, name, r), (RequestKind::ManifestWrite, "rocm/cache", "triton-wheel"));
+        assert_eq!(classify("POST", "/v2/a/blobs/uploads/").0, RequestKind::UploadStart);
+        assert_eq!(classify("PATCH", "/v2/a/blobs/uploads/x").0, RequestKind::BlobChunk);
+        assert_eq!(classify("GET", "/v2/a/blobs/sha256:00").0, RequestKind::BlobRead);
+        assert_eq!(classify("GET", "/v2/").0, RequestKind::Other);
     }
 
     /// `classify`'s splitting as first written, with the standard library's
     /// searches (the method tables are shared: the searches are under test).
-    fn classify_by_str_find<'p>(method: &str, path: &'p str) -> (Request, &'p str, &'p str) {
+    fn classify_by_str_find<'p>(method: &str, path: &'p str) -> (RequestKind, &'p str, &'p str) {
         let path = path.find('?').map_or(path, |q| &path[..q]);
         let Some(rest) = path.strip_prefix("/v2/") else {
-            return (Request::Other, "", "");
+            return (RequestKind::Other, "", "");
         };
         if let Some(i) = rest.find("/blobs/") {
             return (blob_request(method, &rest[i + 7..]), &rest[..i], "");
@@ -908,7 +915,7 @@ mod tests {
         if let Some(i) = rest.find("/manifests/") {
             return (manifest_request(method), &rest[..i], &rest[i + 11..]);
         }
-        (Request::Other, "", "")
+        (RequestKind::Other, "", "")
     }
 
     #[test]
@@ -981,7 +988,7 @@ mod tests {
 
     #[test]
     fn a_write_is_spread_over_its_latency_and_no_byte_is_lost() {
-        let mut lane = Lane::default();
+        let mut lane = ByteLane::default();
         // 100 bytes over 5 s..35 s: buckets 0 (5 s), 1 (10 s), 2 (10 s), 3 (5 s).
         spread(&mut lane, 5_000_000, 35_000_000, 100, true);
         let got: Vec<u64> = lane.buckets(0, 3).map(|(_, b)| b.cache_bytes).collect();
@@ -1022,8 +1029,8 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let (mut lane, mut walked) = (Lane::default(), BTreeMap::new());
-        let mut parts = vec![Lane::default(), Lane::default()];
+        let (mut lane, mut walked) = (ByteLane::default(), BTreeMap::new());
+        let mut parts = vec![ByteLane::default(), ByteLane::default()];
         for i in 0..400 {
             // Spans from nothing to a few hours, overlapping, some sizes huge.
             let from = (next() % 20_000) as Micros * 1_000_000 - 5_000_000_000;
@@ -1038,7 +1045,7 @@ mod tests {
             (lo, hi),
             (*walked.keys().next().unwrap(), *walked.keys().next_back().unwrap())
         );
-        let [first, second] = <[Lane; 2]>::try_from(parts).unwrap();
+        let [first, second] = <[ByteLane; 2]>::try_from(parts).unwrap();
         let mut merged = first;
         merged.merge(second);
         for a in [&lane, &merged] {

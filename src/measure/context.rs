@@ -2,7 +2,7 @@
 //! joined once with placements and trace figures, run.json's nodes by name,
 //! the window the times are offsets into, the critical path and the waits.
 
-use crate::analysis::critical::{self, Critical, Job};
+use crate::analysis::critical::{self, CriticalChain, OrderedRecord};
 use crate::analysis::intervals;
 use crate::analysis::join::TargetJoin;
 use crate::analysis::targets;
@@ -20,7 +20,7 @@ pub(crate) struct Context<'a> {
     pub(crate) t0: Micros,
     /// The chain that set the wall clock and every target's slack; `None`
     /// while a record is open (who finishes last is not known yet).
-    pub(crate) critical: Option<Critical>,
+    pub(crate) critical: Option<CriticalChain>,
     /// When each node's targets waited for a dependency, by node.
     pub(crate) waits: BTreeMap<String, Vec<(Micros, Micros)>>,
     /// The same by target: its node's idle stretches while it waited.
@@ -92,13 +92,13 @@ impl<'a> Context<'a> {
 }
 
 /// Every target with a record, where placement.txt put it and what it waits for.
-fn jobs<'a>(join: &'a TargetJoin) -> Vec<Job<'a>> {
+fn jobs<'a>(join: &'a TargetJoin) -> Vec<OrderedRecord<'a>> {
     join.names
         .iter()
         .filter_map(|t| {
             let (start, end) = join.record(t)?;
             let p = join.placement(t);
-            Some(Job {
+            Some(OrderedRecord {
                 target: t.as_str(),
                 node: p.map(|p| p.node.as_str()),
                 start,

@@ -346,9 +346,9 @@ fn load(target: &str, t: &TargetFigures, nodes: &BTreeMap<String, NodeFigures>) 
         return Measured::missing(format!("node {name} is not described by the run"));
     };
     match contention::judge(name, n.load1_end.get(), n.cores.get()) {
-        contention::Load::Loaded(why) => Value(Load::Loaded(why)),
-        contention::Load::Clear => Value(Load::Clear),
-        contention::Load::Unknown(why) => Measured::missing(why),
+        contention::LoadJudged::Loaded(why) => Value(Load::Loaded(why)),
+        contention::LoadJudged::Clear => Value(Load::Clear),
+        contention::LoadJudged::Unknown(why) => Measured::missing(why),
     }
 }
 
@@ -600,10 +600,8 @@ fn fleet(
     let estimate_misses = in_order()
         .filter_map(|(n, t)| crate::analysis::fleet::estimate_miss(n, t.est_s.get()?, secs_ms(t.total.get()?)))
         .map(|m| EstimateMiss {
-            target: m.target,
-            est_s: m.est_s,
-            actual_s: m.actual_s,
             ratio: crate::figures::ms(m.ratio),
+            ..m
         })
         .collect();
     let idle_s = match node_order
@@ -848,7 +846,7 @@ pub(crate) fn identity(i: &InputReport) -> InputIdentity {
 mod tests {
     use super::*;
     use crate::input::lines::{parse_bytes, LineSink, Tail};
-    use crate::model::Samples;
+    use crate::model::RunSamples;
 
     /// Three nodes polled every 5 s, a few polls out of order, a counter
     /// reset, a gap and a duplicate poll on one node.
@@ -879,11 +877,11 @@ mod tests {
     #[test]
     fn a_summarised_node_has_the_figures_of_all_its_polls_at_once() {
         let text = text();
-        let (parts, _) = parse_bytes(text.as_bytes(), Tail::Complete, || Samples::with_cap(256));
-        let mut folded = Samples::with_cap(256);
+        let (parts, _) = parse_bytes(text.as_bytes(), Tail::Complete, || RunSamples::with_cap(256));
+        let mut folded = RunSamples::with_cap(256);
         folded.append_block(parts);
         folded.finish();
-        let (mut whole, _) = parse_bytes(text.as_bytes(), Tail::Complete, || Samples::with_cap(usize::MAX));
+        let (mut whole, _) = parse_bytes(text.as_bytes(), Tail::Complete, || RunSamples::with_cap(usize::MAX));
         whole.finish();
         for (name, n) in &folded.by_node {
             assert!(n.summary.is_some() && n.polls.len() < 256, "{name} is summarised");

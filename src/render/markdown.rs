@@ -3,7 +3,7 @@
 //! carry). Every name from the runs is escaped as markdown text.
 
 use super::Export;
-use crate::compare::{Change, CompareView};
+use crate::compare::{CompareView, MetricChange};
 use crate::error::{Error, Result};
 use crate::escape::md_text as md;
 use crate::output::OutFile;
@@ -121,7 +121,7 @@ fn provenance_footer(c: &CompareView) -> String {
 }
 
 /// A change's band with what it rests on: "±4.2% (3 earlier runs)", or assumed.
-fn band_cell(ch: &Change) -> String {
+fn band_cell(ch: &MetricChange) -> String {
     let from = match ch.band_runs {
         0 => "assumed".to_string(),
         n => crate::fmt::counted(n as u64, "earlier run", "earlier runs"),

@@ -21,13 +21,13 @@ type Why = BTreeMap<String, String>;
 
 /// Where a figure comes from, and how many measurements it rests on.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub(crate) struct Source {
+pub(crate) struct FigureSource {
     pub(crate) from: String,
     pub(crate) n: u32,
 }
 
-fn source(from: impl Into<String>, n: u32) -> Source {
-    Source { from: from.into(), n }
+fn source(from: impl Into<String>, n: u32) -> FigureSource {
+    FigureSource { from: from.into(), n }
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -41,10 +41,10 @@ pub struct PlacementView {
     pub(crate) nodes: Vec<NodeLink>,
     pub(crate) replay: ReplayView,
     /// Whether the balancer's prices or its packing were off.
-    pub(crate) verdict: Verdict,
+    pub(crate) verdict: BalancerVerdict,
     /// Medians over runs at the same coordinates (`placement --history`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) history: Option<HistoryView>,
+    pub(crate) history: Option<CostHistory>,
     /// Bad input, each named: what could not be used, and what was done instead.
     pub(crate) problems: Vec<String>,
     pub(crate) why_null: Why,
@@ -72,7 +72,7 @@ pub(crate) struct TargetCost {
     pub(crate) took_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) history: Option<TargetHistory>,
-    pub(crate) sources: BTreeMap<String, Source>,
+    pub(crate) sources: BTreeMap<String, FigureSource>,
     pub(crate) why_null: Why,
 }
 
@@ -93,7 +93,7 @@ pub(crate) struct NodeLink {
     pub(crate) says: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) history: Option<Median>,
-    pub(crate) sources: BTreeMap<String, Source>,
+    pub(crate) sources: BTreeMap<String, FigureSource>,
     pub(crate) why_null: Why,
 }
 
@@ -112,8 +112,8 @@ pub(crate) struct ReplayView {
     pub(crate) saved_s: Option<f64>,
     pub(crate) moves: Vec<MoveView>,
     pub(crate) packed: Vec<SlotView>,
-    pub(crate) left_out: Vec<LeftOut>,
-    pub(crate) sources: BTreeMap<String, Source>,
+    pub(crate) left_out: Vec<LeftOutTarget>,
+    pub(crate) sources: BTreeMap<String, FigureSource>,
     pub(crate) why_null: Why,
 }
 
@@ -121,7 +121,7 @@ pub(crate) struct ReplayView {
 /// target against what the target took) and its packing (its own rule on
 /// its own prices, against the placement it made priced the same way).
 #[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct Verdict {
+pub(crate) struct BalancerVerdict {
     /// The targets whose record took more than half again, or less than
     /// two thirds, of the balancer's estimate.
     pub(crate) prices_off: Vec<String>,
@@ -165,13 +165,13 @@ pub(crate) struct SlotView {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct LeftOut {
+pub(crate) struct LeftOutTarget {
     pub(crate) target: String,
     pub(crate) why: String,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct HistoryView {
+pub(crate) struct CostHistory {
     pub(crate) root: String,
     pub(crate) mode: Option<Mode>,
     pub(crate) arch: Option<String>,
@@ -669,7 +669,7 @@ fn replay_view(
 
 /// What the verdict says of the balancer's prices: none to judge, all
 /// held, or which targets took well beyond their estimate.
-fn prices_said(v: &Verdict, targets: &[TargetCost]) -> String {
+fn prices_said(v: &BalancerVerdict, targets: &[TargetCost]) -> String {
     match (v.prices_off.len(), v.prices_n) {
         (_, 0) => "no estimate could be set against a record".to_string(),
         (0, n) => {
@@ -697,8 +697,8 @@ fn prices_said(v: &Verdict, targets: &[TargetCost]) -> String {
 /// Whether the balancer's prices or its packing were off, each on its own
 /// terms: its estimates against the records, and its rule replayed on its
 /// own prices (placement.txt's `build_s`, `cache_bytes`, `link_mbps`).
-fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -> Verdict {
-    let mut v = Verdict::default();
+fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -> BalancerVerdict {
+    let mut v = BalancerVerdict::default();
     for t in targets {
         if let (Some(est), Some(took)) = (t.est_s, t.took_s) {
             v.prices_n += 1;
@@ -841,7 +841,7 @@ fn jobs_of(
     nodes: &[NodeLink],
     names: &BTreeSet<&str>,
     problems: &mut Vec<String>,
-) -> (Vec<Job>, Vec<LeftOut>) {
+) -> (Vec<Job>, Vec<LeftOutTarget>) {
     let started: BTreeMap<&str, Option<f64>> = view
         .targets
         .iter()
@@ -854,7 +854,7 @@ fn jobs_of(
     for t in targets {
         let why = |f: &str| t.why_null.get(f).cloned().unwrap_or_default();
         match (&t.node, t.build_s, t.uploaded_bytes) {
-            (Some(node), Some(_), Some(bytes)) if unpriced(node, bytes) => left_out.push(LeftOut {
+            (Some(node), Some(_), Some(bytes)) if unpriced(node, bytes) => left_out.push(LeftOutTarget {
                 target: t.name.clone(),
                 why: format!(
                     "its {} export cannot be priced on {node}, where it ran: no link measured or declared there",
@@ -869,15 +869,15 @@ fn jobs_of(
                 node: node.clone(),
                 started_s: started.get(t.name.as_str()).copied().flatten(),
             }),
-            (None, _, _) => left_out.push(LeftOut {
+            (None, _, _) => left_out.push(LeftOutTarget {
                 target: t.name.clone(),
                 why: format!("where it ran is not known: {}", why("node")),
             }),
-            (_, None, _) => left_out.push(LeftOut {
+            (_, None, _) => left_out.push(LeftOutTarget {
                 target: t.name.clone(),
                 why: format!("its build is not measured: {}", why(Metric::Build.name())),
             }),
-            (_, _, None) => left_out.push(LeftOut {
+            (_, _, None) => left_out.push(LeftOutTarget {
                 target: t.name.clone(),
                 why: format!("its upload is not measured: {}", why("uploaded_bytes")),
             }),
@@ -992,7 +992,7 @@ fn move_says(m: &replay::Move, bytes: u64, from: Option<&NodeLink>, to: Option<&
 /// Medians over several runs' placement views (this run's first), per
 /// target and per node, each with its n; a figure no run measured is null
 /// with why.
-pub(crate) fn apply_history(p: &mut PlacementView, runs: &[&PlacementView], header: HistoryView) {
+pub(crate) fn apply_history(p: &mut PlacementView, runs: &[&PlacementView], header: CostHistory) {
     let targets: Vec<BTreeMap<&str, &TargetCost>> = runs
         .iter()
         .map(|r| r.targets.iter().map(|t| (t.name.as_str(), t)).collect())

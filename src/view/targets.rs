@@ -1,7 +1,7 @@
 //! The targets section: each target's figures placed on the run's window
 //! (its record, phases, uploads and steps as offsets), in timeline order.
 
-use super::{r1, r3, Band, SlowStep, StepView, TargetView};
+use super::{r1, r3, PhaseBand, SlowStep, StepView, TargetView};
 use crate::analysis::phases::phase_bands;
 use crate::figures::explained::{Notes, Reasons};
 use crate::figures::{secs_ms, Measured, TargetFigures};
@@ -85,7 +85,7 @@ fn target(a: &Analysed, name: &str, f: &TargetFigures) -> TargetView {
     if let Some(t) = trace {
         view.phases = phase_bands(t, cx.window.map(|w| w.1))
             .into_iter()
-            .map(|(phase, s, e)| Band {
+            .map(|(phase, s, e)| PhaseBand {
                 phase,
                 start_s: off(s),
                 end_s: off(e),

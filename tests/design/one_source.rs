@@ -118,3 +118,54 @@ fn publish_writes_site_pages_that_render_makes() {
         found.join("\n")
     );
 }
+
+/// One name for one thing: a type other modules can name (`pub`,
+/// `pub(crate)`, `pub(super)`) is declared once in its crate, so an import
+/// never leaves a reader guessing which `Window` or `StepView` it is. A type
+/// private to its file is a local name and may repeat; each subcommand's
+/// `Args` is clap's convention, one per `src/cli/` module.
+#[test]
+fn no_type_that_other_modules_can_name_is_declared_twice_in_its_crate() {
+    let decl =
+        regex::Regex::new(r"(?m)^\s*pub(\((crate|super)\))?\s+(struct|enum|type|trait|union)\s+([A-Z][A-Za-z0-9_]*)")
+            .unwrap();
+    let mut crates = vec![root().join("src")];
+    let mut members: Vec<_> = std::fs::read_dir(root().join("crates"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("src"))
+        .filter(|p| p.is_dir())
+        .collect();
+    members.sort();
+    crates.extend(members);
+    let mut twins = vec![];
+    let mut seen_any = 0;
+    for src in &crates {
+        let mut by_name: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for file in super::source::rust_files(src) {
+            let rel = file.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/");
+            let text = super::source::code_only(&std::fs::read_to_string(&file).unwrap());
+            let code = text.split("#[cfg(test)]\nmod ").next().unwrap_or("");
+            for c in decl.captures_iter(code) {
+                let name = c[4].to_string();
+                if name == "Args" && rel.starts_with("src/cli/") {
+                    continue;
+                }
+                seen_any += 1;
+                by_name.entry(name).or_default().push(rel.clone());
+            }
+        }
+        twins.extend(
+            by_name
+                .into_iter()
+                .filter(|(_, files)| files.len() > 1)
+                .map(|(name, files)| format!("{name}: {}", files.join(", "))),
+        );
+    }
+    assert!(seen_any > 100, "the declarations are read: {seen_any}");
+    assert!(
+        twins.is_empty(),
+        "types declared twice in one crate (give each a name that says which it is):\n{}",
+        twins.join("\n")
+    );
+}

@@ -28,8 +28,7 @@ use crate::json_scan::{Bail, Cursor, Scan};
 use crate::number::Plain;
 use wide::u8x16;
 
-/// A caller's name for one of its fields (its own small enumeration).
-pub(crate) type Field = u8;
+use crate::fields::Field;
 
 /// Literals up to this long are compared in registers.
 const HEAD: usize = 32;

@@ -14,10 +14,10 @@ fn noise(seed: u64, n: usize) -> Vec<f64> {
 }
 
 /// `n` nights around `level` seconds with relative noise `pct`.
-fn nights(level: f64, pct: f64, n: usize, seed: u64) -> Vec<Night> {
+fn nights(level: f64, pct: f64, n: usize, seed: u64) -> Vec<SeriesNight> {
     noise(seed, n)
         .into_iter()
-        .map(|z| Night {
+        .map(|z| SeriesNight {
             value: level * (1.0 + pct / 100.0 * z),
             loaded: false,
         })
@@ -136,8 +136,8 @@ fn a_small_change_that_holds_is_found_by_the_longer_windows() {
 
 #[test]
 fn a_count_is_compared_as_a_count() {
-    let mut n: Vec<Night> = (0..20)
-        .map(|_| Night {
+    let mut n: Vec<SeriesNight> = (0..20)
+        .map(|_| SeriesNight {
             value: 7.0,
             loaded: false,
         })

@@ -65,7 +65,7 @@ fn a_revision_change_is_one_regression_explained_from_the_pair_either_side() {
         ("20261216", "20261217")
     );
     assert_eq!(b.shift.called, "20261218", "called the night after it landed");
-    assert_eq!(b.state, State::Open);
+    assert_eq!(b.state, RegressionState::Open);
     assert_eq!(b.nights, 8);
     let c = &b.shift.cause;
     assert_eq!(c.revision_before.as_deref(), Some("3f9c2e1a7b44"));
@@ -104,11 +104,11 @@ fn a_regression_is_not_open_before_it_is_called_and_closes_when_the_level_return
     );
     assert_eq!(
         k.regressions(17, &none).iter().find(is_build).unwrap().state,
-        State::Open
+        RegressionState::Open
     );
     let late = k.regressions(29, &none);
     let b = late.iter().find(is_build).unwrap();
-    assert_eq!(b.state, State::Recovered { on: "20261225".into() });
+    assert_eq!(b.state, RegressionState::Recovered { on: "20261225".into() });
 }
 
 #[test]
@@ -123,17 +123,17 @@ fn an_accepted_regression_says_so_by_its_id_or_its_targets() {
     let b = r.iter().find(|r| r.shift.metric == Metric::Build).unwrap();
     assert_eq!(
         b.state,
-        State::Accepted {
+        RegressionState::Accepted {
             note: "new kernels; accepted".into()
         }
     );
     let t = r.iter().find(|r| r.shift.metric == Metric::Total).unwrap();
-    assert_eq!(t.state, State::Open, "only the metric named");
+    assert_eq!(t.state, RegressionState::Open, "only the metric named");
     let all_of = Accepted::parse("[[accepted]]\nid = \"gfx1201.warm.j32/pytorch/*\"\nnote = \"x\"\n").unwrap();
     assert!(k
         .regressions(23, &all_of)
         .iter()
-        .all(|r| matches!(r.state, State::Accepted { .. })));
+        .all(|r| matches!(r.state, RegressionState::Accepted { .. })));
     let bad = Accepted::parse("[[accepted]]\nid = \"x\"\n").unwrap_err();
     assert!(bad.contains("note"), "{bad}");
 }

@@ -24,13 +24,13 @@ struct Data<'a> {
     #[serde(rename = "resultType")]
     result_type: Cow<'a, str>,
     #[serde(borrow)]
-    result: Vec<Series<'a>>,
+    result: Vec<ApiSeries<'a>>,
 }
 
 /// One series of a range vector: its labels and its points, the values as
 /// the text the server wrote (`"1.5"`, `"NaN"`, `"+Inf"`).
 #[derive(Deserialize, Debug)]
-pub(crate) struct Series<'a> {
+pub(crate) struct ApiSeries<'a> {
     #[serde(default)]
     pub(crate) metric: BTreeMap<String, String>,
     #[serde(borrow, default)]
@@ -40,7 +40,7 @@ pub(crate) struct Series<'a> {
 /// A decoded answer: its series and the server's own warnings.
 #[derive(Debug)]
 pub(crate) struct Matrix<'a> {
-    pub(crate) series: Vec<Series<'a>>,
+    pub(crate) series: Vec<ApiSeries<'a>>,
     pub(crate) warnings: Vec<String>,
 }
 

@@ -1,7 +1,7 @@
 //! A read in progress: the requests of each group of nodes and stretch of
 //! the window, their answers placed on the steps, and the polls they make.
 
-use super::api::{self, Series};
+use super::api::{self, ApiSeries};
 use super::http::{Server, IN_FLIGHT};
 use super::queries::{Figure, FIGURES, INSTANCE, JOB, MODE};
 use super::{gauge, Cells, Grid, NodeRead, Plan, Reading, Source, NAME};
@@ -87,7 +87,7 @@ struct NodeState {
     last_ts: Option<Micros>,
 }
 
-pub(super) struct State<'a, F> {
+pub(super) struct ReadState<'a, F> {
     asker: Asker<'a>,
     samples: Samples<F>,
     /// `lines` points read; `records` those in a poll; `skipped` those
@@ -108,7 +108,7 @@ pub(super) struct State<'a, F> {
     queries: BTreeSet<String>,
 }
 
-impl<'a, F: PollFold> State<'a, F> {
+impl<'a, F: PollFold> ReadState<'a, F> {
     pub(super) fn new(server: &'a Server, plan: &Plan, keep_polls: bool) -> Self {
         let nodes = plan
             .groups
@@ -122,7 +122,7 @@ impl<'a, F: PollFold> State<'a, F> {
                 (name.clone(), n)
             })
             .collect();
-        State {
+        ReadState {
             asker: Asker {
                 server,
                 deadline_at: Instant::now() + server.deadline,
@@ -215,7 +215,7 @@ impl<'a, F: PollFold> State<'a, F> {
     fn place(
         &mut self,
         f: Figure,
-        s: Series,
+        s: ApiSeries,
         grid: &Grid,
         (index, group): (&HashMap<&str, usize>, &[(String, String)]),
         cells: &mut [Cells],
@@ -498,7 +498,7 @@ fn report_of(
         timefmt::human_duration(source.step_s)
     );
     if stats.records > 0 {
-        breaches.extend(crate::input::contract::breaches(&crate::input::contract::Reading {
+        breaches.extend(crate::input::contract::breaches(&crate::input::contract::Observed {
             bytes: Some(bytes),
             lines: stats.lines,
             records: stats.records,

@@ -171,13 +171,13 @@ fn panel(
     for (m, _, c) in &series {
         let colour = rgb(*c);
         // The level line steps at each change of level, where it happens.
-        let shown: Vec<(&crate::history::view::Point, f64)> = m
+        let shown: Vec<(&crate::history::view::PointView, f64)> = m
             .points
             .iter()
             .filter(|p| runs.contains(&p.run))
             .map(|p| (p, p.level))
             .collect();
-        let xy = |p: &crate::history::view::Point, v: f64| (p.run as f64, (v / scale.unit).clamp(0.0, ymax));
+        let xy = |p: &crate::history::view::PointView, v: f64| (p.run as f64, (v / scale.unit).clamp(0.0, ymax));
         let line: Vec<(f64, f64)> = shown.iter().map(|(p, level)| xy(p, *level)).collect();
         chart.draw_series(LineSeries::new(line, colour.stroke_width(2)))?;
         chart.draw_series(

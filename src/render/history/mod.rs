@@ -6,7 +6,7 @@ pub(crate) mod chart;
 pub(crate) mod page;
 
 use crate::error::{Error, Result};
-use crate::history::view::{ChangePoint, HistoryView, KeyView, LeftOut, MetricView, StepView};
+use crate::history::view::{ChangePoint, HistoryView, KeyView, LeftOutRun, LevelStepView, MetricView};
 use crate::output::OutFile;
 use crate::view::Tool;
 use std::collections::{BTreeMap, HashMap};
@@ -89,7 +89,7 @@ struct TextView<'a> {
     estimator: &'a str,
     loaded_rule: &'a str,
     keys: Vec<TextKey<'a>>,
-    left_out: &'a [LeftOut],
+    left_out: &'a [LeftOutRun],
     tool: &'a Tool,
 }
 
@@ -115,7 +115,7 @@ struct TextMetric<'a> {
     level: Option<f64>,
     newest_vs_level_pct: Option<f64>,
     spread_pct: Option<f64>,
-    step: &'a Option<StepView>,
+    step: &'a Option<LevelStepView>,
     loaded: Option<usize>,
     change_point: &'a Option<ChangePoint>,
     change_points: &'a [ChangePoint],
