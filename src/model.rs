@@ -877,51 +877,75 @@ fn read_big_logs(
     } = logs;
     // A parse made with another window is not reused.
     let window_tag = RecordWindow::tag(records.as_ref());
+    let big = BigLog {
+        dir,
+        tail,
+        records,
+        window_tag: &window_tag,
+    };
     let sccache_hosts = NodeHosts::new(node_hosts.clone());
     rayon::scope(|s| {
-        s.spawn(|_| {
-            *placement = Some(read_lines(
-                dir,
-                PLACEMENT,
-                Tail::Complete,
-                Some("placement".into()),
-                Placements::default,
-            ))
-        });
-        s.spawn(|_| {
-            *artifacts = Some(read_lines(
-                dir,
-                ARTIFACTS,
-                Tail::Complete,
-                Some("artifacts".into()),
-                Artifacts::default,
-            ))
-        });
+        s.spawn(|_| *placement = Some(read_small_log(dir, PLACEMENT, "placement", Placements::default)));
+        s.spawn(|_| *artifacts = Some(read_small_log(dir, ARTIFACTS, "artifacts", Artifacts::default)));
         s.spawn(|_| read_samples(dir, run, (tail, cache_samples), opts, (samples, server)));
-        s.spawn(|_| {
-            let format = std::sync::Arc::new(format.clone());
-            let describe = format.describe();
-            // A changed log format or prefix invalidates what was parsed before.
-            // Each node's requests count on a lane of their own too.
-            let hosts = sccache_hosts;
-            let tag = format!("{describe} prefix={prefix:?} nodes={}{window_tag}", hosts.tag());
-            let make = || {
-                SccacheSink::new(format.clone(), prefix.clone())
-                    .for_nodes(hosts.clone())
-                    .within(records)
-            };
-            let (sink, report) = incremental::read_log(dir, SCCACHE, tail, Some(describe), &tag, cache_sccache, make);
-            *sccache = Some((sink.map(|s| s.log), report));
-        });
-        s.spawn(|_| {
-            let format = Some("zot.jsonl: JSON lines".into());
-            // The nodes' writes are kept apart to be tied to their targets.
-            let hosts = NodeHosts::new(node_hosts);
-            let make = || ZotLog::for_nodes(hosts.clone(), write_cuts.clone()).within(records);
-            let tag = format!("{}{window_tag}", hosts.tag());
-            *zot = Some(incremental::read_log(dir, ZOT, tail, format, &tag, cache_zot, make));
-        });
+        s.spawn(|_| *sccache = Some(read_sccache(big, format, (prefix, sccache_hosts), cache_sccache)));
+        s.spawn(|_| *zot = Some(read_zot(big, NodeHosts::new(node_hosts), write_cuts, cache_zot)));
     });
+}
+
+/// What each big log's read shares: whether its last line may still be
+/// being written, and the window its records must lie in, with the tag
+/// that keeps a parse made with another window from being reused.
+#[derive(Clone, Copy)]
+struct BigLog<'a> {
+    dir: &'a RunDir,
+    tail: Tail,
+    records: Option<RecordWindow>,
+    window_tag: &'a str,
+}
+
+/// A small log (placement, artifacts) read at once, its last line taken
+/// as whole.
+fn read_small_log<S, F>(dir: &RunDir, name: &str, format: &str, make: F) -> (Option<S>, InputReport)
+where
+    S: crate::input::lines::LineSink,
+    F: Fn() -> S + Sync,
+{
+    read_lines(dir, name, Tail::Complete, Some(format.into()), make)
+}
+
+/// sccache.log, parsed with the run's log format and prefix; each node's
+/// requests count on a lane of their own too.
+fn read_sccache(
+    big: BigLog,
+    format: &LogFormat,
+    (prefix, hosts): (Option<std::sync::Arc<str>>, NodeHosts),
+    cache: Option<&mut Option<incremental::Tracked<SccacheSink>>>,
+) -> (Option<SccacheLog>, InputReport) {
+    let format = std::sync::Arc::new(format.clone());
+    let describe = format.describe();
+    // A changed log format or prefix invalidates what was parsed before.
+    let tag = format!("{describe} prefix={prefix:?} nodes={}{}", hosts.tag(), big.window_tag);
+    let make = || {
+        SccacheSink::new(format.clone(), prefix.clone())
+            .for_nodes(hosts.clone())
+            .within(big.records)
+    };
+    let (sink, report) = incremental::read_log(big.dir, SCCACHE, big.tail, Some(describe), &tag, cache, make);
+    (sink.map(|s| s.log), report)
+}
+
+/// zot.jsonl; the nodes' writes are kept apart to be tied to their targets.
+fn read_zot(
+    big: BigLog,
+    hosts: NodeHosts,
+    write_cuts: Option<std::sync::Arc<crate::input::writes::WriteCuts>>,
+    cache: Option<&mut Option<incremental::Tracked<ZotLog>>>,
+) -> (Option<ZotLog>, InputReport) {
+    let format = Some("zot.jsonl: JSON lines".into());
+    let make = || ZotLog::for_nodes(hosts.clone(), write_cuts.clone()).within(big.records);
+    let tag = format!("{}{}", hosts.tag(), big.window_tag);
+    incremental::read_log(big.dir, ZOT, big.tail, format, &tag, cache, make)
 }
 
 /// The node samples: samples.jsonl, or a server's when one is given

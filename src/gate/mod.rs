@@ -290,53 +290,14 @@ pub(crate) fn checks(figures: &Figures, e: &Expectations) -> Vec<Check> {
                     format!("ungateable: {expected} s is below the fleet's {RESOLUTION_S} s resolution"),
                 ),
                 Some(_) if band_pct.is_none() => (None, band_from.clone()),
-                Some(x) => {
-                    let band_pct = band_pct.unwrap_or(0.0);
-                    let drift = if *expected != 0.0 {
-                        100.0 * (x - expected) / expected
-                    } else if x == 0.0 {
-                        0.0
-                    } else {
-                        f64::INFINITY
-                    };
-                    // A time: higher is worse. Steps cached: lower is worse.
-                    let up_is_worse = m.lower_is_better();
-                    let worse = if up_is_worse {
-                        drift > band_pct
-                    } else {
-                        drift < -band_pct
-                    };
-                    let better = if up_is_worse {
-                        drift < -band_pct
-                    } else {
-                        drift > band_pct
-                    };
-                    let v = if worse {
-                        "REGRESSION"
-                    } else if better {
-                        "improved"
-                    } else {
-                        "ok"
-                    };
-                    // An infinite drift (expected 0, or so small the quotient
-                    // overflows) still decides the verdict, but is no number to print.
-                    let shown = Some((drift * 10.0).round() / 10.0).filter(|d| d.is_finite());
-                    (shown, v.to_string())
-                }
+                Some(x) => drift_verdict(m, x, *expected, band_pct.unwrap_or(0.0)),
             };
             let rests_on_loaded = match t.and_then(|t| t.load.value()) {
                 Some(crate::figures::Load::Loaded(why)) if verdict == "REGRESSION" => Some(why.clone()),
                 _ => None,
             };
-            // The steps and revision behind a regression, against the run
-            // nearest the band's median (`history::why`).
             let why = if verdict == "REGRESSION" {
-                e.history_bands
-                    .get(target)
-                    .and_then(|b| b.get(&m))
-                    .and_then(|b| b.typical.as_ref())
-                    .zip(measured)
-                    .and_then(|(typ, x)| crate::history::why::check_why(typ, figures, target, m, x))
+                regression_why(figures, e, (target, m), measured)
             } else {
                 None
             };
@@ -356,6 +317,58 @@ pub(crate) fn checks(figures: &Figures, e: &Expectations) -> Vec<Check> {
         }
     }
     out
+}
+
+/// A measured figure `x` against its `expected` one: its drift in percent
+/// (rounded to print; none when infinite) and whether it left the band
+/// for the worse, the better, or stayed.
+fn drift_verdict(m: Metric, x: f64, expected: f64, band_pct: f64) -> (Option<f64>, String) {
+    let drift = if expected != 0.0 {
+        100.0 * (x - expected) / expected
+    } else if x == 0.0 {
+        0.0
+    } else {
+        f64::INFINITY
+    };
+    // A time: higher is worse. Steps cached: lower is worse.
+    let up_is_worse = m.lower_is_better();
+    let worse = if up_is_worse {
+        drift > band_pct
+    } else {
+        drift < -band_pct
+    };
+    let better = if up_is_worse {
+        drift < -band_pct
+    } else {
+        drift > band_pct
+    };
+    let v = if worse {
+        "REGRESSION"
+    } else if better {
+        "improved"
+    } else {
+        "ok"
+    };
+    // An infinite drift (expected 0, or so small the quotient
+    // overflows) still decides the verdict, but is no number to print.
+    let shown = Some((drift * 10.0).round() / 10.0).filter(|d| d.is_finite());
+    (shown, v.to_string())
+}
+
+/// The steps and revision behind a regression, against the run nearest
+/// the band's median (`history::why`).
+fn regression_why(
+    figures: &Figures,
+    e: &Expectations,
+    (target, m): (&str, Metric),
+    measured: Option<f64>,
+) -> Option<crate::history::why::CheckWhy> {
+    e.history_bands
+        .get(target)
+        .and_then(|b| b.get(&m))
+        .and_then(|b| b.typical.as_ref())
+        .zip(measured)
+        .and_then(|(typ, x)| crate::history::why::check_why(typ, figures, target, m, x))
 }
 
 /// The current figures as new expectations, keeping the bands; with

@@ -266,20 +266,7 @@ fn r1(x: f64) -> f64 {
 }
 
 fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target: &str, metric: Metric) -> MetricView {
-    let mut points: Vec<PointView> = runs
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let t = r.targets.get(target)?;
-            Some(PointView {
-                stamp: r.stamp.clone(),
-                value: t.metric(metric).get()?,
-                loaded: t.loaded(),
-                run: i,
-                level: 0.0,
-            })
-        })
-        .collect();
+    let mut points = points_of(runs, target, metric);
     let values: Vec<f64> = points.iter().map(|p| p.value).collect();
     let mut why_null = BTreeMap::new();
     let median = spread::median(&values);
@@ -324,16 +311,7 @@ fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target:
         why_null.insert("step".into(), why.clone());
         why_null.insert("change_point".into(), why);
     }
-    let loaded = points
-        .iter()
-        .any(|p| p.loaded.is_some())
-        .then(|| points.iter().filter(|p| p.loaded == Some(true)).count());
-    if loaded.is_none() {
-        why_null.insert(
-            "loaded".into(),
-            "no point's load is known (the key's `load_unknown` says why)".into(),
-        );
-    }
+    let loaded = loaded_of(&points, &mut why_null);
     MetricView {
         n: values.len(),
         median,
@@ -350,6 +328,39 @@ fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target:
         points,
         why_null,
     }
+}
+
+/// The nights of the key that measured `target`'s `metric`, in run order;
+/// their levels are drawn later (`level_lines`).
+fn points_of(runs: &[&Figures], target: &str, metric: Metric) -> Vec<PointView> {
+    runs.iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let t = r.targets.get(target)?;
+            Some(PointView {
+                stamp: r.stamp.clone(),
+                value: t.metric(metric).get()?,
+                loaded: t.loaded(),
+                run: i,
+                level: 0.0,
+            })
+        })
+        .collect()
+}
+
+/// How many of the points were loaded, or why that is `null`: no point's load is known.
+fn loaded_of(points: &[PointView], why_null: &mut BTreeMap<String, String>) -> Option<usize> {
+    let loaded = points
+        .iter()
+        .any(|p| p.loaded.is_some())
+        .then(|| points.iter().filter(|p| p.loaded == Some(true)).count());
+    if loaded.is_none() {
+        why_null.insert(
+            "loaded".into(),
+            "no point's load is known (the key's `load_unknown` says why)".into(),
+        );
+    }
+    loaded
 }
 
 /// The level the newest night is judged against, its noise, and the newest

@@ -94,30 +94,13 @@ pub(crate) fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
         revision: string(&wire.revision),
         ..Default::default()
     };
-    info.mode = match wire.mode.as_ref().and_then(|v| v.as_str()) {
-        Some("cold") => Some(Mode::Cold),
-        Some("warm") => Some(Mode::Warm),
-        None => None,
-        Some(_) => {
-            bad("mode", "is neither cold nor warm");
-            None
-        }
-    };
+    info.mode = mode(&wire.mode, &mut bad);
     info.job_width = wire
         .max_jobs
         .as_ref()
         .and_then(|v| v.as_u64())
         .and_then(|v| u32::try_from(v).ok());
-    info.poll_s = match &wire.poll_s {
-        None | Some(serde_json::Value::Null) => None,
-        Some(v) => {
-            let s = v.as_f64().filter(|s| s.is_finite() && *s > 0.0);
-            if s.is_none() {
-                bad("poll_s", "is not a positive number of seconds");
-            }
-            s
-        }
-    };
+    info.poll_s = poll_s(&wire.poll_s, &mut bad);
     if let Some(serde_json::Value::Array(items)) = &wire.targets {
         info.targets = items.iter().filter_map(|t| t.as_str().map(str::to_string)).collect();
     }
@@ -140,30 +123,61 @@ pub(crate) fn parse(data: &[u8]) -> (Option<RunInfo>, ParseStats) {
         }
     }
     if let Some(serde_json::Value::Array(nodes)) = &wire.nodes {
-        for n in nodes {
-            let Some(name) = n.get("name").and_then(|v| v.as_str()) else {
-                bad("nodes[].name", "is missing");
-                continue;
-            };
-            info.nodes.push(NodeInfo {
-                name: name.to_string(),
-                builder: n.get("builder").and_then(|v| v.as_str()).map(str::to_string),
-                addr: n.get("addr").and_then(|v| v.as_str()).map(str::to_string),
-                cores: n
-                    .get("cores")
-                    .and_then(|v| v.as_u64())
-                    .and_then(|c| u32::try_from(c).ok()),
-                mem_bytes: n.get("mem_bytes").and_then(|v| v.as_u64()),
-                link_mbps: n
-                    .get("link_mbps")
-                    .and_then(|v| v.as_f64())
-                    .filter(|v| v.is_finite() && *v > 0.0),
-                instance: n.get("instance").and_then(|v| v.as_str()).map(str::to_string),
-            });
-        }
+        info.nodes = nodes.iter().filter_map(|n| node(n, &mut bad)).collect();
     }
     stats.records = 1;
     (Some(info), stats)
+}
+
+/// `mode`: cold or warm; anything else is noted and ignored.
+fn mode(v: &Option<serde_json::Value>, bad: &mut impl FnMut(&str, &str)) -> Option<Mode> {
+    match v.as_ref().and_then(|v| v.as_str()) {
+        Some("cold") => Some(Mode::Cold),
+        Some("warm") => Some(Mode::Warm),
+        None => None,
+        Some(_) => {
+            bad("mode", "is neither cold nor warm");
+            None
+        }
+    }
+}
+
+/// `poll_s`: a positive number of seconds; anything else but null is noted and ignored.
+fn poll_s(v: &Option<serde_json::Value>, bad: &mut impl FnMut(&str, &str)) -> Option<f64> {
+    match v {
+        None | Some(serde_json::Value::Null) => None,
+        Some(v) => {
+            let s = v.as_f64().filter(|s| s.is_finite() && *s > 0.0);
+            if s.is_none() {
+                bad("poll_s", "is not a positive number of seconds");
+            }
+            s
+        }
+    }
+}
+
+/// One of `nodes`: a node without a name is noted and left out; a field
+/// of the wrong type is dropped.
+fn node(n: &serde_json::Value, bad: &mut impl FnMut(&str, &str)) -> Option<NodeInfo> {
+    let Some(name) = n.get("name").and_then(|v| v.as_str()) else {
+        bad("nodes[].name", "is missing");
+        return None;
+    };
+    Some(NodeInfo {
+        name: name.to_string(),
+        builder: n.get("builder").and_then(|v| v.as_str()).map(str::to_string),
+        addr: n.get("addr").and_then(|v| v.as_str()).map(str::to_string),
+        cores: n
+            .get("cores")
+            .and_then(|v| v.as_u64())
+            .and_then(|c| u32::try_from(c).ok()),
+        mem_bytes: n.get("mem_bytes").and_then(|v| v.as_u64()),
+        link_mbps: n
+            .get("link_mbps")
+            .and_then(|v| v.as_f64())
+            .filter(|v| v.is_finite() && *v > 0.0),
+        instance: n.get("instance").and_then(|v| v.as_str()).map(str::to_string),
+    })
 }
 
 fn bytecount_lines(data: &[u8]) -> u64 {

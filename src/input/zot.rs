@@ -287,6 +287,15 @@ impl PartialEq for MinuteMemo {
     }
 }
 
+/// Where a line's time puts it against the run's window.
+enum Judged {
+    /// Outside it: the line is left out of every count.
+    Outside,
+    /// Inside it, or without a readable time (which counts): the time
+    /// parsed to tell, when it was.
+    Inside(Option<Micros>),
+}
+
 /// The hosts (run.json `addr`) of the fleet's nodes, whose writes are kept
 /// apart to be tied to their targets. Shared by every chunk's aggregate.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -609,17 +618,9 @@ impl ZotLog {
         let mut judged = None;
         if let Some(window) = self.window {
             let got = read.insert(write.take().map_or_else(|| Err(String::new()), |f| f()));
-            let time = got.as_ref().ok().and_then(|w| w.time.as_deref());
-            if !time.is_some_and(|t| self.last_minute.known_inside(t)) {
-                judged = time.and_then(|t| timefmt::parse_rfc3339_after(t, &mut self.last_minute.last));
-                // A line without a readable time cannot be judged: it counts.
-                if let Some(t) = judged.filter(|&t| !window.holds(t)) {
-                    Outside::add(&mut self.outside, t, t, 1);
-                    return Outcome::Skipped;
-                }
-                if let (Some(text), Some(t)) = (time, judged) {
-                    self.last_minute.learn(text, t, &window);
-                }
+            match self.judge(window, got.as_ref().ok().and_then(|w| w.time.as_deref())) {
+                Judged::Inside(t) => judged = t,
+                Judged::Outside => return Outcome::Skipped,
             }
         }
         let Some(message) = l.message else {
@@ -673,34 +674,67 @@ impl ZotLog {
             }
             RequestKind::BlobChunk | RequestKind::BlobComplete | RequestKind::ManifestWrite => {
                 let manifest = kind == RequestKind::ManifestWrite;
-                if manifest {
-                    self.manifest_writes += 1;
-                } else {
-                    self.blob_writes += 1;
-                }
-                let cache = is_cache(name, reference);
-                match size {
-                    Some(n) => {
-                        if !manifest {
-                            self.blob_write_bytes = self.blob_write_bytes.saturating_add(n);
-                        }
-                        if cache {
-                            self.cache_write_bytes = self.cache_write_bytes.saturating_add(n);
-                        } else {
-                            self.image_write_bytes = self.image_write_bytes.saturating_add(n);
-                        }
-                    }
-                    None => self.writes_unsized += 1,
-                }
-                // Without a window, time is parsed only here: no other line needs it.
-                let time = w.as_ref().and_then(|w| w.time.as_deref());
-                if let Some(t) = judged.or_else(|| time.and_then(timefmt::parse_rfc3339)) {
-                    self.place_write(t, size, cache, w.as_ref());
-                }
+                self.count_write(manifest, (name, reference), size, (judged, w.as_ref()));
             }
             _ => {}
         }
         Outcome::Record
+    }
+
+    /// A line's time against the window: outside it, the line is counted
+    /// there; inside, its time comes back when it had to be parsed to tell
+    /// (a line in the minute known inside is not parsed).
+    #[inline]
+    fn judge(&mut self, window: RecordWindow, time: Option<&str>) -> Judged {
+        if time.is_some_and(|t| self.last_minute.known_inside(t)) {
+            return Judged::Inside(None);
+        }
+        let judged = time.and_then(|t| timefmt::parse_rfc3339_after(t, &mut self.last_minute.last));
+        // A line without a readable time cannot be judged: it counts.
+        if let Some(t) = judged.filter(|&t| !window.holds(t)) {
+            Outside::add(&mut self.outside, t, t, 1);
+            return Judged::Outside;
+        }
+        if let (Some(text), Some(t)) = (time, judged) {
+            self.last_minute.learn(text, t, &window);
+        }
+        Judged::Inside(judged)
+    }
+
+    /// A 2xx write of a blob or manifest to repository `name` at
+    /// `reference`: counted with its bytes, and placed at its time.
+    #[inline]
+    fn count_write(
+        &mut self,
+        manifest: bool,
+        (name, reference): (&str, &str),
+        size: Option<u64>,
+        (judged, w): (Option<Micros>, Option<&Write<'_>>),
+    ) {
+        if manifest {
+            self.manifest_writes += 1;
+        } else {
+            self.blob_writes += 1;
+        }
+        let cache = is_cache(name, reference);
+        match size {
+            Some(n) => {
+                if !manifest {
+                    self.blob_write_bytes = self.blob_write_bytes.saturating_add(n);
+                }
+                if cache {
+                    self.cache_write_bytes = self.cache_write_bytes.saturating_add(n);
+                } else {
+                    self.image_write_bytes = self.image_write_bytes.saturating_add(n);
+                }
+            }
+            None => self.writes_unsized += 1,
+        }
+        // Without a window, time is parsed only here: no other line needs it.
+        let time = w.and_then(|w| w.time.as_deref());
+        if let Some(t) = judged.or_else(|| time.and_then(timefmt::parse_rfc3339)) {
+            self.place_write(t, size, cache, w);
+        }
     }
 
     /// A 2xx write at `t` onto the lanes (its bytes over its latency) and

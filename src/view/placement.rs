@@ -707,6 +707,24 @@ fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -
             }
         }
     }
+    let packing = own_replay(view, run, targets, nodes);
+    let prices = prices_said(&v, targets);
+    let packing = packing_said(&mut v, packing);
+    let prices_off = (v.prices_n > 0).then_some(!v.prices_off.is_empty());
+    let head = match (prices_off, v.packing_off) {
+        (Some(true), Some(false)) => "The balancer's prices were off, not its packing",
+        (Some(false), Some(true)) => "The balancer's packing was off, not its prices",
+        (Some(true), Some(true)) => "Both the balancer's prices and its packing were off",
+        (Some(false), Some(false)) => "The balancer's prices and its packing both held",
+        _ => "The balancer on its own terms",
+    };
+    v.says = format!("{head}: {prices}; {packing}.");
+    v
+}
+
+/// The balancer's rule replayed on its own prices (placement.txt's
+/// `build_s`, `cache_bytes`, `link_mbps`), or why it cannot be.
+fn own_replay(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -> Result<replay::Replay, String> {
     let names: BTreeSet<&str> = targets.iter().map(|t| t.name.as_str()).collect();
     let started: BTreeMap<&str, Option<f64>> = view
         .targets
@@ -735,7 +753,7 @@ fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -
             link_mbps: n.link_mbps_balancer,
         })
         .collect();
-    let packing = if run.in_flight() {
+    if run.in_flight() {
         Err("the run is in flight: the placement is not complete".to_string())
     } else if !unpriced.is_empty() {
         Err(format!(
@@ -746,9 +764,13 @@ fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -
         Err("no target is placed".to_string())
     } else {
         replay::replay(&jobs, &machines).map_err(|r| refused(&r))
-    };
-    let prices = prices_said(&v, targets);
-    let packing = match packing {
+    }
+}
+
+/// What the verdict says of the balancer's packing, its figures set on `v`
+/// (or, when the replay could not run, why they are null).
+fn packing_said(v: &mut BalancerVerdict, packing: Result<replay::Replay, String>) -> String {
+    match packing {
         Ok(out) => {
             let (placed, packed) = (out.placed.makespan(), out.packed.makespan());
             v.own_placed_wall_s = Some(r3(placed));
@@ -775,17 +797,7 @@ fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -
             }
             format!("its packing cannot be judged ({why})")
         }
-    };
-    let prices_off = (v.prices_n > 0).then_some(!v.prices_off.is_empty());
-    let head = match (prices_off, v.packing_off) {
-        (Some(true), Some(false)) => "The balancer's prices were off, not its packing",
-        (Some(false), Some(true)) => "The balancer's packing was off, not its prices",
-        (Some(true), Some(true)) => "Both the balancer's prices and its packing were off",
-        (Some(false), Some(false)) => "The balancer's prices and its packing both held",
-        _ => "The balancer on its own terms",
-    };
-    v.says = format!("{head}: {prices}; {packing}.");
-    v
+    }
 }
 
 /// Why the whole replay cannot run: a run in flight, an `after=` cycle.

@@ -247,14 +247,7 @@ where
     F: Fn() -> S + Sync,
     R: Read + Send,
 {
-    let mut total = LineParse {
-        sink: before,
-        stats: ParseStats::default(),
-        bytes: 0,
-        xxh3: 0,
-        tail: Vec::new(),
-        skipping: false,
-    };
+    let mut total = LineParse::starting(before);
     let learnt = Learnt::default();
     let mut buf = Vec::with_capacity(sz.block);
     // The next block's buffer, read while this one's chunks are parsed.
@@ -268,12 +261,7 @@ where
     loop {
         if skipping {
             total.append(pending.take());
-            // The rest of an over-long line, already counted: hashed and dropped.
-            let end = memchr::memchr(b'\n', &buf).map(|i| i + 1);
-            let n = end.unwrap_or(buf.len());
-            total.pass_over(&buf[..n], hasher);
-            buf.drain(..n);
-            skipping = end.is_none();
+            skipping = total.pass_over_rest_of_line(&mut buf, hasher);
             searched = 0;
         }
         if buf.is_empty() {
@@ -285,22 +273,16 @@ where
             eof = fill(reader, &mut buf, sz.block)?;
             continue;
         }
-        // Only whole lines are parsed now; the rest waits for the next block.
-        let last_newline = memchr::memrchr(b'\n', &buf[searched..]).map(|i| searched + i + 1);
-        let cut = match (eof, keep_tail, last_newline) {
-            (true, false, _) => buf.len(),
-            (true, true, nl) => nl.unwrap_or(0),
-            (false, _, Some(nl)) => nl,
-            // One line past the bound: counted now, the rest passed over unread.
-            (false, _, None) if buf.len() > sz.max_line => {
+        let cut = match Cut::of(&buf, searched, eof, keep_tail, sz.max_line) {
+            Cut::At(cut) => cut,
+            Cut::Overlong => {
                 total.append(pending.take());
                 total.overlong(&buf, hasher);
                 buf.clear();
                 skipping = true;
                 continue;
             }
-            // One line longer than the block, within the bound: read on.
-            (false, _, None) => {
+            Cut::ReadOn => {
                 searched = buf.len();
                 let want = buf.len() + sz.block;
                 eof = fill(reader, &mut buf, want)?;
@@ -317,19 +299,10 @@ where
         // chunks are in; a chunk's panic is raised here).
         let want = sz.block.max(carried + sz.chunk);
         let earlier = pending.take();
+        let read_next = (!eof).then_some((&mut *reader, &mut next, want));
         let (parsed, read) = rayon::join(
             || parse_block(block, is_end, tail, &make, &learnt, sz),
-            || {
-                // The block before, appended in file order while this one
-                // is parsed: a merge is not left for both cores to wait on.
-                total.append(earlier);
-                hasher.write(block);
-                if eof {
-                    Ok(true)
-                } else {
-                    fill(reader, &mut next, want)
-                }
-            },
+            || total.append_hash_read(earlier, (block, &mut *hasher), read_next),
         );
         total.bytes += cut as u64;
         pending = Some(parsed);
@@ -344,7 +317,72 @@ where
     }
 }
 
+/// Where the bytes read so far are cut: only whole lines are parsed now,
+/// the rest waits for the next block.
+enum Cut {
+    /// Parse the bytes before this offset.
+    At(usize),
+    /// One line past the bound: counted now, the rest passed over unread.
+    Overlong,
+    /// One line longer than the block, within the bound: read on.
+    ReadOn,
+}
+
+impl Cut {
+    /// `searched`: bytes at the start of `buf` known to hold no newline.
+    fn of(buf: &[u8], searched: usize, eof: bool, keep_tail: bool, max_line: usize) -> Cut {
+        let last_newline = memchr::memrchr(b'\n', &buf[searched..]).map(|i| searched + i + 1);
+        match (eof, keep_tail, last_newline) {
+            (true, false, _) => Cut::At(buf.len()),
+            (true, true, nl) => Cut::At(nl.unwrap_or(0)),
+            (false, _, Some(nl)) => Cut::At(nl),
+            (false, _, None) if buf.len() > max_line => Cut::Overlong,
+            (false, _, None) => Cut::ReadOn,
+        }
+    }
+}
+
 impl<S: LineSink> LineParse<S> {
+    /// Nothing parsed yet, after the aggregate `before` of what precedes the stream.
+    fn starting(before: S) -> Self {
+        LineParse {
+            sink: before,
+            stats: ParseStats::default(),
+            bytes: 0,
+            xxh3: 0,
+            tail: Vec::new(),
+            skipping: false,
+        }
+    }
+
+    /// The serial work done while a block's chunks are parsed: the block
+    /// before appended in file order (a merge is not left for both cores to
+    /// wait on), this block hashed, and the next one read into its buffer
+    /// unless the stream has ended (true at its end).
+    fn append_hash_read<R: Read>(
+        &mut self,
+        earlier: Option<(S, ParseStats)>,
+        (block, hasher): (&[u8], &mut twox_hash::XxHash3_64),
+        read_next: Option<(&mut R, &mut Vec<u8>, usize)>,
+    ) -> std::io::Result<bool> {
+        self.append(earlier);
+        hasher.write(block);
+        match read_next {
+            Some((reader, next, want)) => fill(reader, next, want),
+            None => Ok(true),
+        }
+    }
+
+    /// The rest of an over-long line, already counted, at the start of
+    /// `buf`: hashed and dropped. True while the line goes on past `buf`.
+    fn pass_over_rest_of_line(&mut self, buf: &mut Vec<u8>, hasher: &mut twox_hash::XxHash3_64) -> bool {
+        let end = memchr::memchr(b'\n', buf).map(|i| i + 1);
+        let n = end.unwrap_or(buf.len());
+        self.pass_over(&buf[..n], hasher);
+        buf.drain(..n);
+        end.is_none()
+    }
+
     /// Appends a block's aggregate, the next in file order.
     fn append(&mut self, block: Option<(S, ParseStats)>) {
         if let Some((sink, stats)) = block {

@@ -8,7 +8,7 @@
 use crate::error::Result;
 use crate::figures::Metric;
 use crate::history::view::{KeyView, MetricView};
-use crate::render::charts::{rgb, round_up, svg, DrawResult, Legend, LegendEntry, Swatch, FONT, WIDTH};
+use crate::render::charts::{rgb, round_up, svg, Chart, DrawResult, Legend, LegendEntry, Swatch, FONT, WIDTH};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -106,6 +106,7 @@ fn day(key: &KeyView, i: usize) -> String {
     }
 }
 
+/// One target's panel: its caption, axes, and each metric drawn.
 fn panel(
     area: &DrawingArea<SVGBackend, Shift>,
     key: &KeyView,
@@ -118,7 +119,31 @@ fn panel(
         .iter()
         .filter_map(|(m, c)| Some((metrics.get(m)?, m.label(), *c)))
         .collect();
-    let ymax = scale.top;
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption(key, target, &series, &runs), (FONT, 14))
+        .margin(8)
+        .margin_right(36)
+        .x_label_area_size(28)
+        .y_label_area_size(56)
+        .build_cartesian_2d(
+            runs.start as f64 - 0.5..(runs.end.max(runs.start + 1) as f64 - 0.5),
+            0f64..scale.top,
+        )?;
+    mesh(&mut chart, key, scale)?;
+    for (m, _, c) in &series {
+        draw_metric(&mut chart, key, m, rgb(*c), (&runs, scale))?;
+    }
+    Ok(())
+}
+
+/// The panel's caption: its target, and each metric's change of level
+/// among the runs drawn with the day it came.
+fn caption(
+    key: &KeyView,
+    target: &str,
+    series: &[(&MetricView, &str, usize)],
+    runs: &std::ops::Range<usize>,
+) -> String {
     let steps: Vec<String> = series
         .iter()
         .filter_map(|(m, label, _)| {
@@ -130,21 +155,15 @@ fn panel(
             ))
         })
         .collect();
-    let caption = if steps.is_empty() {
+    if steps.is_empty() {
         target.to_string()
     } else {
         format!("{target}: {}", steps.join(", "))
-    };
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, (FONT, 14))
-        .margin(8)
-        .margin_right(36)
-        .x_label_area_size(28)
-        .y_label_area_size(56)
-        .build_cartesian_2d(
-            runs.start as f64 - 0.5..(runs.end.max(runs.start + 1) as f64 - 0.5),
-            0f64..ymax,
-        )?;
+    }
+}
+
+/// The panel's axes: the runs' days along, the scale's unit up.
+fn mesh(chart: &mut Chart<'_>, key: &KeyView, scale: &Scale) -> DrawResult {
     chart
         .configure_mesh()
         .y_desc(scale.unit_name)
@@ -168,42 +187,52 @@ fn panel(
         })
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
-    for (m, _, c) in &series {
-        let colour = rgb(*c);
-        // The level line steps at each change of level, where it happens.
-        let shown: Vec<(&crate::history::view::PointView, f64)> = m
-            .points
+    Ok(())
+}
+
+/// One metric over the runs drawn: its level line, its points (a loaded
+/// one ringed) and a dashed mark where each change of level starts.
+fn draw_metric(
+    chart: &mut Chart<'_>,
+    key: &KeyView,
+    m: &MetricView,
+    colour: RGBColor,
+    (runs, scale): (&std::ops::Range<usize>, &Scale),
+) -> DrawResult {
+    let ymax = scale.top;
+    // The level line steps at each change of level, where it happens.
+    let shown: Vec<(&crate::history::view::PointView, f64)> = m
+        .points
+        .iter()
+        .filter(|p| runs.contains(&p.run))
+        .map(|p| (p, p.level))
+        .collect();
+    let xy = |p: &crate::history::view::PointView, v: f64| (p.run as f64, (v / scale.unit).clamp(0.0, ymax));
+    let line: Vec<(f64, f64)> = shown.iter().map(|(p, level)| xy(p, *level)).collect();
+    chart.draw_series(LineSeries::new(line, colour.stroke_width(2)))?;
+    chart.draw_series(
+        shown
             .iter()
-            .filter(|p| runs.contains(&p.run))
-            .map(|p| (p, p.level))
-            .collect();
-        let xy = |p: &crate::history::view::PointView, v: f64| (p.run as f64, (v / scale.unit).clamp(0.0, ymax));
-        let line: Vec<(f64, f64)> = shown.iter().map(|(p, level)| xy(p, *level)).collect();
-        chart.draw_series(LineSeries::new(line, colour.stroke_width(2)))?;
-        chart.draw_series(
-            shown
-                .iter()
-                .map(|(p, _)| Circle::new(xy(p, p.value), 3, colour.filled())),
-        )?;
-        let loaded = shown.iter().filter(|(p, _)| p.loaded == Some(true));
-        chart.draw_series(loaded.map(|(p, _)| Circle::new(xy(p, p.value), 6, LOADED.stroke_width(2))))?;
-        for c in &m.change_points {
-            let Some(at) = key
-                .runs
-                .iter()
-                .position(|r| *r == c.stamp)
-                .filter(|at| runs.contains(at))
-            else {
-                continue;
-            };
-            let x = at as f64 - 0.5;
-            chart.draw_series(DashedLineSeries::new(
-                vec![(x, 0.0), (x, ymax)],
-                5,
-                4,
-                BLACK.stroke_width(1),
-            ))?;
-        }
+            .map(|(p, _)| Circle::new(xy(p, p.value), 3, colour.filled())),
+    )?;
+    let loaded = shown.iter().filter(|(p, _)| p.loaded == Some(true));
+    chart.draw_series(loaded.map(|(p, _)| Circle::new(xy(p, p.value), 6, LOADED.stroke_width(2))))?;
+    for c in &m.change_points {
+        let Some(at) = key
+            .runs
+            .iter()
+            .position(|r| *r == c.stamp)
+            .filter(|at| runs.contains(at))
+        else {
+            continue;
+        };
+        let x = at as f64 - 0.5;
+        chart.draw_series(DashedLineSeries::new(
+            vec![(x, 0.0), (x, ymax)],
+            5,
+            4,
+            BLACK.stroke_width(1),
+        ))?;
     }
     Ok(())
 }
