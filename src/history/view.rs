@@ -6,8 +6,9 @@ use super::regressions::{judge_key, Accepted, KeyJudged, Regression, Shift};
 use super::{key_label, Figures, Key};
 use crate::analysis::levels::MIN_SEGMENT;
 use crate::analysis::spread;
-use crate::figures::Metric;
+use crate::figures::explained::explained;
 use crate::figures::Tool;
+use crate::figures::{Measured, Metric, Value};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -150,35 +151,39 @@ fn step_lines(runs: &[&Figures], target: &str) -> Vec<StepLine> {
         .collect()
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct MetricView {
-    pub(crate) n: usize,
-    pub(crate) median: Option<f64>,
-    pub(crate) spread_pct: Option<f64>,
-    pub(crate) newest: Option<f64>,
-    /// The newest point against the median of all points, a change of level
-    /// or not (kept for readers of this field; `newest_vs_level_pct` is the
-    /// figure the gate judges).
-    pub(crate) newest_vs_median_pct: Option<f64>,
-    /// The level the newest point is judged against (the median of the
-    /// newest nights since the series' last change of level), and the noise
-    /// of its night-to-night differences in percent of it.
-    pub(crate) level: Option<f64>,
-    pub(crate) noise_pct: Option<f64>,
-    /// The newest point against that level.
-    pub(crate) newest_vs_level_pct: Option<f64>,
-    /// The newest change of level (as `change_point`).
-    pub(crate) step: Option<LevelStepView>,
-    /// The newest change of level, with the steps that moved between the
-    /// runs either side of it; `null` with the reason in `why_null`.
-    pub(crate) change_point: Option<ChangePoint>,
-    /// Every change of level over the whole history, oldest first.
-    pub(crate) change_points: Vec<ChangePoint>,
-    /// Points whose node ended the run loaded; `null` when no point's load
-    /// is known (the key's `load_unknown` says why).
-    pub(crate) loaded: Option<usize>,
-    pub(crate) points: Vec<PointView>,
-    pub(crate) why_null: BTreeMap<String, String>,
+explained! {
+    /// One metric of one target over a key's runs: each figure its value or
+    /// why it has none, the reasons gathered under `why_null` as it is written.
+    #[derive(Debug, Clone)]
+    pub(crate) struct MetricView {
+        [plain] pub(crate) n: usize,
+        [measured] pub(crate) median: Measured<f64>,
+        [measured] pub(crate) spread_pct: Measured<f64>,
+        [measured] pub(crate) newest: Measured<f64>,
+        /// The newest point against the median of all points, a change of level
+        /// or not (kept for readers of this field; `newest_vs_level_pct` is the
+        /// figure the gate judges).
+        [measured] pub(crate) newest_vs_median_pct: Measured<f64>,
+        /// The level the newest point is judged against (the median of the
+        /// newest nights since the series' last change of level), and the noise
+        /// of its night-to-night differences in percent of it.
+        [measured] pub(crate) level: Measured<f64>,
+        [measured] pub(crate) noise_pct: Measured<f64>,
+        /// The newest point against that level.
+        [measured] pub(crate) newest_vs_level_pct: Measured<f64>,
+        /// The newest change of level (as `change_point`).
+        [measured] pub(crate) step: Measured<LevelStepView>,
+        /// The newest change of level, with the steps that moved between the
+        /// runs either side of it.
+        [measured] pub(crate) change_point: Measured<ChangePoint>,
+        /// Every change of level over the whole history, oldest first.
+        [plain] pub(crate) change_points: Vec<ChangePoint>,
+        /// Points whose node ended the run loaded; `null` when no point's load
+        /// is known (the key's `load_unknown` says why).
+        [measured] pub(crate) loaded: Measured<usize>,
+        [plain] pub(crate) points: Vec<PointView>,
+        [why_null] pub(crate) why_null: crate::figures::explained::Reasons,
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -268,33 +273,28 @@ fn r1(x: f64) -> f64 {
 fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target: &str, metric: Metric) -> MetricView {
     let mut points = points_of(runs, target, metric);
     let values: Vec<f64> = points.iter().map(|p| p.value).collect();
-    let mut why_null = BTreeMap::new();
-    let median = spread::median(&values);
-    let newest = values.last().copied();
-    if median.is_none() {
-        let why = format!("no run of this key measured {target}'s {metric}");
-        for f in [
-            "median",
-            "newest",
-            "newest_vs_median_pct",
-            "level",
-            "newest_vs_level_pct",
-        ] {
-            why_null.insert(f.to_string(), why.clone());
-        }
-    }
-    let spread_pct = spread::spread_pct(&values)
-        .map_err(|e| why_null.insert("spread_pct".into(), e))
-        .ok();
-    let vs = newest.zip(median).and_then(|(x, m)| spread::change_pct(x, m));
-    if vs.is_none() && median.is_some() {
-        why_null.insert("newest_vs_median_pct".into(), "the median is 0".into());
-    }
+    let unmeasured = format!("no run of this key measured {target}'s {metric}");
+    let median = Measured::from_option(spread::median(&values), || unmeasured.clone());
+    let newest = Measured::from_option(values.last().copied(), || unmeasured.clone());
+    let spread_pct = match spread::spread_pct(&values) {
+        Ok(x) => Value(r1(x)),
+        Err(e) => Measured::missing(e),
+    };
+    let vs = median.clone().and_then(|m| {
+        let x = values.last().copied().unwrap_or(m);
+        Measured::from_option(spread::change_pct(x, m).map(r1), || "the median is 0".into())
+    });
     let held = levels_that_held(&points, shifts);
     let shifts = &held[..];
     level_lines(&mut points, shifts);
-    let (level, noise_pct, vs_level) = level_figures(judged, target, metric, newest, median.is_some(), &mut why_null);
+    let (level, noise_pct, vs_level) = level_figures(judged, (target, metric), newest.get(), &unmeasured);
     let change_points = change_points_of(&points, shifts);
+    let no_change = || {
+        format!(
+            "no change of level over its {}: a change must stand beyond its noise on both sides (one outlier night is no change of level)",
+            crate::fmt::counted(values.len() as u64, "night", "nights")
+        )
+    };
     let step = shifts.last().zip(change_points.last()).map(|(s, c)| LevelStepView {
         stamp: s.first.clone(),
         run: s.at.1,
@@ -302,31 +302,23 @@ fn metric_view(runs: &[&Figures], judged: &KeyJudged, shifts: &[&Shift], target:
         after: c.after_median,
         change_pct: c.delta_pct,
     });
-    let change_point = change_points.last().cloned();
-    if change_point.is_none() {
-        let why = format!(
-            "no change of level over its {}: a change must stand beyond its noise on both sides (one outlier night is no change of level)",
-            crate::fmt::counted(values.len() as u64, "night", "nights")
-        );
-        why_null.insert("step".into(), why.clone());
-        why_null.insert("change_point".into(), why);
-    }
-    let loaded = loaded_of(&points, &mut why_null);
+    let change_point = Measured::from_option(change_points.last().cloned(), no_change);
+    let loaded = loaded_of(&points);
     MetricView {
         n: values.len(),
         median,
-        spread_pct: spread_pct.map(r1),
+        spread_pct,
         newest,
-        newest_vs_median_pct: vs.map(r1),
+        newest_vs_median_pct: vs,
         level,
         noise_pct,
         newest_vs_level_pct: vs_level,
-        step,
+        step: Measured::from_option(step, no_change),
         loaded,
         change_point,
         change_points,
         points,
-        why_null,
+        why_null: Default::default(),
     }
 }
 
@@ -349,57 +341,53 @@ fn points_of(runs: &[&Figures], target: &str, metric: Metric) -> Vec<PointView> 
 }
 
 /// How many of the points were loaded, or why that is `null`: no point's load is known.
-fn loaded_of(points: &[PointView], why_null: &mut BTreeMap<String, String>) -> Option<usize> {
+fn loaded_of(points: &[PointView]) -> Measured<usize> {
     let loaded = points
         .iter()
         .any(|p| p.loaded.is_some())
         .then(|| points.iter().filter(|p| p.loaded == Some(true)).count());
-    if loaded.is_none() {
-        why_null.insert(
-            "loaded".into(),
-            "no point's load is known (the key's `load_unknown` says why)".into(),
-        );
-    }
-    loaded
+    Measured::from_option(loaded, || {
+        "no point's load is known (the key's `load_unknown` says why)".into()
+    })
 }
 
 /// The level the newest night is judged against, its noise, and the newest
-/// night against it, each with why it is `null`.
+/// night against it, each with why it is `null`; `unmeasured` is why when no
+/// run measured the metric at all.
 fn level_figures(
     judged: &KeyJudged,
-    target: &str,
-    metric: Metric,
+    (target, metric): (&str, Metric),
     newest: Option<f64>,
-    measured: bool,
-    why_null: &mut BTreeMap<String, String>,
-) -> (Option<f64>, Option<f64>, Option<f64>) {
+    unmeasured: &str,
+) -> (Measured<f64>, Measured<f64>, Measured<f64>) {
     let levels = judged.series.get(&(target.to_string(), metric)).map(|s| &s.levels);
     let level = levels.and_then(|l| l.level).map(|(x, _)| crate::figures::ms(x));
     let noise_pct = levels
         .and_then(|l| l.noise_pct)
         .filter(|_| metric.is_time())
         .map(|x| (x * 100.0).round() / 100.0);
-    let vs_level = newest.zip(level).and_then(|(x, l)| spread::change_pct(x, l));
-    if measured {
-        if level.is_none() {
-            why_null.insert("level".into(), "too few nights since its last change of level".into());
-            why_null.insert("newest_vs_level_pct".into(), "no level yet".into());
-        } else if vs_level.is_none() {
-            why_null.insert("newest_vs_level_pct".into(), "the level is 0".into());
-        }
-    }
-    if noise_pct.is_none() {
-        let why = if metric.is_time() {
+    let noise_pct = Measured::from_option(noise_pct, || {
+        if metric.is_time() {
             format!(
                 "fewer than {} night-to-night differences to measure its noise",
                 crate::analysis::levels::MIN_DIFFS
             )
         } else {
             "a count has no noise: it is compared as a count".into()
-        };
-        why_null.insert("noise_pct".into(), why);
-    }
-    (level, noise_pct, vs_level.map(r1))
+        }
+    });
+    let (level, vs_level) = match (newest, level) {
+        (None, _) => (Measured::missing(unmeasured), Measured::missing(unmeasured)),
+        (Some(_), None) => (
+            Measured::missing("too few nights since its last change of level"),
+            Measured::missing("no level yet"),
+        ),
+        (Some(x), Some(l)) => (
+            Value(l),
+            Measured::from_option(spread::change_pct(x, l).map(r1), || "the level is 0".into()),
+        ),
+    };
+    (level, noise_pct, vs_level)
 }
 
 /// The series' changes of level as history.json gives them: in hindsight
@@ -708,13 +696,13 @@ mod tests {
         let mut unknown = run("n1", 1, Some("warm"), Some(1000.0));
         unknown.targets.get_mut("pytorch").unwrap().load = Measured::missing("no load samples from strix");
         let m = build_view(&[&unknown]);
-        assert_eq!(m.loaded, None);
-        assert!(m.why_null.contains_key("loaded"));
+        assert_eq!(m.loaded.get(), None);
+        assert!(m.reasons().contains_key("loaded"));
         let known = run("n7", 7, Some("warm"), Some(1000.0));
         let m = build_view(&[&unknown, &known]);
-        assert_eq!(m.loaded, Some(1));
+        assert_eq!(m.loaded.get(), Some(1));
         let calm = run("n2", 2, Some("warm"), Some(1000.0));
-        assert_eq!(build_view(&[&calm]).loaded, Some(0));
+        assert_eq!(build_view(&[&calm]).loaded.get(), Some(0));
     }
 
     #[test]
@@ -787,11 +775,11 @@ mod tests {
         let warm = &h.keys[0];
         assert_eq!(warm.runs.first().map(String::as_str), Some("n00"), "oldest first");
         let b = &warm.targets["pytorch"][&Metric::Build];
-        assert_eq!((b.n, b.newest), (24, Some(1150.0 - 3.0)));
-        let step = b.step.as_ref().unwrap();
+        assert_eq!((b.n, b.newest.get()), (24, Some(1150.0 - 3.0)));
+        let step = b.step.value().unwrap();
         assert_eq!(step.stamp, "n16");
         assert!((step.change_pct - 15.0).abs() < 0.5, "{}", step.change_pct);
-        let cp = b.change_point.as_ref().unwrap();
+        let cp = b.change_point.value().unwrap();
         assert_eq!((cp.before_stamp.as_str(), cp.called.as_str()), ("n15", "n17"));
         assert_eq!(b.change_points.len(), 1, "one change, found once");
         // The level line steps at the change, not nights after it.
@@ -799,19 +787,19 @@ mod tests {
         assert!(levels[..16].iter().all(|l| (*l - 1000.0).abs() < 5.0), "{levels:?}");
         assert!(levels[16..].iter().all(|l| (*l - 1150.0).abs() < 5.0), "{levels:?}");
         assert_eq!(
-            b.level,
+            b.level.get(),
             Some(levels[23]),
             "the newest level is what the newest night is judged against"
         );
-        assert_eq!(b.loaded, Some(1));
+        assert_eq!(b.loaded.get(), Some(1));
         assert_eq!(
             warm.loaded["n07"]["pytorch"],
             "strix ended the run at load 41.0 on 32 cores"
         );
         // An unmeasured metric is null with its reason, never 0.
         let total = &warm.targets["pytorch"][&Metric::Total];
-        assert_eq!((total.n, total.median), (0, None));
-        assert!(total.why_null["median"].contains("no run of this key measured"));
+        assert_eq!((total.n, total.median.get()), (0, None));
+        assert!(total.reasons()["median"].contains("no run of this key measured"));
         assert!(h.keys[2].note.as_deref().unwrap().contains("One run only"));
         assert_eq!(warm.chart.as_deref(), Some("charts/history-warm-gfx1201-jnone.svg"));
         assert_eq!(h.keys[2].chart, None, "one run draws no trend");

@@ -231,7 +231,7 @@ fn history(view: &HistoryView) -> String {
         for (target, metrics) in &k.targets {
             for m in crate::figures::Metric::TARGET {
                 let Some(v) = metrics.get(&m) else { continue };
-                if let Some(step) = &v.step {
+                if let Some(step) = v.step.value() {
                     let _ = writeln!(
                         s,
                         "    {target} {m}: step {} from {} ({} → {})",
@@ -241,11 +241,12 @@ fn history(view: &HistoryView) -> String {
                         crate::fmt::metric(m.name(), step.after)
                     );
                 }
-                if let Some(cp) = &v.change_point {
+                if let Some(cp) = v.change_point.value() {
                     let _ = writeln!(s, "      {}", cp.why);
                 }
                 if let Some(sp) = v
                     .spread_pct
+                    .get()
                     .filter(|sp| *sp > crate::analysis::spread::MAX_GATE_SPREAD_PCT)
                 {
                     let _ = writeln!(

@@ -147,7 +147,7 @@ fn caption(
     let steps: Vec<String> = series
         .iter()
         .filter_map(|(m, label, _)| {
-            let s = m.step.as_ref().filter(|s| runs.contains(&s.run))?;
+            let s = m.step.value().filter(|s| runs.contains(&s.run))?;
             Some(format!(
                 "{label} {} from {}",
                 crate::fmt::change(s.change_pct, 1),

@@ -115,9 +115,9 @@ struct TextMetric<'a> {
     level: Option<f64>,
     newest_vs_level_pct: Option<f64>,
     spread_pct: Option<f64>,
-    step: &'a Option<LevelStepView>,
+    step: Option<&'a LevelStepView>,
     loaded: Option<usize>,
-    change_point: &'a Option<ChangePoint>,
+    change_point: Option<&'a ChangePoint>,
     change_points: &'a [ChangePoint],
 }
 
@@ -125,15 +125,15 @@ impl<'a> TextView<'a> {
     fn of(v: &'a HistoryView) -> Self {
         let metric = |m: &'a MetricView| TextMetric {
             n: m.n,
-            median: m.median,
-            newest: m.newest,
-            newest_vs_median_pct: m.newest_vs_median_pct,
-            level: m.level,
-            newest_vs_level_pct: m.newest_vs_level_pct,
-            spread_pct: m.spread_pct,
-            step: &m.step,
-            loaded: m.loaded,
-            change_point: &m.change_point,
+            median: m.median.get(),
+            newest: m.newest.get(),
+            newest_vs_median_pct: m.newest_vs_median_pct.get(),
+            level: m.level.get(),
+            newest_vs_level_pct: m.newest_vs_level_pct.get(),
+            spread_pct: m.spread_pct.get(),
+            step: m.step.value(),
+            loaded: m.loaded.get(),
+            change_point: m.change_point.value(),
             change_points: &m.change_points,
         };
         let key = |k: &'a KeyView| TextKey {
