@@ -38,45 +38,49 @@ pub(crate) struct LeftOutRun {
     pub(crate) reason: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct KeyView {
-    pub(crate) mode: Option<String>,
-    pub(crate) arch: Option<String>,
-    pub(crate) max_jobs: Option<u32>,
-    /// The key in words; an unknown key names its run and what run.json lacks.
-    pub(crate) label: String,
-    pub(crate) unknown: bool,
-    /// Stamps, oldest first.
-    pub(crate) runs: Vec<String>,
-    /// Each run's folder (under the root, or under a site's `runs/`), as `runs`.
-    pub(crate) run_dirs: Vec<String>,
-    /// Each run's day (`2026-10-01`, run.json `started_at`), as `runs`;
-    /// `null` where the run does not say when it started.
-    pub(crate) run_days: Vec<Option<String>>,
-    /// Said instead of a trend, e.g. for a key of one run.
-    pub(crate) note: Option<String>,
-    /// Its chart under `charts/`, when it has one.
-    pub(crate) chart: Option<String>,
-    pub(crate) targets: BTreeMap<String, BTreeMap<Metric, MetricView>>,
-    /// Per run stamp and target: the points whose node ended the run loaded, and how.
-    pub(crate) loaded: BTreeMap<String, BTreeMap<String, String>>,
-    /// Per run stamp and target: why the load of a point's node is not known.
-    pub(crate) load_unknown: BTreeMap<String, BTreeMap<String, String>>,
-    /// Per target, its most expensive steps (by total time over the key's
-    /// runs, at most `STEP_LINES`) and their seconds in each run.
-    pub(crate) step_durations: BTreeMap<String, Vec<StepLine>>,
-    /// Why a field above is `null`.
-    pub(crate) why_null: BTreeMap<String, String>,
-    /// Every change to the worse over the key's history, each with its id,
-    /// the pair of nights it rests on, its cause and its state as of the
-    /// newest run (`open`, `recovered`, `accepted`).
-    pub(crate) regressions: Vec<Regression>,
-    /// The gate's verdict on the key's newest run against the runs before it
-    /// regressed (what history.md and history.html lead with).
-    pub(crate) newest_regressed: bool,
-    /// That verdict in words ("regressed: pytorch build_s +13.5%", "not gated: ..."),
-    /// when the caller gated it.
-    pub(crate) newest_verdict_words: Option<String>,
+explained! {
+    /// One key's runs (one mode, arch and job width): each target's metrics,
+    /// its loaded nights, its steps and its regressions.
+    #[derive(Debug, Clone)]
+    pub(crate) struct KeyView {
+        [measured] pub(crate) mode: Measured<String>,
+        [measured] pub(crate) arch: Measured<String>,
+        [measured] pub(crate) max_jobs: Measured<u32>,
+        /// The key in words; an unknown key names its run and what run.json lacks.
+        [plain] pub(crate) label: String,
+        [plain] pub(crate) unknown: bool,
+        /// Stamps, oldest first.
+        [plain] pub(crate) runs: Vec<String>,
+        /// Each run's folder (under the root, or under a site's `runs/`), as `runs`.
+        [plain] pub(crate) run_dirs: Vec<String>,
+        /// Each run's day (`2026-10-01`, run.json `started_at`), as `runs`;
+        /// `null` where the run does not say when it started.
+        [plain] pub(crate) run_days: Vec<Option<String>>,
+        /// Said instead of a trend, e.g. for a key of one run.
+        [plain] pub(crate) note: Option<String>,
+        /// Its chart under `charts/`, or why it has none.
+        [measured] pub(crate) chart: Measured<String>,
+        [plain] pub(crate) targets: BTreeMap<String, BTreeMap<Metric, MetricView>>,
+        /// Per run stamp and target: the points whose node ended the run loaded, and how.
+        [plain] pub(crate) loaded: BTreeMap<String, BTreeMap<String, String>>,
+        /// Per run stamp and target: why the load of a point's node is not known.
+        [plain] pub(crate) load_unknown: BTreeMap<String, BTreeMap<String, String>>,
+        /// Per target, its most expensive steps (by total time over the key's
+        /// runs, at most `STEP_LINES`) and their seconds in each run.
+        [plain] pub(crate) step_durations: BTreeMap<String, Vec<StepLine>>,
+        /// Why a field above is `null`.
+        [why_null] pub(crate) why_null: crate::figures::explained::Reasons,
+        /// Every change to the worse over the key's history, each with its id,
+        /// the pair of nights it rests on, its cause and its state as of the
+        /// newest run (`open`, `recovered`, `accepted`).
+        [plain] pub(crate) regressions: Vec<Regression>,
+        /// The gate's verdict on the key's newest run against the runs before it
+        /// regressed (what history.md and history.html lead with).
+        [plain] pub(crate) newest_regressed: bool,
+        /// That verdict in words ("regressed: pytorch build_s +13.5%", "not gated: ..."),
+        /// when the caller gated it.
+        [plain] pub(crate) newest_verdict_words: Option<String>,
+    }
 }
 
 /// How many of a target's steps history follows across runs.
@@ -518,15 +522,7 @@ fn key_view(key: &Key, runs: &[&Figures], verdicts: &Verdicts, accepted: &Accept
             metrics.insert(m, metric_view(runs, &judged, &mine, name, m));
         }
     }
-    let mut why_null = BTreeMap::new();
-    if key.max_jobs.is_none() {
-        why_null.insert("max_jobs".into(), "run.json records no max_jobs".into());
-    }
-    for (f, v) in [("mode", &key.mode), ("arch", &key.arch)] {
-        if v.is_none() {
-            why_null.insert(f.into(), format!("run.json gives no {f}: this run is a key of its own"));
-        }
-    }
+    let lone = |f: &str| format!("run.json gives no {f}: this run is a key of its own");
     let step_durations = targets
         .keys()
         .map(|t| (t.clone(), step_lines(runs, t)))
@@ -535,9 +531,9 @@ fn key_view(key: &Key, runs: &[&Figures], verdicts: &Verdicts, accepted: &Accept
     let note = (runs.len() == 1).then(|| format!("One run only ({}): no trend to draw", runs[0].stamp));
     let gated = runs.last().and_then(|newest| verdicts.get(&newest.dir));
     KeyView {
-        mode: key.mode.clone(),
-        arch: key.arch.clone(),
-        max_jobs: key.max_jobs,
+        mode: Measured::from_option(key.mode.clone(), || lone("mode")),
+        arch: Measured::from_option(key.arch.clone(), || lone("arch")),
+        max_jobs: Measured::from_option(key.max_jobs, || "run.json records no max_jobs".into()),
         label: key_label(key),
         unknown: key.lone.is_some(),
         runs: runs.iter().map(|r| r.stamp.clone()).collect(),
@@ -550,12 +546,15 @@ fn key_view(key: &Key, runs: &[&Figures], verdicts: &Verdicts, accepted: &Accept
             })
             .collect(),
         note,
-        chart: (runs.len() > 1).then(|| chart_name(key)),
+        chart: match runs.len() {
+            0 | 1 => Measured::missing("one run draws no trend"),
+            _ => Value(chart_name(key)),
+        },
         targets,
         loaded,
         load_unknown,
         step_durations,
-        why_null,
+        why_null: Default::default(),
         regressions: match runs.len() {
             0 => vec![],
             n => judged.regressions(n - 1, accepted),
@@ -601,8 +600,8 @@ impl HistoryView {
     /// The site draws its charts in history.html: no SVG files are named.
     pub(crate) fn without_charts(mut self) -> Self {
         for k in &mut self.keys {
-            if k.chart.take().is_some() {
-                k.why_null.insert("chart".into(), "history.html draws it".into());
+            if !k.chart.is_missing() {
+                k.chart = Measured::missing("history.html draws it");
             }
         }
         self
@@ -802,7 +801,11 @@ mod tests {
         assert!(total.reasons()["median"].contains("no run of this key measured"));
         assert!(h.keys[2].note.as_deref().unwrap().contains("One run only"));
         assert_eq!(warm.chart.as_deref(), Some("charts/history-warm-gfx1201-jnone.svg"));
-        assert_eq!(h.keys[2].chart, None, "one run draws no trend");
+        assert_eq!(
+            h.keys[2].chart.why(),
+            Some("one run draws no trend"),
+            "a null chart says why"
+        );
         assert_eq!(h.left_out.len(), 1);
         assert_eq!(h.left_out[0].reason, "cannot be read: no run inputs");
     }

@@ -26,7 +26,7 @@ pub(crate) const CHART_RUNS: usize = 365;
 
 /// The chart of `key` (which must have a `chart` name).
 pub(crate) fn draw(key: &KeyView) -> Result<String> {
-    let name = key.chart.clone().unwrap_or_default();
+    let name = key.chart.value().cloned().unwrap_or_default();
     let entries = vec![
         LegendEntry::new("total per run", Swatch::Dot(rgb(0))),
         LegendEntry::new("build per run", Swatch::Dot(rgb(1))),

@@ -213,7 +213,7 @@ pub fn render_all(view: &HistoryView) -> Result<Vec<OutFile>> {
     let charts: Vec<OutFile> = view
         .keys
         .par_iter()
-        .filter_map(|k: &KeyView| Some((k.chart.clone()?, k)))
+        .filter_map(|k: &KeyView| Some((k.chart.value()?.clone(), k)))
         .map(|(name, k)| Ok(OutFile::new(name, chart::draw(k)?)))
         .collect::<Result<_>>()?;
     let mut files = vec![

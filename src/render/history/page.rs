@@ -119,7 +119,7 @@ fn replace_image(body: &mut String, src: &str, with: &str) {
 pub(crate) fn render(view: &HistoryView) -> Result<String> {
     let mut body = markdown_html(&super::markdown(view)?);
     for (i, k) in view.keys.iter().enumerate() {
-        if let Some(chart) = &k.chart {
+        if let Some(chart) = k.chart.value() {
             let slot = format!(
                 "<div class=\"panels\" data-key=\"{i}\"><noscript><p>The charts need JavaScript; the table below holds every figure.</p></noscript></div>"
             );
