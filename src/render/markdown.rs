@@ -159,6 +159,16 @@ fn compare(c: &CompareView) -> String {
             s.push_str(&format!("\nRevision: {} → {}\n", r(&c.revision_a), r(&c.revision_b)));
         }
     }
+    s.push_str(&compare_targets(c));
+    s.push_str(&compare_nodes(c));
+    s.push_str(&provenance_footer(c));
+    s
+}
+
+/// The comparison's targets: each metric's change against its band, and a
+/// target that moved to another node.
+fn compare_targets(c: &CompareView) -> String {
+    let mut s = String::new();
     s.push_str(&format!(
         "\n## Targets\n\nA change inside its band is noise. A band is {}× the metric's robust spread over the newest {} comparable runs of the history root that started before B (how many, beside it); with fewer than {} it is ±{}%, assumed. Nodes are banded the same way.\n\n| target | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n",
         crate::analysis::spread::BAND_SPREADS,
@@ -191,6 +201,12 @@ fn compare(c: &CompareView) -> String {
             ));
         }
     }
+    s
+}
+
+/// The comparison's nodes: each metric's change against its band.
+fn compare_nodes(c: &CompareView) -> String {
+    let mut s = String::new();
     s.push_str("\n## Nodes\n\n| node | metric | A | B | change | band | verdict |\n|---|---|--:|--:|--:|--:|---|\n");
     for n in &c.nodes {
         for ch in &n.changes {
@@ -209,6 +225,5 @@ fn compare(c: &CompareView) -> String {
             ));
         }
     }
-    s.push_str(&provenance_footer(c));
     s
 }

@@ -93,6 +93,92 @@ fn declarations(
     meta
 }
 
+/// A node's process name: the node, with its builder when known.
+fn node_label(n: &crate::view::NodeView) -> String {
+    match n.builder.value() {
+        Some(b) => format!("{} ({b})", n.name),
+        None => n.name.clone(),
+    }
+}
+
+/// A node's CPU and memory as counters of process `pid`.
+fn node_counters(n: &crate::view::NodeView, pid: usize, events: &mut Vec<Value>) {
+    // Perfetto names a counter track "<name> <arg>": the arg carries the unit.
+    for (series, name) in [(&n.cpu, "CPU busy"), (&n.mem, "memory used")] {
+        for (t, val) in series.t.iter().zip(&series.v) {
+            if let Some(val) = val {
+                events.push(json!({"ph": "C", "pid": pid, "name": name, "ts": us(*t), "args": {"percent": val}}));
+            }
+        }
+    }
+}
+
+/// Target `ti`'s phases, steps and uploads under its node's process `pid`,
+/// with the tracks they land on.
+fn target_events(
+    t: &crate::view::TargetView,
+    (pid, ti): (usize, usize),
+    events: &mut Vec<Value>,
+    tracks: &mut Vec<(usize, usize, String)>,
+) {
+    // Track ids: 1000 per target, the phases on the first, steps after.
+    let base = (ti + 1) * 1000;
+    tracks.push((pid, base, t.name.clone()));
+    for p in &t.phases {
+        let (ts, dur) = span(p.start_s, p.end_s);
+        // A phase that took no time has nothing to draw, and drawn it
+        // would nest under the phase starting at the same microsecond.
+        if dur == 0 {
+            continue;
+        }
+        events.push(
+            json!({"ph": "X", "pid": pid, "tid": base, "name": p.phase, "cat": "phase",
+            "ts": ts, "dur": dur, "args": {"target": t.name}}),
+        );
+    }
+    let spans: Vec<(i64, i64)> = t.steps.iter().map(|s| span(s.start_s, s.end_s)).collect();
+    let lane = lanes(&spans);
+    for ((s, (ts, dur)), l) in t.steps.iter().zip(&spans).zip(&lane) {
+        events.push(json!({"ph": "X", "pid": pid, "tid": base + 1 + l, "name": s.name, "cat": if s.cached { "cached step" } else { "step" },
+            "ts": ts, "dur": dur, "args": {"target": t.name, "cached": s.cached}}));
+    }
+    for l in 0..lane.iter().max().map_or(0, |m| m + 1) {
+        tracks.push((pid, base + 1 + l, format!("{} steps {}", t.name, l + 1)));
+    }
+    for (k, u) in t.uploads.iter().enumerate() {
+        // `id2.local` scopes the async slice to its process (the node);
+        // a bare `id` is global and lands under "Global Legacy Events".
+        let id = json!({"local": format!("{ti}.{k}")});
+        let name = format!("{} upload", t.name);
+        events.push(
+            json!({"ph": "b", "pid": pid, "tid": base, "cat": "upload", "name": name, "id2": id, "ts": us(u[0]),
+            "args": {"target": t.name}}),
+        );
+        events.push(
+            json!({"ph": "e", "pid": pid, "tid": base, "cat": "upload", "name": name, "id2": id, "ts": us(u[1])}),
+        );
+    }
+}
+
+/// The cache server's and the registry's activity as instants of process
+/// `pid` (the caches), one a bucket that saw any.
+fn cache_events(v: &View, pid: usize, events: &mut Vec<Value>) {
+    for p in v.sccache.series.iter().filter(|p| p.hits + p.misses + p.writes > 0) {
+        events.push(
+            json!({"ph": "i", "s": "p", "pid": pid, "tid": 1, "name": "sccache", "ts": us(p.t_s),
+            "args": {"hits": p.hits, "misses": p.misses, "writes": p.writes, "write_bytes": p.write_bytes}}),
+        );
+    }
+    for p in v.zot.series.iter().filter(|p| p.cache_bytes + p.image_bytes > 0) {
+        events.push(
+            json!({"ph": "i", "s": "p", "pid": pid, "tid": 2, "name": "registry writes", "ts": us(p.t_s),
+            "args": {"cache_bytes": p.cache_bytes, "image_bytes": p.image_bytes}}),
+        );
+    }
+}
+
+/// The run as Chrome trace-event JSON: a process per node (its counters,
+/// its targets' tracks), one for targets with no placement, one for the caches.
 pub(crate) fn render(v: &View) -> String {
     let mut events: Vec<Value> = vec![];
     // Names of processes (pid, name, sort index) and tracks (pid, tid, name),
@@ -106,75 +192,16 @@ pub(crate) fn render(v: &View) -> String {
             .unwrap_or(v.nodes.len() + 1)
     };
     for (i, n) in v.nodes.iter().enumerate() {
-        let label = match n.builder.value() {
-            Some(b) => format!("{} ({b})", n.name),
-            None => n.name.clone(),
-        };
-        processes.push((i + 1, label, Some(i)));
-        // Perfetto names a counter track "<name> <arg>": the arg carries the unit.
-        for (series, name) in [(&n.cpu, "CPU busy"), (&n.mem, "memory used")] {
-            for (t, val) in series.t.iter().zip(&series.v) {
-                if let Some(val) = val {
-                    events.push(json!({"ph": "C", "pid": i + 1, "name": name, "ts": us(*t), "args": {"percent": val}}));
-                }
-            }
-        }
+        processes.push((i + 1, node_label(n), Some(i)));
+        node_counters(n, i + 1, &mut events);
     }
     processes.push((v.nodes.len() + 1, "(no placement)".into(), None));
     for (ti, t) in v.targets.iter().enumerate() {
-        let pid = node_pid(t.node.as_deref());
-        // Track ids: 1000 per target, the phases on the first, steps after.
-        let base = (ti + 1) * 1000;
-        tracks.push((pid, base, t.name.clone()));
-        for p in &t.phases {
-            let (ts, dur) = span(p.start_s, p.end_s);
-            // A phase that took no time has nothing to draw, and drawn it
-            // would nest under the phase starting at the same microsecond.
-            if dur == 0 {
-                continue;
-            }
-            events.push(
-                json!({"ph": "X", "pid": pid, "tid": base, "name": p.phase, "cat": "phase",
-                "ts": ts, "dur": dur, "args": {"target": t.name}}),
-            );
-        }
-        let spans: Vec<(i64, i64)> = t.steps.iter().map(|s| span(s.start_s, s.end_s)).collect();
-        let lane = lanes(&spans);
-        for ((s, (ts, dur)), l) in t.steps.iter().zip(&spans).zip(&lane) {
-            events.push(json!({"ph": "X", "pid": pid, "tid": base + 1 + l, "name": s.name, "cat": if s.cached { "cached step" } else { "step" },
-                "ts": ts, "dur": dur, "args": {"target": t.name, "cached": s.cached}}));
-        }
-        for l in 0..lane.iter().max().map_or(0, |m| m + 1) {
-            tracks.push((pid, base + 1 + l, format!("{} steps {}", t.name, l + 1)));
-        }
-        for (k, u) in t.uploads.iter().enumerate() {
-            // `id2.local` scopes the async slice to its process (the node);
-            // a bare `id` is global and lands under "Global Legacy Events".
-            let id = json!({"local": format!("{ti}.{k}")});
-            let name = format!("{} upload", t.name);
-            events.push(
-                json!({"ph": "b", "pid": pid, "tid": base, "cat": "upload", "name": name, "id2": id, "ts": us(u[0]),
-                "args": {"target": t.name}}),
-            );
-            events.push(
-                json!({"ph": "e", "pid": pid, "tid": base, "cat": "upload", "name": name, "id2": id, "ts": us(u[1])}),
-            );
-        }
+        target_events(t, (node_pid(t.node.as_deref()), ti), &mut events, &mut tracks);
     }
     let caches = v.nodes.len() + 2;
     processes.push((caches, "caches".into(), None));
-    for p in v.sccache.series.iter().filter(|p| p.hits + p.misses + p.writes > 0) {
-        events.push(
-            json!({"ph": "i", "s": "p", "pid": caches, "tid": 1, "name": "sccache", "ts": us(p.t_s),
-            "args": {"hits": p.hits, "misses": p.misses, "writes": p.writes, "write_bytes": p.write_bytes}}),
-        );
-    }
-    for p in v.zot.series.iter().filter(|p| p.cache_bytes + p.image_bytes > 0) {
-        events.push(
-            json!({"ph": "i", "s": "p", "pid": caches, "tid": 2, "name": "registry writes", "ts": us(p.t_s),
-            "args": {"cache_bytes": p.cache_bytes, "image_bytes": p.image_bytes}}),
-        );
-    }
+    cache_events(v, caches, &mut events);
     let mut meta = declarations(processes, tracks, &events);
     meta.append(&mut events);
     let doc = json!({

@@ -335,35 +335,8 @@ fn zot_view(
                 .collect()
         })
         .unwrap_or_default();
-    // Each node's own lane over the same buckets as the registry's.
-    let by_node = drawn
-        .map(|(lo, hi)| {
-            nodes
-                .iter()
-                .filter_map(|n| Some((n, z.node_lane_within(addr(n)?, window)?)))
-                .map(|(n, lane)| {
-                    let (cache_bytes, image_bytes) = lane
-                        .buckets(lo, hi)
-                        .map(|(_, v)| (v.cache_bytes, v.image_bytes))
-                        .unzip();
-                    ZotNodeLane {
-                        node: n.name.clone(),
-                        cache_bytes,
-                        image_bytes,
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let n = clamped.writes;
-    let clamped = (n > 0).then(|| {
-        format!(
-            "{}: {} lasted beyond the run's window (the longest {}): clamped to it on the registry lane",
-            model::ZOT,
-            crate::fmt::counted(n, "write request", "write requests"),
-            timefmt::human_duration(clamped.longest as f64 / MICROS_PER_SEC)
-        )
-    });
+    let by_node = drawn.map(|b| zot_node_lanes(z, nodes, window, b)).unwrap_or_default();
+    let clamped = clamped_warning(&clamped);
     let view = ZotView {
         present: true,
         why: None,
@@ -386,6 +359,44 @@ fn zot_view(
         why_null: Reasons::new(),
     };
     (view, clamped)
+}
+
+/// Each node's own lane of registry writes over the buckets `lo..hi`, the
+/// same as the registry's.
+fn zot_node_lanes(
+    z: &crate::input::zot::ZotLog,
+    nodes: &[NodeView],
+    window: Option<(Micros, Micros)>,
+    (lo, hi): (i64, i64),
+) -> Vec<ZotNodeLane> {
+    nodes
+        .iter()
+        .filter_map(|n| Some((n, z.node_lane_within(addr(n)?, window)?)))
+        .map(|(n, lane)| {
+            let (cache_bytes, image_bytes) = lane
+                .buckets(lo, hi)
+                .map(|(_, v)| (v.cache_bytes, v.image_bytes))
+                .unzip();
+            ZotNodeLane {
+                node: n.name.clone(),
+                cache_bytes,
+                image_bytes,
+            }
+        })
+        .collect()
+}
+
+/// The warning for writes that lasted beyond the window, when any did.
+fn clamped_warning(clamped: &crate::input::zot::Clamped) -> Option<String> {
+    let n = clamped.writes;
+    (n > 0).then(|| {
+        format!(
+            "{}: {} lasted beyond the run's window (the longest {}): clamped to it on the registry lane",
+            model::ZOT,
+            crate::fmt::counted(n, "write request", "write requests"),
+            timefmt::human_duration(clamped.longest as f64 / MICROS_PER_SEC)
+        )
+    })
 }
 
 #[cfg(test)]

@@ -82,23 +82,7 @@ pub(crate) fn draw(view: &View) -> Result<String> {
                 .x_label_area_size(if last { AXIS_PX - PANEL_GAP / 2 } else { 0 })
                 .y_label_area_size(LABEL_AREA)
                 .build_cartesian_2d(0f64..span, 0f64..100f64)?;
-            let (percent, time) = (|v: &f64| format!("{v:.0}%"), |v: &f64| axis.label(v));
-            let mut mesh = chart.configure_mesh();
-            // Past eight panels the light grid would cost more than the lines.
-            mesh.y_labels(3)
-                .x_labels(axis.labels)
-                .y_max_light_lines(1)
-                .x_max_light_lines(if panels > crate::view::FULL_DETAIL_NODES { 0 } else { 4 })
-                .y_label_style((FONT, 11))
-                .x_label_style((FONT, 12))
-                .axis_desc_style((FONT, 12))
-                .y_label_formatter(&percent)
-                .x_label_formatter(&time)
-                .light_line_style(RGBColor(240, 240, 240));
-            if last {
-                mesh.x_desc(axis.desc);
-            }
-            mesh.draw()?;
+            panel_mesh(&mut chart, axis, panels, last)?;
             if let Some(why) = empty {
                 message(&area, why)?;
                 continue;
@@ -107,43 +91,89 @@ pub(crate) fn draw(view: &View) -> Result<String> {
                 message(&area, "no node polled: nothing to draw")?;
                 continue;
             };
-            // The node's name (and builder) in the label column, left of its
-            // ticks; the chart's coordinates are the whole SVG's, as `root`'s.
-            let (_, top) = chart.backend_coord(&(0.0, 100.0));
-            let (_, bottom) = chart.backend_coord(&(0.0, 0.0));
-            let mid = (top + bottom) / 2;
-            let name_width = LABEL_AREA as i32 - 44;
-            let builder = n.builder.as_deref().filter(|_| ph >= 50);
-            let name_y = if builder.is_some() { mid - 8 } else { mid };
-            if let Some(name) = fitted(&n.name, name_width, NAME_FONT) {
-                root.draw(&Text::new(name, (MARGIN as i32, name_y), name_style.clone()))?;
-            }
-            if let Some(b) = builder.and_then(|b| fitted(b, name_width, 11)) {
-                root.draw(&Text::new(b, (MARGIN as i32, mid + 9), builder_style.clone()))?;
-            }
-            let c = rgb(n.colour);
-            let (cpu_t, cpu_v) = thin(&n.cpu.t, &n.cpu.v, budget.cpu_points, axis);
-            let (mem_t, mem_v) = thin(&n.mem.t, &n.mem.v, budget.mem_points, axis);
-            for seg in segments(&cpu_t, &cpu_v, span) {
-                chart.draw_series(LineSeries::new(seg, c.stroke_width(2)))?;
-            }
-            let mem = segments(&mem_t, &mem_v, span);
-            let pixels: f64 = mem
-                .iter()
-                .flat_map(|seg| seg.windows(2))
-                .map(|w| {
-                    let (a, b) = (chart.backend_coord(&w[0]), chart.backend_coord(&w[1]));
-                    f64::from(a.0 - b.0).hypot(f64::from(a.1 - b.1))
-                })
-                .sum();
-            let (dash, gap) = budget.dash(pixels);
-            for seg in mem {
-                chart.draw_series(DashedLineSeries::new(seg, dash, gap, c.stroke_width(2)))?;
-            }
+            node_name(&root, &chart, n, ph, (&name_style, &builder_style))?;
+            node_lines(&mut chart, n, budget, (axis, span))?;
         }
         root.present()?;
         Ok(())
     })
+}
+
+/// A panel's axes: percent up, time along (named under the last panel).
+fn panel_mesh(chart: &mut Chart<'_>, axis: TimeAxis, panels: usize, last: bool) -> DrawResult {
+    let (percent, time) = (|v: &f64| format!("{v:.0}%"), |v: &f64| axis.label(v));
+    let mut mesh = chart.configure_mesh();
+    // Past eight panels the light grid would cost more than the lines.
+    mesh.y_labels(3)
+        .x_labels(axis.labels)
+        .y_max_light_lines(1)
+        .x_max_light_lines(if panels > crate::view::FULL_DETAIL_NODES { 0 } else { 4 })
+        .y_label_style((FONT, 11))
+        .x_label_style((FONT, 12))
+        .axis_desc_style((FONT, 12))
+        .y_label_formatter(&percent)
+        .x_label_formatter(&time)
+        .light_line_style(RGBColor(240, 240, 240));
+    if last {
+        mesh.x_desc(axis.desc);
+    }
+    mesh.draw()?;
+    Ok(())
+}
+
+/// The node's name (and builder, when the panel is tall enough) in the
+/// label column, left of its ticks; the chart's coordinates are the whole
+/// SVG's, as `root`'s.
+fn node_name(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    chart: &Chart<'_>,
+    n: &crate::view::NodeView,
+    ph: u32,
+    (name_style, builder_style): (&TextStyle, &TextStyle),
+) -> DrawResult {
+    let (_, top) = chart.backend_coord(&(0.0, 100.0));
+    let (_, bottom) = chart.backend_coord(&(0.0, 0.0));
+    let mid = (top + bottom) / 2;
+    let name_width = LABEL_AREA as i32 - 44;
+    let builder = n.builder.as_deref().filter(|_| ph >= 50);
+    let name_y = if builder.is_some() { mid - 8 } else { mid };
+    if let Some(name) = fitted(&n.name, name_width, NAME_FONT) {
+        root.draw(&Text::new(name, (MARGIN as i32, name_y), name_style.clone()))?;
+    }
+    if let Some(b) = builder.and_then(|b| fitted(b, name_width, 11)) {
+        root.draw(&Text::new(b, (MARGIN as i32, mid + 9), builder_style.clone()))?;
+    }
+    Ok(())
+}
+
+/// The node's CPU line, solid, and its memory line, dashed within the
+/// node's budget of dashes; each thinned to the points the budget allows.
+fn node_lines(
+    chart: &mut Chart<'_>,
+    n: &crate::view::NodeView,
+    budget: Budget,
+    (axis, span): (TimeAxis, f64),
+) -> DrawResult {
+    let c = rgb(n.colour);
+    let (cpu_t, cpu_v) = thin(&n.cpu.t, &n.cpu.v, budget.cpu_points, axis);
+    let (mem_t, mem_v) = thin(&n.mem.t, &n.mem.v, budget.mem_points, axis);
+    for seg in segments(&cpu_t, &cpu_v, span) {
+        chart.draw_series(LineSeries::new(seg, c.stroke_width(2)))?;
+    }
+    let mem = segments(&mem_t, &mem_v, span);
+    let pixels: f64 = mem
+        .iter()
+        .flat_map(|seg| seg.windows(2))
+        .map(|w| {
+            let (a, b) = (chart.backend_coord(&w[0]), chart.backend_coord(&w[1]));
+            f64::from(a.0 - b.0).hypot(f64::from(a.1 - b.1))
+        })
+        .sum();
+    let (dash, gap) = budget.dash(pixels);
+    for seg in mem {
+        chart.draw_series(DashedLineSeries::new(seg, dash, gap, c.stroke_width(2)))?;
+    }
+    Ok(())
 }
 
 /// What one node's lines may cost, so the chart's size has a ceiling

@@ -143,15 +143,7 @@ fn draw_keyed(view: &View, keyed: &[Keyed]) -> Result<(String, Vec<Keyed>)> {
             .x_label_area_size(40)
             .y_label_area_size(LABEL_AREA)
             .build_cartesian_2d(0f64..span, 0f64..lanes as f64)?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(0)
-            .x_labels(axis.labels)
-            .x_desc(axis.desc)
-            .x_label_formatter(&|v| axis.label(v))
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()?;
+        time_mesh(&mut chart, &axis)?;
         if !any {
             return message(
                 &root,
@@ -183,14 +175,8 @@ fn draw_keyed(view: &View, keyed: &[Keyed]) -> Result<(String, Vec<Keyed>)> {
                         let (r, g, b) = c;
                         unreadable.push((t.name.clone(), RGBColor(r, g, b)));
                     }
-                    if let Some((x, name, ground)) = placed {
-                        let (_, by) = chart.backend_coord(&(0.0, (y0 + y1) / 2.0 + 0.12));
-                        let (r, g, b) = crate::render::label_colour(ground);
-                        let ink = RGBColor(r, g, b);
-                        let style = TextStyle::from((FONT, LABEL_FONT).into_font())
-                            .color(&ink)
-                            .pos(Pos::new(HPos::Left, VPos::Center));
-                        root.draw(&Text::new(name, (x + 3, by), style))?;
+                    if let Some(placed) = placed {
+                        draw_label(&chart, &root, placed, (y0 + y1) / 2.0)?;
                     }
                 }
             }
@@ -206,6 +192,39 @@ fn draw_keyed(view: &View, keyed: &[Keyed]) -> Result<(String, Vec<Keyed>)> {
         Ok(())
     })?;
     Ok((hatched(svg), unreadable))
+}
+
+/// The time axis along the bottom, and no lines across: the rows draw
+/// their own separators.
+fn time_mesh(chart: &mut Chart<'_>, axis: &TimeAxis) -> DrawResult {
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_labels(axis.labels)
+        .x_desc(axis.desc)
+        .x_label_formatter(&|v| axis.label(v))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    Ok(())
+}
+
+/// A target's name (or number) where `label_place` put it, at its lane's
+/// middle `mid`, in the ink that reads on the colour under it.
+fn draw_label(
+    chart: &Chart<'_>,
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    (x, name, ground): (i32, String, (u8, u8, u8)),
+    mid: f64,
+) -> DrawResult {
+    let (_, by) = chart.backend_coord(&(0.0, mid + 0.12));
+    let (r, g, b) = crate::render::label_colour(ground);
+    let ink = RGBColor(r, g, b);
+    let style = TextStyle::from((FONT, LABEL_FONT).into_font())
+        .color(&ink)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    root.draw(&Text::new(name, (x + 3, by), style))?;
+    Ok(())
 }
 
 /// A row's separator below it (`y0`) and its node's name left of the plot,
