@@ -143,7 +143,7 @@ fn targets(s: &mut String, n: &RunNight) {
     }
     s.push_str(&format!("Since the previous night ({}):\n\n", md_text(stamp)));
     for t in &n.targets {
-        let fmt = |v: Option<f64>| v.map_or("not measured".into(), |x| crate::fmt::duration(x));
+        let fmt = |v: Option<f64>| v.map_or("not measured".into(), crate::fmt::duration);
         let change = t
             .change_pct
             .map_or(String::new(), |p| format!(" ({})", crate::gate::shown_drift(p)));
