@@ -4,6 +4,8 @@
 //! whose mode or arch is unknown pools with none.
 
 use crate::analysis::pooling::Coordinates;
+use crate::figures::explained::WhyNull;
+use crate::figures::Measured;
 use crate::input::run_json;
 use crate::model::{self, Run};
 use crate::view::placement::{self, CostHistory, PlacementView};
@@ -31,13 +33,15 @@ fn with_history(p: &mut PlacementView, run: &Run, root: &Path) {
 fn pool(p: &mut PlacementView, run: &Run, root: &Path, dirs: Vec<std::path::PathBuf>) {
     let info = run.info.as_ref();
     let key = Coordinates::of_info(info);
+    let unset = |key: &str| format!("this run's run.json has no `{key}`");
     let mut header = CostHistory {
         root: root.display().to_string(),
-        mode: info.and_then(|i| i.mode),
-        arch: key.arch.clone(),
-        max_jobs: key.job_width,
+        mode: Measured::from_option(info.and_then(|i| i.mode), || unset("mode")),
+        arch: Measured::from_option(key.arch.clone(), || unset("arch")),
+        max_jobs: Measured::from_option(key.job_width, || unset("max_jobs")),
         runs: vec![p.stamp.clone()],
-        ..Default::default()
+        left_out: vec![],
+        why_null: WhyNull,
     };
     let this = run.dir.canonicalize().ok();
     let mut others: Vec<PlacementView> = vec![];
@@ -86,7 +90,6 @@ fn pool(p: &mut PlacementView, run: &Run, root: &Path, dirs: Vec<std::path::Path
     }
     others.sort_by(|a, b| a.stamp.cmp(&b.stamp));
     header.runs.extend(others.iter().map(|o| o.stamp.clone()));
-    explain_header(&mut header);
     let runs: Vec<&PlacementView> = others.iter().collect();
     let mine = p.clone();
     let all: Vec<&PlacementView> = std::iter::once(&mine).chain(runs).collect();
@@ -98,19 +101,6 @@ fn runs(n: usize) -> &'static str {
         "run"
     } else {
         "runs"
-    }
-}
-
-fn explain_header(h: &mut CostHistory) {
-    let why = |key: &str| format!("this run's run.json has no `{key}`");
-    if h.mode.is_none() {
-        h.why_null.insert("mode".into(), why("mode"));
-    }
-    if h.arch.is_none() {
-        h.why_null.insert("arch".into(), why("arch"));
-    }
-    if h.max_jobs.is_none() {
-        h.why_null.insert("max_jobs".into(), why("max_jobs"));
     }
 }
 

@@ -12,14 +12,20 @@
 //! collection left out when empty; `[hidden]` not serialized; `[why_null]`
 //! where the reasons go (its own type, `Reasons`, holds reasons for parts of
 //! other fields, such as a series' nulls, merged in); `[why_null_or_skip]`
-//! the same, left out when there is none; `[notes]` the same reasons grouped
-//! for people ("`total_s`, `gap_s`: why").
+//! the same, left out when there is none; `[reasons]` where the reasons go
+//! when there are none for parts (its type `WhyNull` holds nothing);
+//! `[notes]` the same reasons grouped for people ("`total_s`, `gap_s`: why").
 
 use std::collections::BTreeMap;
 
 /// Reasons for parts of fields (`cpu.v`: why a series has nulls), beside
 /// those the `Measured` fields carry; keyed by the part's path.
 pub(crate) type Reasons = BTreeMap<String, String>;
+
+/// The place of the gathered reasons in an output (`[reasons]`), for a struct
+/// whose every reason is a field's own.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct WhyNull;
 
 /// The place of the grouped reasons in an output (`[notes]`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -135,6 +141,10 @@ macro_rules! explained {
     };
     (@write $st:ident, $r:ident, hidden, $self:ident, $field:ident) => {};
     (@write $st:ident, $r:ident, why_null, $self:ident, $field:ident) => {
+        $st.serialize_field("why_null", &$r)?;
+    };
+    (@write $st:ident, $r:ident, reasons, $self:ident, $field:ident) => {
+        let _ = &$self.$field;
         $st.serialize_field("why_null", &$r)?;
     };
     (@write $st:ident, $r:ident, why_null_or_skip, $self:ident, $field:ident) => {

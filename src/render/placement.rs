@@ -5,7 +5,6 @@
 
 use super::markdown::markdown_engine;
 use crate::error::{Error, Result};
-use crate::figures::Metric;
 use crate::input::run_json::Mode;
 use crate::view::placement::PlacementView;
 
@@ -123,15 +122,21 @@ pub fn costs_file(p: &PlacementView) -> (String, Vec<String>) {
             continue;
         }
         let (build, weighed) = match &t.history {
-            Some(h) => (h.build_s.median, h.cache_bytes.median.map(|b| b.round() as u64)),
-            None => (t.build_s, t.cache_bytes),
+            Some(h) => (
+                h.build_s.median.get(),
+                h.cache_bytes.median.get().map(|b| b.round() as u64),
+            ),
+            None => (t.build_s.get(), t.cache_bytes.get()),
         };
         match build {
             Some(b) => text.push_str(&format!("build {} {}\n", t.name, seconds(b))),
-            None => left.push(format!("build {}: {}", t.name, why(t, Metric::Build.name()))),
+            None => {
+                let why = t.history.as_ref().map_or(t.build_s.why(), |h| h.build_s.median.why());
+                left.push(format!("build {}: {}", t.name, why.unwrap_or_default()))
+            }
         }
         // Only a warm run's export is what the balancer prices, with or without history.
-        match (weighed, p.mode) {
+        match (weighed, p.mode.get()) {
             (Some(b), Some(Mode::Warm)) => text.push_str(&format!("cache {} {b}\n", t.name)),
             (Some(_), mode) => left.push(format!(
                 "cache {}: measured in a {} run, whose export is not what the balancer prices (a warm run's is)",
@@ -139,24 +144,16 @@ pub fn costs_file(p: &PlacementView) -> (String, Vec<String>) {
                 mode.map(|m| format!("{m:?}").to_lowercase())
                     .unwrap_or_else(|| "run of unknown kind".into())
             )),
-            (None, _) => left.push(format!("cache {}: {}", t.name, why(t, "cache_bytes"))),
+            (None, _) => {
+                let why = t
+                    .history
+                    .as_ref()
+                    .map_or(t.cache_bytes.why(), |h| h.cache_bytes.median.why());
+                left.push(format!("cache {}: {}", t.name, why.unwrap_or_default()))
+            }
         }
     }
     (text, left)
-}
-
-fn why(t: &crate::view::placement::TargetCost, field: &str) -> String {
-    match &t.history {
-        Some(h) => {
-            let m = if field == Metric::Build.name() {
-                &h.build_s
-            } else {
-                &h.cache_bytes
-            };
-            m.why_null.get("median").cloned().unwrap_or_default()
-        }
-        None => t.why_null.get(field).cloned().unwrap_or_default(),
-    }
 }
 
 /// One line of a comment: what follows `#` ends at the line's end, so no
@@ -183,8 +180,8 @@ pub fn fleet_file(p: &PlacementView) -> String {
     let mut not_measured = vec![];
     for n in &p.nodes {
         let measured = match &n.history {
-            Some(h) => h.median.map(|m| (m, h.n, format!("median over {} runs", h.n))),
-            None => n.link_mbps_measured.map(|m| {
+            Some(h) => h.median.get().map(|m| (m, h.n, format!("median over {} runs", h.n))),
+            None => n.link_mbps_measured.get().map(|m| {
                 let from = n.sources.get("link_mbps_measured").map(|s| s.from.clone());
                 (m, n.link_n, from.unwrap_or_default())
             }),
@@ -198,13 +195,13 @@ pub fn fleet_file(p: &PlacementView) -> String {
             )),
             None => {
                 let why = match &n.history {
-                    Some(h) => h.why_null.get("median").cloned(),
-                    None => n.why_null.get("link_mbps_measured").cloned(),
+                    Some(h) => h.median.why(),
+                    None => n.link_mbps_measured.why(),
                 };
                 not_measured.push(format!(
                     "#   {}: {}\n",
                     comment(&n.name),
-                    comment(&why.unwrap_or_default())
+                    comment(why.unwrap_or_default())
                 ));
             }
         }

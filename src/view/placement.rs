@@ -7,7 +7,8 @@
 use super::{human_bytes, r3, TargetView, View};
 use crate::analysis::costs::{self, Upload};
 use crate::analysis::replay::{self, Job, Machine, Refusal};
-use crate::figures::Metric;
+use crate::figures::explained::{explained, WhyNull};
+use crate::figures::{Measured, Metric, Missing, Value};
 use crate::input::placement::Placement;
 use crate::input::run_json::Mode;
 use crate::model::{self, Run};
@@ -16,8 +17,6 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(crate) const SCHEMA: u32 = 1;
-
-type Why = BTreeMap<String, String>;
 
 /// Where a figure comes from, and how many measurements it rests on.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -30,112 +29,185 @@ fn source(from: impl Into<String>, n: u32) -> FigureSource {
     FigureSource { from: from.into(), n }
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
-pub struct PlacementView {
-    pub(crate) schema: u32,
-    pub(crate) stamp: String,
-    pub(crate) mode: Option<Mode>,
-    /// What the export figures are in a run of this kind.
-    pub(crate) run_kind: String,
-    pub(crate) targets: Vec<TargetCost>,
-    pub(crate) nodes: Vec<NodeLink>,
-    pub(crate) replay: ReplayView,
-    /// Whether the balancer's prices or its packing were off.
-    pub(crate) verdict: BalancerVerdict,
-    /// Medians over runs at the same coordinates (`placement --history`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) history: Option<CostHistory>,
-    /// Bad input, each named: what could not be used, and what was done instead.
-    pub(crate) problems: Vec<String>,
-    pub(crate) why_null: Why,
+explained! {
+    #[derive(Debug, Clone)]
+    pub struct PlacementView {
+        [plain] pub(crate) schema: u32,
+        [plain] pub(crate) stamp: String,
+        [measured] pub(crate) mode: Measured<Mode>,
+        /// What the export figures are in a run of this kind.
+        [plain] pub(crate) run_kind: String,
+        [plain] pub(crate) targets: Vec<TargetCost>,
+        [plain] pub(crate) nodes: Vec<NodeLink>,
+        [plain] pub(crate) replay: ReplayView,
+        /// Whether the balancer's prices or its packing were off.
+        [plain] pub(crate) verdict: BalancerVerdict,
+        /// Medians over runs at the same coordinates (`placement --history`).
+        [skip_none] pub(crate) history: Option<CostHistory>,
+        /// Bad input, each named: what could not be used, and what was done instead.
+        [plain] pub(crate) problems: Vec<String>,
+        [reasons] pub(crate) why_null: WhyNull,
+    }
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct TargetCost {
-    pub(crate) name: String,
-    pub(crate) node: Option<String>,
-    /// The targets it waits for (placement.txt `after=`).
-    pub(crate) after: Vec<String>,
-    /// Its own steps, from its trace.
-    pub(crate) build_s: Option<f64>,
-    /// What its export weighs: its upload bytes, where the run kind lets them say so.
-    pub(crate) cache_bytes: Option<u64>,
-    /// The kind of run `cache_bytes` came from.
-    pub(crate) cache_bytes_run: Option<Mode>,
-    /// What it uploaded in this run, which the replay prices.
-    pub(crate) uploaded_bytes: Option<u64>,
-    /// The balancer's estimate and its inputs (placement.txt).
-    pub(crate) est_s: Option<f64>,
-    pub(crate) balancer_build_s: Option<f64>,
-    pub(crate) balancer_cache_bytes: Option<u64>,
-    /// What it took: its whole record.
-    pub(crate) took_s: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) history: Option<TargetHistory>,
-    pub(crate) sources: BTreeMap<String, FigureSource>,
-    pub(crate) why_null: Why,
+/// The view holds a placement from the start; `build` replaces this one.
+impl Default for PlacementView {
+    fn default() -> Self {
+        PlacementView {
+            schema: SCHEMA,
+            stamp: String::new(),
+            mode: Missing("the placement view was not built".into()),
+            run_kind: String::new(),
+            targets: vec![],
+            nodes: vec![],
+            replay: ReplayView::new(Missing("the placement view was not built".into())),
+            verdict: BalancerVerdict::default(),
+            history: None,
+            problems: vec![],
+            why_null: WhyNull,
+        }
+    }
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct NodeLink {
-    pub(crate) name: String,
-    /// The fleet's declaration (run.json), else the balancer's (placement.txt).
-    pub(crate) link_mbps_declared: Option<f64>,
-    /// What the balancer priced uploads at on this node (placement.txt).
-    pub(crate) link_mbps_balancer: Option<f64>,
-    /// Bytes over upload time of its targets' uploads.
-    pub(crate) link_mbps_measured: Option<f64>,
-    pub(crate) link_n: u32,
-    /// The link the replay prices uploads at: measured, else declared.
-    pub(crate) link_mbps_priced: Option<f64>,
-    /// Measured far from a declaration.
-    pub(crate) far: bool,
-    pub(crate) says: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) history: Option<Median>,
-    pub(crate) sources: BTreeMap<String, FigureSource>,
-    pub(crate) why_null: Why,
+explained! {
+    #[derive(Debug, Clone)]
+    pub(crate) struct TargetCost {
+        [plain] pub(crate) name: String,
+        [measured] pub(crate) node: Measured<String>,
+        /// The targets it waits for (placement.txt `after=`).
+        [plain] pub(crate) after: Vec<String>,
+        /// Its own steps, from its trace.
+        [measured] pub(crate) build_s: Measured<f64>,
+        /// What its export weighs: its upload bytes, where the run kind lets them say so.
+        [measured] pub(crate) cache_bytes: Measured<u64>,
+        /// The kind of run `cache_bytes` came from.
+        [measured] pub(crate) cache_bytes_run: Measured<Mode>,
+        /// What it uploaded in this run, which the replay prices.
+        [measured] pub(crate) uploaded_bytes: Measured<u64>,
+        /// The balancer's estimate and its inputs (placement.txt).
+        [measured] pub(crate) est_s: Measured<f64>,
+        [measured] pub(crate) balancer_build_s: Measured<f64>,
+        [measured] pub(crate) balancer_cache_bytes: Measured<u64>,
+        /// What it took: its whole record.
+        [measured] pub(crate) took_s: Measured<f64>,
+        [skip_none] pub(crate) history: Option<TargetHistory>,
+        [plain] pub(crate) sources: BTreeMap<String, FigureSource>,
+        [reasons] pub(crate) why_null: WhyNull,
+    }
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct ReplayView {
-    /// Why the replay could not run (then its figures are null).
-    pub(crate) why: Option<String>,
-    pub(crate) estimate: String,
-    pub(crate) ignores: Vec<String>,
-    pub(crate) actual_wall_s: Option<f64>,
-    /// The placement as it ran, priced on the measured costs.
-    pub(crate) placed_wall_s: Option<f64>,
-    /// The balancer's rule on the measured costs.
-    pub(crate) packed_wall_s: Option<f64>,
-    /// placed − packed: what the packing saves on the same prices.
-    pub(crate) saved_s: Option<f64>,
-    pub(crate) moves: Vec<MoveView>,
-    pub(crate) packed: Vec<SlotView>,
-    pub(crate) left_out: Vec<LeftOutTarget>,
-    pub(crate) sources: BTreeMap<String, FigureSource>,
-    pub(crate) why_null: Why,
+explained! {
+    #[derive(Debug, Clone)]
+    pub(crate) struct NodeLink {
+        [plain] pub(crate) name: String,
+        /// The fleet's declaration (run.json), else the balancer's (placement.txt).
+        [measured] pub(crate) link_mbps_declared: Measured<f64>,
+        /// What the balancer priced uploads at on this node (placement.txt).
+        [measured] pub(crate) link_mbps_balancer: Measured<f64>,
+        /// Bytes over upload time of its targets' uploads.
+        [measured] pub(crate) link_mbps_measured: Measured<f64>,
+        [plain] pub(crate) link_n: u32,
+        /// The link the replay prices uploads at: measured, else declared.
+        [measured] pub(crate) link_mbps_priced: Measured<f64>,
+        /// Measured far from a declaration.
+        [plain] pub(crate) far: bool,
+        [plain] pub(crate) says: Vec<String>,
+        [skip_none] pub(crate) history: Option<Median>,
+        [plain] pub(crate) sources: BTreeMap<String, FigureSource>,
+        [reasons] pub(crate) why_null: WhyNull,
+    }
 }
 
-/// The balancer judged on its own terms: its prices (its estimate of each
-/// target against what the target took) and its packing (its own rule on
-/// its own prices, against the placement it made priced the same way).
-#[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct BalancerVerdict {
-    /// The targets whose record took more than half again, or less than
-    /// two thirds, of the balancer's estimate.
-    pub(crate) prices_off: Vec<String>,
-    /// The targets whose estimate and record could both be compared.
-    pub(crate) prices_n: u32,
-    /// The placement as it ran, on the balancer's own prices.
-    pub(crate) own_placed_wall_s: Option<f64>,
-    /// The balancer's rule on its own prices.
-    pub(crate) own_packed_wall_s: Option<f64>,
-    /// Its rule on its own prices ends sooner than the placement it made.
-    pub(crate) packing_off: Option<bool>,
-    /// The finding in words.
-    pub(crate) says: String,
-    pub(crate) why_null: Why,
+explained! {
+    #[derive(Debug, Clone)]
+    pub(crate) struct ReplayView {
+        /// Why the replay could not run (then its figures are null).
+        [plain] pub(crate) why: Option<String>,
+        [plain] pub(crate) estimate: String,
+        [plain] pub(crate) ignores: Vec<String>,
+        [measured] pub(crate) actual_wall_s: Measured<f64>,
+        /// The placement as it ran, priced on the measured costs.
+        [measured] pub(crate) placed_wall_s: Measured<f64>,
+        /// The balancer's rule on the measured costs.
+        [measured] pub(crate) packed_wall_s: Measured<f64>,
+        /// placed − packed: what the packing saves on the same prices.
+        [measured] pub(crate) saved_s: Measured<f64>,
+        [plain] pub(crate) moves: Vec<MoveView>,
+        [plain] pub(crate) packed: Vec<SlotView>,
+        [plain] pub(crate) left_out: Vec<LeftOutTarget>,
+        [plain] pub(crate) sources: BTreeMap<String, FigureSource>,
+        [reasons] pub(crate) why_null: WhyNull,
+    }
+}
+
+impl ReplayView {
+    /// A replay not yet run: its figures are null for `why` until it is.
+    fn new(actual_wall_s: Measured<f64>) -> ReplayView {
+        let not_run = || Missing("the replay has not run".into());
+        ReplayView {
+            why: None,
+            estimate: ESTIMATE.into(),
+            ignores: IGNORES.iter().map(|s| s.to_string()).collect(),
+            actual_wall_s,
+            placed_wall_s: not_run(),
+            packed_wall_s: not_run(),
+            saved_s: not_run(),
+            moves: vec![],
+            packed: vec![],
+            left_out: vec![],
+            sources: BTreeMap::new(),
+            why_null: WhyNull,
+        }
+    }
+
+    /// The replay cannot run, for `why`: its figures are null for it.
+    fn refuse(&mut self, why: String) {
+        for f in [&mut self.placed_wall_s, &mut self.packed_wall_s, &mut self.saved_s] {
+            *f = Missing(why.clone());
+        }
+        self.why = Some(why);
+    }
+}
+
+explained! {
+    /// The balancer judged on its own terms: its prices (its estimate of each
+    /// target against what the target took) and its packing (its own rule on
+    /// its own prices, against the placement it made priced the same way).
+    #[derive(Debug, Clone)]
+    pub(crate) struct BalancerVerdict {
+        /// The targets whose record took more than half again, or less than
+        /// two thirds, of the balancer's estimate.
+        [plain] pub(crate) prices_off: Vec<String>,
+        /// The targets whose estimate and record could both be compared.
+        [plain] pub(crate) prices_n: u32,
+        /// The placement as it ran, on the balancer's own prices.
+        [measured] pub(crate) own_placed_wall_s: Measured<f64>,
+        /// The balancer's rule on its own prices.
+        [measured] pub(crate) own_packed_wall_s: Measured<f64>,
+        /// Its rule on its own prices ends sooner than the placement it made.
+        [measured] pub(crate) packing_off: Measured<bool>,
+        /// The finding in words.
+        [plain] pub(crate) says: String,
+        [reasons] pub(crate) why_null: WhyNull,
+    }
+}
+
+/// A verdict not yet reached: its packing figures are null until judged.
+impl Default for BalancerVerdict {
+    fn default() -> Self {
+        fn not_judged<T>() -> Measured<T> {
+            Missing("the packing has not been judged".into())
+        }
+        BalancerVerdict {
+            prices_off: vec![],
+            prices_n: 0,
+            own_placed_wall_s: not_judged(),
+            own_packed_wall_s: not_judged(),
+            packing_off: not_judged(),
+            says: String::new(),
+            why_null: WhyNull,
+        }
+    }
 }
 
 /// The packing is off when its own rule on its own prices ends this much
@@ -170,30 +242,34 @@ pub(crate) struct LeftOutTarget {
     pub(crate) why: String,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct CostHistory {
-    pub(crate) root: String,
-    pub(crate) mode: Option<Mode>,
-    pub(crate) arch: Option<String>,
-    pub(crate) max_jobs: Option<u32>,
-    /// The runs the medians are over, this one included.
-    pub(crate) runs: Vec<String>,
-    /// Runs under the root left out, each with why.
-    pub(crate) left_out: Vec<String>,
-    pub(crate) why_null: Why,
+explained! {
+    #[derive(Debug, Clone)]
+    pub(crate) struct CostHistory {
+        [plain] pub(crate) root: String,
+        [measured] pub(crate) mode: Measured<Mode>,
+        [measured] pub(crate) arch: Measured<String>,
+        [measured] pub(crate) max_jobs: Measured<u32>,
+        /// The runs the medians are over, this one included.
+        [plain] pub(crate) runs: Vec<String>,
+        /// Runs under the root left out, each with why.
+        [plain] pub(crate) left_out: Vec<String>,
+        [reasons] pub(crate) why_null: WhyNull,
+    }
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct TargetHistory {
     pub(crate) build_s: Median,
     pub(crate) cache_bytes: Median,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct Median {
-    pub(crate) median: Option<f64>,
-    pub(crate) n: u32,
-    pub(crate) why_null: Why,
+explained! {
+    #[derive(Debug, Clone)]
+    pub(crate) struct Median {
+        [measured] pub(crate) median: Measured<f64>,
+        [plain] pub(crate) n: u32,
+        [reasons] pub(crate) why_null: WhyNull,
+    }
 }
 
 const ESTIMATE: &str = "An estimate, not a measurement: the balancer's rule (longest target first, each on the node where build + export bytes ÷ link ends soonest, after the targets it waits for) replayed on this run's measured costs, beside the placement as it ran priced the same way";
@@ -249,14 +325,10 @@ pub(crate) fn build(view: &View, run: &Run) -> PlacementView {
     let nodes = node_links(view, run, &lines, &mut problems);
     let replay = replay_view(view, run, &targets, &nodes, &mut problems);
     let verdict = verdict(view, run, &targets, &nodes);
-    let mut why = Why::new();
-    if view.mode.is_missing() {
-        why.insert("mode".into(), mode_unknown(run));
-    }
     PlacementView {
         schema: SCHEMA,
         stamp: view.stamp.clone(),
-        mode: view.mode.get(),
+        mode: Measured::from_option(view.mode.get(), || mode_unknown(run)),
         run_kind: run_kind(view.mode.get()),
         targets,
         nodes,
@@ -264,7 +336,7 @@ pub(crate) fn build(view: &View, run: &Run) -> PlacementView {
         verdict,
         history: None,
         problems,
-        why_null: why,
+        why_null: WhyNull,
     }
 }
 
@@ -340,11 +412,25 @@ fn upload_source(t: &TargetView) -> String {
 }
 
 fn target_cost(t: &TargetView, mode: Option<Mode>, line: Option<&Placement>) -> TargetCost {
+    // Each is set below, with its value or why it has none.
+    fn not_set<T>() -> Measured<T> {
+        Missing("not measured".into())
+    }
     let mut c = TargetCost {
         name: t.name.clone(),
-        node: t.node.value().cloned(),
+        node: t.node.clone(),
         after: line.map(after_of).unwrap_or_default(),
-        ..Default::default()
+        build_s: not_set(),
+        cache_bytes: not_set(),
+        cache_bytes_run: not_set(),
+        uploaded_bytes: not_set(),
+        est_s: not_set(),
+        balancer_build_s: not_set(),
+        balancer_cache_bytes: not_set(),
+        took_s: not_set(),
+        history: None,
+        sources: BTreeMap::new(),
+        why_null: WhyNull,
     };
     measured_costs(&mut c, t, mode);
     balancer_costs(&mut c, line);
@@ -354,41 +440,27 @@ fn target_cost(t: &TargetView, mode: Option<Mode>, line: Option<&Placement>) -> 
 fn measured_costs(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
     let ended = not_ended(t);
     let trace = "its trace (`trace-<target>.json`)";
-    match (&ended, t.build_s.get()) {
+    c.build_s = match (&ended, t.build_s.get()) {
         (None, Some(b)) => {
-            c.build_s = Some(b);
             let from = format!("{trace}: first step's start to last step's end");
             c.sources.insert(Metric::Build.name().into(), source(from, 1));
+            Value(b)
         }
-        (Some(w), _) => {
-            c.why_null.insert(Metric::Build.name().into(), w.clone());
-        }
-        (None, None) => {
-            c.why_null
-                .insert(Metric::Build.name().into(), why_of(&t.build_s, Metric::Build.name()));
-        }
-    }
-    match (&ended, t.total_s.get()) {
+        (Some(w), _) => Missing(w.clone()),
+        (None, None) => Missing(why_of(&t.build_s, Metric::Build.name())),
+    };
+    c.took_s = match (&ended, t.total_s.get()) {
         (None, Some(s)) => {
-            c.took_s = Some(s);
             c.sources
                 .insert("took_s".into(), source(format!("{trace}: its root span"), 1));
+            Value(s)
         }
-        (Some(w), _) => {
-            c.why_null.insert("took_s".into(), w.clone());
-        }
-        (None, None) => {
-            c.why_null
-                .insert("took_s".into(), why_of(&t.total_s, Metric::Total.name()));
-        }
-    }
+        (Some(w), _) => Missing(w.clone()),
+        (None, None) => Missing(why_of(&t.total_s, Metric::Total.name())),
+    };
     match ended {
         None => measured_export(c, t, mode),
-        Some(w) => {
-            for k in ["uploaded_bytes", "cache_bytes", "cache_bytes_run"] {
-                c.why_null.insert(k.into(), w.clone());
-            }
-        }
+        Some(w) => export_unknown(c, &w),
     }
 }
 
@@ -403,55 +475,55 @@ fn measured_export(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
     };
     let Some((bytes, from)) = uploaded else {
         let w = why_of(&t.upload_bytes, crate::figures::Alongside::UploadBytes.name());
-        for k in ["uploaded_bytes", "cache_bytes", "cache_bytes_run"] {
-            c.why_null.insert(k.into(), w.clone());
-        }
-        return;
+        return export_unknown(c, &w);
     };
-    c.uploaded_bytes = Some(bytes);
+    c.uploaded_bytes = Value(bytes);
     c.sources.insert("uploaded_bytes".into(), source(from.clone(), 1));
     match costs::export_bytes(mode, bytes) {
         Ok(b) => {
-            c.cache_bytes = Some(b);
-            c.cache_bytes_run = mode;
+            c.cache_bytes = Value(b);
+            c.cache_bytes_run = Measured::from_option(mode, || "run.json gives no mode".into());
             c.sources.insert("cache_bytes".into(), source(from, 1));
-            if mode.is_none() {
-                c.why_null
-                    .insert("cache_bytes_run".into(), "run.json gives no mode".into());
-            }
         }
         Err(w) => {
-            c.why_null.insert("cache_bytes".into(), w.into());
-            c.why_null.insert("cache_bytes_run".into(), w.into());
+            c.cache_bytes = Missing(w.into());
+            c.cache_bytes_run = Missing(w.into());
         }
     }
+}
+
+/// What it uploaded, and so its export's weight, is not known, for `why`.
+fn export_unknown(c: &mut TargetCost, why: &str) {
+    for f in [&mut c.uploaded_bytes, &mut c.cache_bytes] {
+        *f = Missing(why.into());
+    }
+    c.cache_bytes_run = Missing(why.into());
 }
 
 fn balancer_costs(c: &mut TargetCost, line: Option<&Placement>) {
     let Some(p) = line else {
         let w = format!("{} has no line for {}", model::PLACEMENT, c.name);
-        for k in ["node", "est_s", "balancer_build_s", "balancer_cache_bytes"] {
-            c.why_null.insert(k.into(), w.clone());
-        }
+        c.est_s = Missing(w.clone());
+        c.balancer_build_s = Missing(w.clone());
+        c.balancer_cache_bytes = Missing(w);
         return;
     };
-    let mut put = |field: &str, key: &str, known: bool| {
-        if known {
+    c.est_s = from_line(c, "est_s", "est_s", p.est_s);
+    c.balancer_build_s = from_line(c, "balancer_build_s", Metric::Build.name(), p.build_s);
+    c.balancer_cache_bytes = from_line(c, "balancer_cache_bytes", "cache_bytes", p.cache_bytes);
+}
+
+/// A cost the target's placement.txt line gives as `key=`, its source noted
+/// on `c` as `field`'s; or why the line does not give it.
+fn from_line<T>(c: &mut TargetCost, field: &str, key: &str, value: Option<T>) -> Measured<T> {
+    match value {
+        Some(v) => {
             c.sources
                 .insert(field.into(), source(format!("{}: `{key}=`", model::PLACEMENT), 1));
-        } else {
-            c.why_null.insert(
-                field.into(),
-                format!("{}'s line for {} has no `{key}=`", model::PLACEMENT, c.name),
-            );
+            Value(v)
         }
-    };
-    put("est_s", "est_s", p.est_s.is_some());
-    put("balancer_build_s", Metric::Build.name(), p.build_s.is_some());
-    put("balancer_cache_bytes", "cache_bytes", p.cache_bytes.is_some());
-    c.est_s = p.est_s;
-    c.balancer_build_s = p.build_s;
-    c.balancer_cache_bytes = p.cache_bytes;
+        None => Missing(format!("{}'s line for {} has no `{key}=`", model::PLACEMENT, c.name)),
+    }
 }
 
 /// `after=`: the target a line waits for, one name as the spec writes it
@@ -487,11 +559,11 @@ fn node_links(view: &View, run: &Run, lines: &Lines, problems: &mut Vec<String>)
         .map(|name| {
             let mine = by_node.get(name.as_str()).map(Vec::as_slice).unwrap_or_default();
             let link = node_link(name, mine, &declared, lines);
-            if link.link_mbps_declared.is_none() {
+            if link.link_mbps_declared.is_missing() {
                 problems.push(format!(
                     "node {}: no link declared (no `link_mbps` in run.json or placement.txt){}",
                     link.name,
-                    if link.link_mbps_measured.is_some() {
+                    if !link.link_mbps_measured.is_missing() {
                         "; the replay prices it at the measured link"
                     } else {
                         "; the replay puts there only targets that upload nothing"
@@ -504,46 +576,53 @@ fn node_links(view: &View, run: &Run, lines: &Lines, problems: &mut Vec<String>)
 }
 
 fn node_link(name: String, mine: &[&TargetView], declared: &impl Fn(&str) -> Option<f64>, lines: &Lines) -> NodeLink {
-    let mut n = NodeLink {
-        link_mbps_balancer: lines.link_of(&name),
-        ..Default::default()
-    };
-    match (declared(&name), n.link_mbps_balancer) {
+    let mut sources = BTreeMap::new();
+    let balancer = lines.link_of(&name);
+    let link_mbps_declared = match (declared(&name), balancer) {
         (Some(d), _) => {
-            n.link_mbps_declared = Some(d);
-            n.sources
-                .insert("link_mbps_declared".into(), source("run.json: `link_mbps`", 1));
+            sources.insert("link_mbps_declared".into(), source("run.json: `link_mbps`", 1));
+            Value(d)
         }
         (None, Some(b)) => {
-            n.link_mbps_declared = Some(b);
-            n.sources.insert(
+            sources.insert(
                 "link_mbps_declared".into(),
                 source("placement.txt: `link_mbps=` (run.json declares none)", 1),
             );
+            Value(b)
         }
-        (None, None) => {
-            n.why_null.insert(
-                "link_mbps_declared".into(),
-                "neither run.json nor placement.txt gives its `link_mbps`".into(),
-            );
-        }
+        (None, None) => Missing("neither run.json nor placement.txt gives its `link_mbps`".into()),
+    };
+    if balancer.is_some() {
+        sources.insert("link_mbps_balancer".into(), source("placement.txt: `link_mbps=`", 1));
     }
-    if n.link_mbps_balancer.is_some() {
-        n.sources
-            .insert("link_mbps_balancer".into(), source("placement.txt: `link_mbps=`", 1));
-    } else {
-        n.why_null.insert(
-            "link_mbps_balancer".into(),
-            format!("no placement.txt line on {name} gives `link_mbps=`"),
-        );
-    }
-    measure_link(&mut n, &name, mine);
-    n.name = name;
+    let link_mbps_balancer = Measured::from_option(balancer, || {
+        format!("no placement.txt line on {name} gives `link_mbps=`")
+    });
+    let (link_mbps_measured, link_n) = measure_link(&mut sources, &name, mine);
+    let mut n = NodeLink {
+        name,
+        link_mbps_declared,
+        link_mbps_balancer,
+        link_mbps_measured,
+        link_n,
+        link_mbps_priced: Missing(String::new()),
+        far: false,
+        says: vec![],
+        history: None,
+        sources,
+        why_null: WhyNull,
+    };
     judge_link(&mut n);
     n
 }
 
-fn measure_link(n: &mut NodeLink, name: &str, mine: &[&TargetView]) {
+/// The node's link measured over its ended records' uploads, with the
+/// number of uploads it rests on (its source noted in `sources`).
+fn measure_link(
+    sources: &mut BTreeMap<String, FigureSource>,
+    name: &str,
+    mine: &[&TargetView],
+) -> (Measured<f64>, u32) {
     let ended: Vec<&&TargetView> = mine.iter().filter(|t| !t.end.is_missing()).collect();
     let uploads: Vec<Upload> = ended
         .iter()
@@ -562,47 +641,44 @@ fn measure_link(n: &mut NodeLink, name: &str, mine: &[&TargetView]) {
         } else {
             format!("no ended record on {name} uploaded a known number of bytes for a measurable time")
         };
-        n.why_null.insert("link_mbps_measured".into(), why);
-        return;
+        return (Missing(why), 0);
     };
     let used: Vec<&str> = ended
         .iter()
         .filter(|t| t.upload_bytes.get().is_some_and(|b| b > 0) && t.upload_s.get().is_some_and(|s| s > 0.0))
         .map(|t| t.name.as_str())
         .collect();
-    n.link_mbps_measured = Some(sig6(rate.mbps));
-    n.link_n = rate.n;
-    n.sources.insert(
+    sources.insert(
         "link_mbps_measured".into(),
         source(
             format!("uploads of {}: bytes over upload time", used.join(", ")),
             rate.n,
         ),
     );
+    (Value(sig6(rate.mbps)), rate.n)
 }
 
 /// The link the replay prices at, and whether the measurement is far from a declaration.
 fn judge_link(n: &mut NodeLink) {
-    n.link_mbps_priced = n.link_mbps_measured.or(n.link_mbps_declared);
-    let (priced_from, count) = if n.link_mbps_measured.is_some() {
-        ("measured", n.link_n)
-    } else {
+    let (priced_from, count) = if n.link_mbps_measured.is_missing() {
         ("declared", 1)
-    };
-    if n.link_mbps_priced.is_some() {
-        n.sources.insert("link_mbps_priced".into(), source(priced_from, count));
     } else {
-        n.why_null.insert(
-            "link_mbps_priced".into(),
-            "no link measured or declared: only targets that upload nothing can be priced here".into(),
-        );
-    }
-    let Some(m) = n.link_mbps_measured else { return };
+        ("measured", n.link_n)
+    };
+    n.link_mbps_priced = match n.link_mbps_measured.get().or(n.link_mbps_declared.get()) {
+        Some(l) => {
+            n.sources.insert("link_mbps_priced".into(), source(priced_from, count));
+            Value(l)
+        }
+        None => Missing("no link measured or declared: only targets that upload nothing can be priced here".into()),
+    };
+    let Some(m) = n.link_mbps_measured.get() else { return };
+    let declared = n.link_mbps_declared.get();
     let mut claims = vec![];
-    if let Some(d) = n.link_mbps_declared {
+    if let Some(d) = declared {
         claims.push(("declared", d));
     }
-    if let Some(b) = n.link_mbps_balancer.filter(|b| Some(*b) != n.link_mbps_declared) {
+    if let Some(b) = n.link_mbps_balancer.get().filter(|b| Some(*b) != declared) {
         claims.push(("the balancer's", b));
     }
     for (whose, d) in claims {
@@ -626,43 +702,35 @@ fn replay_view(
     nodes: &[NodeLink],
     problems: &mut Vec<String>,
 ) -> ReplayView {
-    let mut r = ReplayView {
-        estimate: ESTIMATE.into(),
-        ignores: IGNORES.iter().map(|s| s.to_string()).collect(),
-        actual_wall_s: view.fleet.wall_s.get(),
-        ..Default::default()
-    };
-    match view.fleet.wall_s.get() {
-        Some(_) => {
-            r.sources
-                .insert("actual_wall_s".into(), source("the run's window (see Fleet)", 1));
-        }
-        None => {
-            r.why_null
-                .insert("actual_wall_s".into(), "the run's time window is unknown".into());
-        }
+    let wall = view.fleet.wall_s.get();
+    let mut r = ReplayView::new(Measured::from_option(wall, || {
+        "the run's time window is unknown".into()
+    }));
+    if wall.is_some() {
+        r.sources
+            .insert("actual_wall_s".into(), source("the run's window (see Fleet)", 1));
     }
     let names: BTreeSet<&str> = targets.iter().map(|t| t.name.as_str()).collect();
     if let Some(why) = cannot_replay(run, targets, &names, problems) {
-        r.why = Some(why);
+        r.refuse(why);
         return r;
     }
     let (jobs, left_out) = jobs_of(view, targets, nodes, &names, problems);
     r.left_out = left_out;
     if jobs.is_empty() {
-        r.why = Some("no target has both a node and a measured cost".into());
+        r.refuse("no target has both a node and a measured cost".into());
         return r;
     }
     let machines: Vec<Machine> = nodes
         .iter()
         .map(|n| Machine {
             name: n.name.clone(),
-            link_mbps: n.link_mbps_priced,
+            link_mbps: n.link_mbps_priced.get(),
         })
         .collect();
     match replay::replay(&jobs, &machines) {
         Ok(out) => fill_replay(&mut r, &out, &jobs, nodes),
-        Err(refusal) => r.why = Some(refused(&refusal)),
+        Err(refusal) => r.refuse(refused(&refusal)),
     }
     r
 }
@@ -684,8 +752,8 @@ fn prices_said(v: &BalancerVerdict, targets: &[TargetCost]) -> String {
                     Some(format!(
                         "{} took {} for {} estimated",
                         t.name,
-                        dur(t.took_s?),
-                        dur(t.est_s?)
+                        dur(t.took_s.get()?),
+                        dur(t.est_s.get()?)
                     ))
                 })
                 .collect();
@@ -700,7 +768,7 @@ fn prices_said(v: &BalancerVerdict, targets: &[TargetCost]) -> String {
 fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -> BalancerVerdict {
     let mut v = BalancerVerdict::default();
     for t in targets {
-        if let (Some(est), Some(took)) = (t.est_s, t.took_s) {
+        if let (Some(est), Some(took)) = (t.est_s.get(), t.took_s.get()) {
             v.prices_n += 1;
             if crate::analysis::fleet::estimate_miss(&t.name, est, took).is_some() {
                 v.prices_off.push(t.name.clone());
@@ -711,7 +779,7 @@ fn verdict(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]) -
     let prices = prices_said(&v, targets);
     let packing = packing_said(&mut v, packing);
     let prices_off = (v.prices_n > 0).then_some(!v.prices_off.is_empty());
-    let head = match (prices_off, v.packing_off) {
+    let head = match (prices_off, v.packing_off.get()) {
         (Some(true), Some(false)) => "The balancer's prices were off, not its packing",
         (Some(false), Some(true)) => "The balancer's packing was off, not its prices",
         (Some(true), Some(true)) => "Both the balancer's prices and its packing were off",
@@ -734,7 +802,7 @@ fn own_replay(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]
     let mut jobs = vec![];
     let mut unpriced = vec![];
     for t in targets {
-        match (&t.node, t.balancer_build_s, t.balancer_cache_bytes) {
+        match (t.node.value(), t.balancer_build_s.get(), t.balancer_cache_bytes.get()) {
             (Some(node), Some(build_s), Some(bytes)) => jobs.push(Job {
                 name: t.name.clone(),
                 build_s,
@@ -750,7 +818,7 @@ fn own_replay(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]
         .iter()
         .map(|n| Machine {
             name: n.name.clone(),
-            link_mbps: n.link_mbps_balancer,
+            link_mbps: n.link_mbps_balancer.get(),
         })
         .collect();
     if run.in_flight() {
@@ -773,10 +841,10 @@ fn packing_said(v: &mut BalancerVerdict, packing: Result<replay::Replay, String>
     match packing {
         Ok(out) => {
             let (placed, packed) = (out.placed.makespan(), out.packed.makespan());
-            v.own_placed_wall_s = Some(r3(placed));
-            v.own_packed_wall_s = Some(r3(packed));
+            v.own_placed_wall_s = Value(r3(placed));
+            v.own_packed_wall_s = Value(r3(packed));
             let off = packed < placed * (1.0 - PACKING_SLACK);
-            v.packing_off = Some(off);
+            v.packing_off = Value(off);
             if off {
                 format!(
                     "its packing was off: on its own prices its rule ends in {}, the placement it made in {}",
@@ -792,9 +860,9 @@ fn packing_said(v: &mut BalancerVerdict, packing: Result<replay::Replay, String>
             }
         }
         Err(why) => {
-            for f in ["own_placed_wall_s", "own_packed_wall_s", "packing_off"] {
-                v.why_null.insert(f.into(), why.clone());
-            }
+            v.own_placed_wall_s = Missing(why.clone());
+            v.own_packed_wall_s = Missing(why.clone());
+            v.packing_off = Missing(why.clone());
             format!("its packing cannot be judged ({why})")
         }
     }
@@ -859,13 +927,16 @@ fn jobs_of(
         .iter()
         .map(|t| (t.name.as_str(), t.start_s.get()))
         .collect();
-    let priced: BTreeMap<&str, Option<f64>> = nodes.iter().map(|n| (n.name.as_str(), n.link_mbps_priced)).collect();
+    let priced: BTreeMap<&str, Option<f64>> = nodes
+        .iter()
+        .map(|n| (n.name.as_str(), n.link_mbps_priced.get()))
+        .collect();
     let unpriced = |node: &str, bytes: u64| bytes > 0 && priced.get(node).copied().flatten().is_none();
     let mut jobs = vec![];
     let mut left_out = vec![];
     for t in targets {
-        let why = |f: &str| t.why_null.get(f).cloned().unwrap_or_default();
-        match (&t.node, t.build_s, t.uploaded_bytes) {
+        let why = |m: Option<&str>| m.unwrap_or_default().to_string();
+        match (t.node.value(), t.build_s.get(), t.uploaded_bytes.get()) {
             (Some(node), Some(_), Some(bytes)) if unpriced(node, bytes) => left_out.push(LeftOutTarget {
                 target: t.name.clone(),
                 why: format!(
@@ -883,15 +954,15 @@ fn jobs_of(
             }),
             (None, _, _) => left_out.push(LeftOutTarget {
                 target: t.name.clone(),
-                why: format!("where it ran is not known: {}", why("node")),
+                why: format!("where it ran is not known: {}", why(t.node.why())),
             }),
             (_, None, _) => left_out.push(LeftOutTarget {
                 target: t.name.clone(),
-                why: format!("its build is not measured: {}", why(Metric::Build.name())),
+                why: format!("its build is not measured: {}", why(t.build_s.why())),
             }),
             (_, _, None) => left_out.push(LeftOutTarget {
                 target: t.name.clone(),
-                why: format!("its upload is not measured: {}", why("uploaded_bytes")),
+                why: format!("its upload is not measured: {}", why(t.uploaded_bytes.why())),
             }),
         }
     }
@@ -913,9 +984,9 @@ fn jobs_of(
 
 fn fill_replay(r: &mut ReplayView, out: &replay::Replay, jobs: &[Job], nodes: &[NodeLink]) {
     let (placed, packed) = (out.placed.makespan(), out.packed.makespan());
-    r.placed_wall_s = Some(r3(placed));
-    r.packed_wall_s = Some(r3(packed));
-    r.saved_s = Some(r3(placed - packed));
+    r.placed_wall_s = Value(r3(placed));
+    r.packed_wall_s = Value(r3(packed));
+    r.saved_s = Value(r3(placed - packed));
     let n = jobs.len() as u32;
     r.sources.insert(
         "placed_wall_s".into(),
@@ -971,7 +1042,11 @@ fn sig6(x: f64) -> f64 {
 
 /// How a node's priced link reads: "think's measured 2.8 MB/s".
 fn link_words(n: Option<&NodeLink>, name: &str) -> String {
-    match n.and_then(|n| n.link_mbps_priced.map(|l| (l, n.link_mbps_measured.is_some()))) {
+    match n.and_then(|n| {
+        n.link_mbps_priced
+            .get()
+            .map(|l| (l, !n.link_mbps_measured.is_missing()))
+    }) {
         Some((l, true)) => format!("{name}'s measured {}", rate(l)),
         Some((l, false)) => format!("{name}'s declared {}", rate(l)),
         None => format!("{name}'s unknown link"),
@@ -987,7 +1062,7 @@ fn move_says(m: &replay::Move, bytes: u64, from: Option<&NodeLink>, to: Option<&
         );
     }
     let upload = |n: Option<&NodeLink>| {
-        n.and_then(|n| n.link_mbps_priced)
+        n.and_then(|n| n.link_mbps_priced.get())
             .map(|l| bytes as f64 / (l * 1e6))
             .unwrap_or(f64::NAN)
     };
@@ -1016,9 +1091,9 @@ pub(crate) fn apply_history(p: &mut PlacementView, runs: &[&PlacementView], head
     for t in &mut p.targets {
         let same: Vec<&TargetCost> = targets.iter().filter_map(|r| r.get(t.name.as_str()).copied()).collect();
         t.history = Some(TargetHistory {
-            build_s: median_of(same.iter().map(|x| x.build_s), r3, "no run measured its build"),
+            build_s: median_of(same.iter().map(|x| x.build_s.get()), r3, "no run measured its build"),
             cache_bytes: median_of(
-                same.iter().map(|x| x.cache_bytes.map(|b| b as f64)),
+                same.iter().map(|x| x.cache_bytes.get().map(|b| b as f64)),
                 f64::round,
                 "no run weighed its export",
             ),
@@ -1028,7 +1103,7 @@ pub(crate) fn apply_history(p: &mut PlacementView, runs: &[&PlacementView], head
         let links = nodes
             .iter()
             .filter_map(|r| r.get(n.name.as_str()))
-            .map(|x| x.link_mbps_measured);
+            .map(|x| x.link_mbps_measured.get());
         n.history = Some(median_of(links, sig6, "no run measured its link"));
     }
     p.history = Some(header);
@@ -1036,15 +1111,11 @@ pub(crate) fn apply_history(p: &mut PlacementView, runs: &[&PlacementView], head
 
 fn median_of(values: impl Iterator<Item = Option<f64>>, round: fn(f64) -> f64, none: &str) -> Median {
     let v: Vec<f64> = values.flatten().collect();
-    let mut m = Median {
-        median: costs::median(&v).map(round),
+    Median {
+        median: Measured::from_option(costs::median(&v).map(round), || none.into()),
         n: v.len() as u32,
-        why_null: Why::new(),
-    };
-    if m.median.is_none() {
-        m.why_null.insert("median".into(), none.into());
+        why_null: WhyNull,
     }
-    m
 }
 
 #[cfg(test)]

@@ -162,13 +162,13 @@ fn estimate_misses(v: &View) -> Vec<String> {
 /// Whether the balancer's prices or its packing were off, when either was.
 fn balancer(p: &PlacementView) -> Option<String> {
     let v = &p.verdict;
-    (!v.prices_off.is_empty() || v.packing_off == Some(true)).then(|| v.says.clone())
+    (!v.prices_off.is_empty() || v.packing_off.get() == Some(true)).then(|| v.says.clone())
 }
 
 fn placement(p: &PlacementView) -> Option<String> {
     let r = &p.replay;
     let m = r.moves.first().filter(|m| m.saves_s > WORTH_SAYING_S)?;
-    let whole = match r.saved_s {
+    let whole = match r.saved_s.get() {
         Some(s) if s > 0.0 => format!(
             "packed on measured costs, the run would have ended about {} sooner",
             dur(s)

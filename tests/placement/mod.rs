@@ -403,6 +403,10 @@ fn an_after_cycle_is_named_and_the_replay_says_it_cannot_run() {
     let why = r["why"].as_str().expect("the replay says why not");
     assert!(why.contains("`after=` goes round (a → b → a)"), "{why}");
     assert!(r["packed_wall_s"].is_null() && r["moves"].as_array().unwrap().is_empty());
+    // Each null figure of the replay carries that reason where every other null's is.
+    for f in ["placed_wall_s", "packed_wall_s", "saved_s"] {
+        assert_eq!(r["why_null"][f], r["why"], "{f}: {r}");
+    }
     // The report is still written and says it.
     let out = tempfile::tempdir().unwrap();
     let o = report(run.path(), out.path(), &[]);
