@@ -12,7 +12,10 @@
 //! collection left out when empty; `[hidden]` not serialized; `[why_null]`
 //! where the reasons go (its own type, `Reasons`, holds reasons for parts of
 //! other fields, such as a series' nulls, merged in); `[why_null_or_skip]`
-//! the same, left out when there is none; `[reasons]` where the reasons go
+//! the same, left out when there is none; `[group]` a struct declared by
+//! this macro with no place of its own for reasons, serialized as it is,
+//! whose fields' reasons go to this one's `why_null` (ratios.json keeps a
+//! key's ratios in `ratios` and their reasons beside it); `[reasons]` where the reasons go
 //! when there are none for parts (its type `WhyNull` holds nothing);
 //! `[notes]` the same reasons grouped for people ("`total_s`, `gap_s`: why").
 
@@ -107,6 +110,9 @@ macro_rules! explained {
             $r.insert(stringify!($field).to_string(), w.to_string());
         }
     };
+    (@collect $r:ident, group, $self:ident, $field:ident) => {
+        $r.extend($self.$field.reasons());
+    };
     (@collect $r:ident, why_null, $self:ident, $field:ident) => {
         for (k, v) in &$self.$field {
             $r.entry(k.clone()).or_insert_with(|| v.clone());
@@ -117,6 +123,9 @@ macro_rules! explained {
     };
     (@collect $r:ident, $other:ident, $self:ident, $field:ident) => {};
 
+    (@write $st:ident, $r:ident, group, $self:ident, $field:ident) => {
+        $st.serialize_field(stringify!($field), &$self.$field)?;
+    };
     (@write $st:ident, $r:ident, plain, $self:ident, $field:ident) => {
         $st.serialize_field(stringify!($field), &$self.$field)?;
     };

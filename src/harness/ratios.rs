@@ -5,6 +5,8 @@
 //! printed "2297.3x").
 
 use super::rows::{BenchRow, Scenario};
+use crate::figures::explained::{explained, WhyNull};
+use crate::figures::{Measured, Missing, Value};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -89,22 +91,28 @@ pub(crate) struct PoolStats {
     pub(crate) samples: Vec<BenchSample>,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
-pub(crate) struct Ratios {
-    pub(crate) registry: Option<f64>,
-    pub(crate) compiler_cache: Option<f64>,
-    pub(crate) layer_cache: Option<f64>,
+explained! {
+    /// A key's ratios, each its value or why it has none (said beside them,
+    /// in the key's `why_null`).
+    #[derive(Debug, Clone)]
+    pub(crate) struct Ratios {
+        [measured] pub(crate) registry: Measured<f64>,
+        [measured] pub(crate) compiler_cache: Measured<f64>,
+        [measured] pub(crate) layer_cache: Measured<f64>,
+    }
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct KeyReport {
-    pub(crate) key: BenchKey,
-    pub(crate) pools: BTreeMap<Pool, PoolStats>,
-    pub(crate) ratios: Ratios,
-    /// Why a ratio is `null`, by ratio name.
-    pub(crate) why_null: BTreeMap<String, String>,
-    /// Ratios built on a suspect sample, by ratio name.
-    pub(crate) suspect: BTreeMap<String, String>,
+explained! {
+    #[derive(Debug, Clone)]
+    pub(crate) struct KeyReport {
+        [plain] pub(crate) key: BenchKey,
+        [plain] pub(crate) pools: BTreeMap<Pool, PoolStats>,
+        [group] pub(crate) ratios: Ratios,
+        /// Why a ratio is `null`, by ratio name.
+        [reasons] pub(crate) why_null: WhyNull,
+        /// Ratios built on a suspect sample, by ratio name.
+        [plain] pub(crate) suspect: BTreeMap<String, String>,
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -194,11 +202,12 @@ type Pooled<'r> = BTreeMap<BenchKey, BTreeMap<Pool, Vec<&'r BenchRow>>>;
 /// The max_jobs values each (target, builder, arch) has each pool at.
 type Widths = BTreeMap<(String, String, String, Pool), BTreeSet<String>>;
 
-/// Each ratio: its name, numerator pool and denominator pool.
-const RATIOS: [(&str, Pool, Pool); 3] = [
-    ("registry", Pool::Frozen, Pool::Cold),
-    ("compiler_cache", Pool::Cold, Pool::Compiled),
-    ("layer_cache", Pool::Compiled, Pool::Skipped),
+/// Each ratio: its name, numerator pool, denominator pool and its place in [`Ratios`].
+type RatioSlot = fn(&mut Ratios) -> &mut Measured<f64>;
+const RATIOS: [(&str, Pool, Pool, RatioSlot); 3] = [
+    ("registry", Pool::Frozen, Pool::Cold, |r| &mut r.registry),
+    ("compiler_cache", Pool::Cold, Pool::Compiled, |r| &mut r.compiler_cache),
+    ("layer_cache", Pool::Compiled, Pool::Skipped, |r| &mut r.layer_cache),
 ];
 
 impl FailedBuild {
@@ -215,11 +224,13 @@ impl FailedBuild {
 }
 
 impl Ratios {
-    fn set(&mut self, name: &str, value: f64) {
-        match name {
-            "registry" => self.registry = Some(value),
-            "compiler_cache" => self.compiler_cache = Some(value),
-            _ => self.layer_cache = Some(value),
+    /// Ratios not yet computed: each is set by [`add_ratio`].
+    fn unset() -> Ratios {
+        let unset = || Missing("not computed".into());
+        Ratios {
+            registry: unset(),
+            compiler_cache: unset(),
+            layer_cache: unset(),
         }
     }
 }
@@ -310,19 +321,16 @@ fn why_missing(key: &BenchKey, pool: Pool, widths: &Widths) -> String {
 }
 
 /// Fills one ratio of a key's report: its value and suspicion, or why it is null.
-fn add_ratio(report: &mut KeyReport, (name, num, den): (&str, Pool, Pool), widths: &Widths) {
-    match (report.pools.get(&num), report.pools.get(&den)) {
+fn add_ratio(report: &mut KeyReport, (name, num, den, slot): (&str, Pool, Pool, RatioSlot), widths: &Widths) {
+    let ratio = match (report.pools.get(&num), report.pools.get(&den)) {
         (Some(a), Some(b)) => match ratio_of(a, b, den) {
             Ok(value) => {
-                let suspect = suspect_sides([a, b]);
-                report.ratios.set(name, value);
-                if let Some(why) = suspect {
+                if let Some(why) = suspect_sides([a, b]) {
                     report.suspect.insert(name.into(), why);
                 }
+                Value(value)
             }
-            Err(why) => {
-                report.why_null.insert(name.into(), why);
-            }
+            Err(why) => Missing(why),
         },
         (a, b) => {
             let reasons: Vec<String> = [(num, a.is_none()), (den, b.is_none())]
@@ -330,9 +338,10 @@ fn add_ratio(report: &mut KeyReport, (name, num, den): (&str, Pool, Pool), width
                 .filter(|x| x.1)
                 .map(|(p, _)| why_missing(&report.key, p, widths))
                 .collect();
-            report.why_null.insert(name.into(), reasons.join("; "));
+            Missing(reasons.join("; "))
         }
-    }
+    };
+    *slot(&mut report.ratios) = ratio;
 }
 
 fn key_report(
@@ -347,8 +356,8 @@ fn key_report(
             .iter()
             .filter_map(|(p, rows)| Some((*p, stats(rows, cores)?)))
             .collect(),
-        ratios: Ratios::default(),
-        why_null: BTreeMap::new(),
+        ratios: Ratios::unset(),
+        why_null: WhyNull,
         suspect: BTreeMap::new(),
     };
     for ratio in RATIOS {
@@ -392,13 +401,21 @@ mod tests {
     fn the_2297x_trap_cold_over_a_layer_cache_hit_is_no_compiler_cache_ratio() {
         let r = analyse(&[row(1, COLD), row(2, SKIPPED)], &no_cores);
         let k = &r.keys[0];
-        assert_eq!(k.ratios.compiler_cache, None, "a skipped hot run compiled nothing");
-        assert!(
-            k.why_null["compiler_cache"].contains("fewer than half its steps cached"),
-            "{:?}",
-            k.why_null
+        assert_eq!(
+            k.ratios.compiler_cache.get(),
+            None,
+            "a skipped hot run compiled nothing"
         );
-        assert_eq!(k.ratios.layer_cache, None);
+        assert!(
+            k.ratios
+                .compiler_cache
+                .why()
+                .unwrap_or_default()
+                .contains("fewer than half its steps cached"),
+            "{:?}",
+            k.ratios
+        );
+        assert_eq!(k.ratios.layer_cache.get(), None);
     }
 
     #[test]
@@ -409,8 +426,8 @@ mod tests {
             .replace("\"steps_cached\": 0", "\"steps_cached\": 3");
         let r = analyse(&[row(1, COLD), row(2, &compiled), row(3, SKIPPED)], &no_cores);
         let k = &r.keys[0];
-        assert_eq!(k.ratios.compiler_cache, Some(5.0));
-        assert_eq!(k.ratios.layer_cache, Some(459.46));
+        assert_eq!(k.ratios.compiler_cache.get(), Some(5.0));
+        assert_eq!(k.ratios.layer_cache.get(), Some(459.46));
     }
 
     #[test]
@@ -422,11 +439,15 @@ mod tests {
         let r = analyse(&[row(1, COLD), row(2, &compiled)], &no_cores);
         assert_eq!(r.keys.len(), 2, "two keys: max_jobs is part of the key");
         let at10 = r.keys.iter().find(|k| k.key.max_jobs == Some(10)).unwrap();
-        assert_eq!(at10.ratios.compiler_cache, None);
+        assert_eq!(at10.ratios.compiler_cache.get(), None);
         assert!(
-            at10.why_null["compiler_cache"].contains("at max_jobs=10 (there is one at max_jobs=32)"),
+            at10.ratios
+                .compiler_cache
+                .why()
+                .unwrap_or_default()
+                .contains("at max_jobs=10 (there is one at max_jobs=32)"),
             "{:?}",
-            at10.why_null
+            at10.ratios
         );
     }
 
@@ -442,13 +463,17 @@ mod tests {
         let k = &r.keys[0];
         // Two cold rows of 1.5e308 s: their median must not overflow.
         assert_eq!(k.pools[&Pool::Cold].median_s, 1.5e308);
-        assert_eq!(k.ratios.layer_cache, None);
+        assert_eq!(k.ratios.layer_cache.get(), None);
         assert!(
-            k.why_null["layer_cache"].contains("past the largest number"),
+            k.ratios
+                .layer_cache
+                .why()
+                .unwrap_or_default()
+                .contains("past the largest number"),
             "{:?}",
-            k.why_null
+            k.ratios
         );
-        assert!(k.ratios.compiler_cache.is_some_and(f64::is_finite));
+        assert!(k.ratios.compiler_cache.get().is_some_and(f64::is_finite));
     }
 
     #[test]
@@ -513,7 +538,7 @@ mod tests {
             .replace("2297.3", "4594.6");
         let not_evicted = frozen.replace("true", "false");
         let r = analyse(&[row(1, COLD), row(2, &frozen), row(3, &not_evicted)], &no_cores);
-        assert_eq!(r.keys[0].ratios.registry, Some(2.0));
+        assert_eq!(r.keys[0].ratios.registry.get(), Some(2.0));
         assert_eq!(r.excluded[0].line, 3);
     }
 
@@ -525,9 +550,9 @@ mod tests {
         let zero = SKIPPED.replace("\"seconds\": 1.0", "\"seconds\": 0.0");
         let r = analyse(&[row(1, &compiled), row(2, &zero)], &no_cores);
         let k = &r.keys[0];
-        assert_eq!(k.ratios.layer_cache, None);
+        assert_eq!(k.ratios.layer_cache.get(), None);
         assert_eq!(
-            k.why_null["layer_cache"],
+            k.ratios.layer_cache.why().unwrap_or_default(),
             "the newest hot run with at least half its steps cached took 0 s"
         );
     }
@@ -549,10 +574,15 @@ mod tests {
     fn a_ratio_missing_both_sides_gives_both_reasons() {
         let r = analyse(&[row(1, SKIPPED)], &no_cores);
         assert_eq!(
-            r.keys[0].why_null["registry"],
+            r.keys[0].ratios.registry.why().unwrap_or_default(),
             "no frozen run with the registry evicted for pytorch on snoc-think (gfx950); \
              no cold run for pytorch on snoc-think (gfx950)"
         );
+        // ratios.json: the ratio is null in `ratios`, its reason beside them.
+        let json = serde_json::to_value(&r.keys[0]).unwrap();
+        assert!(json["ratios"]["registry"].is_null(), "{json}");
+        assert!(json["ratios"].get("why_null").is_none(), "{json}");
+        assert_eq!(json["why_null"]["registry"], r.keys[0].ratios.registry.why().unwrap());
     }
 
     #[test]
