@@ -17,7 +17,8 @@
 //! whose fields' reasons go to this one's `why_null` (ratios.json keeps a
 //! key's ratios in `ratios` and their reasons beside it); `[reasons]` where the reasons go
 //! when there are none for parts (its type `WhyNull` holds nothing);
-//! `[notes]` the same reasons grouped for people ("`total_s`, `gap_s`: why").
+//! `[reasons_or_skip]` the same, left out when there is none; `[notes]` the
+//! same reasons grouped for people ("`total_s`, `gap_s`: why").
 
 use std::collections::BTreeMap;
 
@@ -155,6 +156,14 @@ macro_rules! explained {
     (@write $st:ident, $r:ident, reasons, $self:ident, $field:ident) => {
         let _ = &$self.$field;
         $st.serialize_field("why_null", &$r)?;
+    };
+    (@write $st:ident, $r:ident, reasons_or_skip, $self:ident, $field:ident) => {
+        let _ = &$self.$field;
+        if $r.is_empty() {
+            $st.skip_field("why_null")?
+        } else {
+            $st.serialize_field("why_null", &$r)?
+        }
     };
     (@write $st:ident, $r:ident, why_null_or_skip, $self:ident, $field:ident) => {
         if $r.is_empty() {

@@ -2,7 +2,7 @@
 //! that made it, each input's identity, the run's coordinates. Facts of the
 //! run, below every output that states them.
 
-use super::explained::{explained, Reasons};
+use super::explained::{explained, Reasons, WhyNull};
 use super::Measured;
 use crate::input::run_json::Mode;
 use serde::{Deserialize, Serialize};
@@ -52,11 +52,11 @@ explained! {
     /// One input as read: enough to tell whether it changed since.
     #[derive(Debug, Clone, PartialEq)]
     pub(crate) struct InputIdentity {
-        [plain] pub(crate) bytes: Option<u64>,
+        [measured] pub(crate) bytes: Measured<u64>,
         [measured] pub(crate) mtime: Measured<String>,
-        [plain] pub(crate) xxh3: Option<String>,
+        [measured] pub(crate) xxh3: Measured<String>,
         [measured] pub(crate) read_as: Measured<String>,
-        [why_null_or_skip] pub(crate) why_null: Reasons,
+        [reasons_or_skip] pub(crate) why_null: WhyNull,
         /// For an input read from a server: which, what was asked and how
         /// much came back.
         [skip_none] pub(crate) source: Option<ServerRead>,

@@ -19,9 +19,9 @@ pub(crate) mod window;
 pub(crate) mod writes;
 pub mod zot;
 
+use crate::figures::explained::{explained, WhyNull};
+use crate::figures::{Measured, Missing, Value};
 pub(crate) use perfreport_scan::lines::{ParseStats, Problem};
-use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// Seconds per bucket of the cache lanes' time series: the compiler
 /// cache's requests (`sccache`) and the registry's writes (`zot`) are
@@ -33,44 +33,43 @@ pub(crate) fn bucket_of(t: crate::timefmt::Micros) -> i64 {
     t.div_euclid(BUCKET_SECS * 1_000_000)
 }
 
-/// One input file as the report describes it (`data.json` `inputs`).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct InputReport {
-    #[serde(skip)]
-    pub(crate) name: String,
-    pub(crate) present: bool,
-    /// Size in bytes; `null` when the file is absent.
-    pub(crate) bytes: Option<u64>,
-    /// Which reader understood the file, e.g. "trace: Jaeger JSON".
-    pub(crate) format: Option<String>,
-    /// The file's modification time (RFC 3339), for provenance.
-    pub(crate) mtime: Option<String>,
-    /// xxh3-64 of the file's bytes as read, in hex.
-    pub(crate) xxh3: Option<String>,
-    pub(crate) lines: u64,
-    pub(crate) records: u64,
-    pub(crate) skipped: u64,
-    pub(crate) malformed: u64,
-    pub warnings: Vec<String>,
-    /// True when the input broke its contract (what `--strict` fails on):
-    /// [`contract::breaches`] found a breach.
-    pub contract_broken: bool,
-    /// How it broke its contract, each also the first of `warnings`.
-    #[serde(skip)]
-    pub(crate) breaches: Vec<String>,
-    /// Why nothing of a present input is measured though it kept its
-    /// contract: its records were recognised but all lie outside the run's
-    /// window (another time's). Also the first of `warnings`.
-    #[serde(skip)]
-    pub(crate) not_measured: Option<String>,
-    /// Why a field of a present input is `null` (an absent input's `present`
-    /// says why).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) why_null: BTreeMap<String, String>,
-    /// What a server (not a file) gave: the node samples read from
-    /// Prometheus (`prometheus::Source`); absent for a file.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) source: Option<Box<prometheus::Source>>,
+explained! {
+    /// One input file as the report describes it (`data.json` `inputs`).
+    /// Its identity (`bytes`, `format`, `mtime`, `xxh3`) is `None` for an
+    /// absent file, whose `present` says why; for a present one each is its
+    /// value or why it has none.
+    #[derive(Debug, Clone, Default)]
+    pub struct InputReport {
+        [hidden] pub(crate) name: String,
+        [plain] pub(crate) present: bool,
+        /// Size in bytes.
+        [section] pub(crate) bytes: Option<Measured<u64>>,
+        /// Which reader understood the file, e.g. "trace: Jaeger JSON".
+        [section] pub(crate) format: Option<Measured<String>>,
+        /// The file's modification time (RFC 3339), for provenance.
+        [section] pub(crate) mtime: Option<Measured<String>>,
+        /// xxh3-64 of the file's bytes as read, in hex.
+        [section] pub(crate) xxh3: Option<Measured<String>>,
+        [plain] pub(crate) lines: u64,
+        [plain] pub(crate) records: u64,
+        [plain] pub(crate) skipped: u64,
+        [plain] pub(crate) malformed: u64,
+        [plain] pub warnings: Vec<String>,
+        /// True when the input broke its contract (what `--strict` fails on):
+        /// [`contract::breaches`] found a breach.
+        [plain] pub contract_broken: bool,
+        /// How it broke its contract, each also the first of `warnings`.
+        [hidden] pub(crate) breaches: Vec<String>,
+        /// Why nothing of a present input is measured though it kept its
+        /// contract: its records were recognised but all lie outside the run's
+        /// window (another time's). Also the first of `warnings`.
+        [hidden] pub(crate) not_measured: Option<String>,
+        /// Why a field of a present input is `null`.
+        [reasons_or_skip] pub(crate) why_null: WhyNull,
+        /// What a server (not a file) gave: the node samples read from
+        /// Prometheus (`prometheus::Source`); absent for a file.
+        [skip_none] pub(crate) source: Option<Box<prometheus::Source>>,
+    }
 }
 
 pub(crate) fn hex_hash(h: u64) -> String {
@@ -80,14 +79,10 @@ pub(crate) fn hex_hash(h: u64) -> String {
 impl InputReport {
     /// Records what was read, to decide later whether a figure still holds.
     pub(crate) fn with_identity(mut self, mtime: Option<String>, xxh3: u64) -> Self {
-        if mtime.is_none() {
-            self.why_null.insert(
-                "mtime".to_string(),
-                "the file system gave no modification time".to_string(),
-            );
-        }
-        self.mtime = mtime;
-        self.xxh3 = Some(hex_hash(xxh3));
+        self.mtime = Some(Measured::from_option(mtime, || {
+            "the file system gave no modification time".into()
+        }));
+        self.xxh3 = Some(Value(hex_hash(xxh3)));
         self
     }
 
@@ -147,18 +142,13 @@ impl InputReport {
         for (i, b) in breaches.iter().enumerate() {
             warnings.insert(i, format!("{name}: {b}"));
         }
-        let mut why_null = BTreeMap::new();
-        if format.is_none() {
-            why_null.insert(
-                "format".to_string(),
-                unfit.unwrap_or_else(|| "no reader understood the file".to_string()),
-            );
-        }
         InputReport {
             name: name.to_string(),
             present: true,
-            bytes,
-            format,
+            bytes: bytes.map(Value),
+            format: Some(Measured::from_option(format, || {
+                unfit.unwrap_or_else(|| "no reader understood the file".to_string())
+            })),
             lines: stats.lines,
             records: stats.records,
             skipped: stats.skipped,
@@ -166,7 +156,6 @@ impl InputReport {
             warnings,
             contract_broken: !breaches.is_empty(),
             breaches,
-            why_null,
             ..Default::default()
         }
     }
@@ -192,12 +181,32 @@ impl InputReport {
         // Nothing was read, so "no record" would only repeat the reason.
         r.breaches.truncate(1);
         r.warnings = vec![format!("{name}: {reason}")];
-        for field in ["bytes", "mtime", "xxh3"] {
-            r.why_null.insert(field.to_string(), reason.clone());
-        }
-        if bytes.is_some() {
-            r.why_null.remove("bytes");
-        }
+        r.bytes = Some(Measured::from_option(bytes, || reason.clone()));
+        r.mtime = Some(Missing(reason.clone()));
+        r.xxh3 = Some(Missing(reason));
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreadable_input_says_why_each_part_of_its_identity_is_null_and_an_absent_one_says_nothing() {
+        let r = InputReport::unreadable("zot.jsonl", Some(42), "not a regular file".into());
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["bytes"], 42, "{json}");
+        assert!(json["mtime"].is_null() && json["xxh3"].is_null() && json["format"].is_null());
+        for f in ["mtime", "xxh3", "format"] {
+            assert_eq!(json["why_null"][f], "not a regular file", "{f}: {json}");
+        }
+        assert!(json["why_null"].get("bytes").is_none(), "{json}");
+        // An absent file's `present` says why: no reasons beside it.
+        let absent = serde_json::to_value(InputReport::absent("zot.jsonl")).unwrap();
+        assert!(
+            absent["bytes"].is_null() && absent.get("why_null").is_none(),
+            "{absent}"
+        );
     }
 }

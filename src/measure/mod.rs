@@ -12,10 +12,11 @@ use crate::analysis::node_time::node_time;
 use crate::analysis::nodes::{self, NodeFold, NodeSeries, Point};
 use crate::analysis::targets::TraceFigures;
 use crate::analysis::uploads::{attribute_upload, UploadBytes, UploadEvidence};
+use crate::figures::explained::WhyNull;
 use crate::figures::{
-    secs_ms, Critical, EstimateMiss, Figures, FleetFigures, InputIdentity, Link, Load, Measured, NodeCoordinate,
-    NodeFigures, Provenance, RunCoordinates, SccacheFigures, Step, TargetFigures, Tool, Value, Waited, Window,
-    ZotFigures,
+    secs_ms, Critical, EstimateMiss, Figures, FleetFigures, InputIdentity, Link, Load, Measured, Missing,
+    NodeCoordinate, NodeFigures, Provenance, RunCoordinates, SccacheFigures, Step, TargetFigures, Tool, Value, Waited,
+    Window, ZotFigures,
 };
 use crate::input::run_rules;
 use crate::input::samples::{NodeSamples, POLL_CAP};
@@ -812,25 +813,16 @@ fn provenance(cx: &Context, node_order: &[String], nodes: &BTreeMap<String, Node
 
 /// One input's identity, its missing parts said by the input's own report.
 pub(crate) fn identity(i: &InputReport) -> InputIdentity {
-    let why = |field: &str| i.why_null.get(field).cloned().unwrap_or_default();
-    let mut rest: BTreeMap<String, String> = i
-        .why_null
-        .iter()
-        .filter(|(f, _)| !matches!(f.as_str(), "format" | "mtime"))
-        .map(|(f, w)| (f.clone(), w.clone()))
-        .collect();
-    if i.bytes.is_some() {
-        rest.remove("bytes");
-    }
-    if i.xxh3.is_some() {
-        rest.remove("xxh3");
+    fn part<T: Clone>(m: &Option<Measured<T>>) -> Measured<T> {
+        m.clone()
+            .unwrap_or_else(|| Missing("the input's identity was not recorded".into()))
     }
     InputIdentity {
-        bytes: i.bytes,
-        mtime: Measured::from_option(i.mtime.clone(), || why("mtime")),
-        xxh3: i.xxh3.clone(),
-        read_as: Measured::from_option(i.format.clone(), || why("format")),
-        why_null: rest,
+        bytes: part(&i.bytes),
+        mtime: part(&i.mtime),
+        xxh3: part(&i.xxh3),
+        read_as: part(&i.format),
+        why_null: WhyNull,
         source: i.source.as_ref().map(|s| crate::figures::provenance::ServerRead {
             server: s.server.clone(),
             start: s.start.clone(),

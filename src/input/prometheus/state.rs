@@ -5,6 +5,8 @@ use super::api::{self, ApiSeries};
 use super::http::{Server, IN_FLIGHT};
 use super::queries::{Figure, FIGURES, INSTANCE, JOB, MODE};
 use super::{gauge, Cells, Grid, NodeRead, Plan, Reading, Source, NAME};
+use crate::figures::explained::WhyNull;
+use crate::figures::{Missing, Value};
 use crate::input::lines::{LineSink, Outcome};
 use crate::input::samples::{PollFold, Samples};
 use crate::input::{hex_hash, InputReport, ParseStats};
@@ -521,15 +523,13 @@ fn report_of(
     for (i, b) in breaches.iter().enumerate() {
         warnings.insert(i, format!("{NAME}: {b}"));
     }
-    let mut why_null = BTreeMap::new();
-    why_null.insert("mtime".to_string(), "read from a server, not a file".to_string());
     InputReport {
         name: NAME.to_string(),
         present: true,
-        bytes: Some(bytes),
-        format: Some(format),
-        mtime: None,
-        xxh3: Some(hex_hash(twox_hash::XxHash3_64::oneshot(hashes))),
+        bytes: Some(Value(bytes)),
+        format: Some(Value(format)),
+        mtime: Some(Missing("read from a server, not a file".into())),
+        xxh3: Some(Value(hex_hash(twox_hash::XxHash3_64::oneshot(hashes)))),
         lines: stats.lines,
         records: stats.records,
         skipped: stats.skipped,
@@ -537,7 +537,7 @@ fn report_of(
         warnings,
         contract_broken: !breaches.is_empty(),
         breaches,
-        why_null,
+        why_null: WhyNull,
         source: Some(Box::new(source)),
         not_measured: None,
     }
