@@ -169,3 +169,42 @@ fn no_type_that_other_modules_can_name_is_declared_twice_in_its_crate() {
         twins.join("\n")
     );
 }
+
+/// A null figure says why through the one serializer (`figures::explained`):
+/// the reason is the figure's own, set where its value is computed, and the
+/// serializer gathers it under `why_null`. No output keeps a map of reasons
+/// filled beside its values: no struct declares a `why_null` field outside
+/// `explained!`, and no code inserts into one. (Reasons for parts of a field,
+/// such as the nulls of a series, are gathered in a local map handed to the
+/// struct's `[why_null]` slot when it is built.)
+#[test]
+fn a_reason_for_a_null_reaches_why_null_only_through_the_one_serializer() {
+    let src = root().join("src");
+    let mutate = regex::Regex::new(r"\.why_null\s*\.\s*(insert|entry|remove|extend|append|retain)\s*\(").unwrap();
+    let field =
+        regex::Regex::new(r"^\s*(pub(\(\w+\))?\s+)?why_null\s*:\s*([A-Za-z_][A-Za-z0-9_:<>, ]*)\s*,\s*$").unwrap();
+    let mut found = vec![];
+    for file in super::source::rust_files(&src) {
+        let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        if rel == "figures/explained.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let code = super::source::code_only(text.split("#[cfg(test)]\nmod ").next().unwrap_or(""));
+        for (n, line) in code.lines().enumerate() {
+            // A map type, or the serializer's own, in a field declared outside `explained!`.
+            let declared = field.captures(line).is_some_and(|c| {
+                let ty = c[3].trim();
+                ty.contains("Map<") || ty.ends_with("Reasons") || ty == "Why"
+            });
+            if declared || mutate.is_match(line) {
+                found.push(format!("src/{rel}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "reasons kept apart from their figures (make the figure a Measured field of an explained! struct):\n{}",
+        found.join("\n")
+    );
+}
