@@ -24,6 +24,7 @@ pub mod history;
 pub mod input;
 pub mod live;
 pub(crate) mod measure;
+pub(crate) mod measured;
 pub mod model;
 pub mod output;
 pub mod placement;

@@ -4,9 +4,9 @@
 //! whose mode or arch is unknown pools with none.
 
 use crate::analysis::pooling::Coordinates;
-use crate::figures::explained::WhyNull;
 use crate::figures::Measured;
 use crate::input::run_json;
+use crate::measured::explained::WhyNull;
 use crate::model::{self, Run};
 use crate::view::placement::{self, CostHistory, PlacementView};
 use std::path::Path;

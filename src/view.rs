@@ -2,15 +2,15 @@
 //! `data.json` serialises. Built once from the run's figures
 //! (`analysis::figures`), which it places and formats; the renderers only
 //! read it. Each `null` in it is a `Measured` figure's, beside its reason
-//! (`figures::explained`).
+//! (`measured::explained`).
 
-use crate::figures::explained::{explained, Notes, Reasons};
 use crate::figures::Measured;
 pub(crate) use crate::figures::{InputIdentity, Provenance, Tool};
 use crate::input::artifacts::Artifact;
 use crate::input::run_json::Mode;
 use crate::input::InputReport;
 use crate::measure::Analysed;
+use crate::measured::explained::{explained, Notes, Reasons};
 use crate::model::{self, Run};
 pub(crate) use crate::timefmt::human_bytes;
 use crate::timefmt::{self, Micros};

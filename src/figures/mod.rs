@@ -6,12 +6,10 @@
 //! trace's own microseconds; a metric's value is read in seconds to the
 //! millisecond, as every output shows it.
 
-pub(crate) mod explained;
-pub(crate) mod measured;
 pub(crate) mod metric;
 pub(crate) mod provenance;
 
-pub(crate) use measured::{Measured, Missing, Value};
+pub(crate) use crate::measured::{Measured, Missing, Value};
 pub(crate) use metric::Alongside;
 pub use metric::Metric;
 pub use provenance::Tool;

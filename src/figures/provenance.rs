@@ -2,9 +2,9 @@
 //! that made it, each input's identity, the run's coordinates. Facts of the
 //! run, below every output that states them.
 
-use super::explained::{explained, Reasons, WhyNull};
 use super::Measured;
 use crate::input::run_json::Mode;
+use crate::measured::explained::{explained, Reasons, WhyNull};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

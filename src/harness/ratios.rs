@@ -5,8 +5,8 @@
 //! printed "2297.3x").
 
 use super::rows::{BenchRow, Scenario};
-use crate::figures::explained::{explained, WhyNull};
 use crate::figures::{Measured, Missing, Value};
+use crate::measured::explained::{explained, WhyNull};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 

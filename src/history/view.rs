@@ -6,9 +6,9 @@ use super::regressions::{judge_key, Accepted, KeyJudged, Regression, Shift};
 use super::{key_label, Figures, Key};
 use crate::analysis::levels::MIN_SEGMENT;
 use crate::analysis::spread;
-use crate::figures::explained::explained;
 use crate::figures::Tool;
 use crate::figures::{Measured, Metric, Value};
+use crate::measured::explained::explained;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -69,7 +69,7 @@ explained! {
         /// runs, at most `STEP_LINES`) and their seconds in each run.
         [plain] pub(crate) step_durations: BTreeMap<String, Vec<StepLine>>,
         /// Why a field above is `null`.
-        [why_null] pub(crate) why_null: crate::figures::explained::Reasons,
+        [why_null] pub(crate) why_null: crate::measured::explained::Reasons,
         /// Every change to the worse over the key's history, each with its id,
         /// the pair of nights it rests on, its cause and its state as of the
         /// newest run (`open`, `recovered`, `accepted`).
@@ -186,7 +186,7 @@ explained! {
         /// is known (the key's `load_unknown` says why).
         [measured] pub(crate) loaded: Measured<usize>,
         [plain] pub(crate) points: Vec<PointView>,
-        [why_null] pub(crate) why_null: crate::figures::explained::Reasons,
+        [why_null] pub(crate) why_null: crate::measured::explained::Reasons,
     }
 }
 

@@ -19,8 +19,8 @@ pub(crate) mod window;
 pub(crate) mod writes;
 pub mod zot;
 
-use crate::figures::explained::{explained, WhyNull};
-use crate::figures::{Measured, Missing, Value};
+use crate::measured::explained::{explained, WhyNull};
+use crate::measured::{Measured, Missing, Value};
 pub(crate) use perfreport_scan::lines::{ParseStats, Problem};
 
 /// Seconds per bucket of the cache lanes' time series: the compiler

@@ -12,7 +12,6 @@ use crate::analysis::node_time::node_time;
 use crate::analysis::nodes::{self, NodeFold, NodeSeries, Point};
 use crate::analysis::targets::TraceFigures;
 use crate::analysis::uploads::{attribute_upload, UploadBytes, UploadEvidence};
-use crate::figures::explained::WhyNull;
 use crate::figures::{
     secs_ms, Critical, EstimateMiss, Figures, FleetFigures, InputIdentity, Link, Load, Measured, Missing,
     NodeCoordinate, NodeFigures, Provenance, RunCoordinates, SccacheFigures, Step, TargetFigures, Tool, Value, Waited,
@@ -21,6 +20,7 @@ use crate::figures::{
 use crate::input::run_rules;
 use crate::input::samples::{NodeSamples, POLL_CAP};
 use crate::input::InputReport;
+use crate::measured::explained::WhyNull;
 use crate::model::{self, Run};
 use crate::timefmt::{self, Micros, MICROS_PER_SEC};
 use context::Context;

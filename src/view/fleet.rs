@@ -3,9 +3,9 @@
 //! where the balancer's estimate missed; placed on the run's window.
 
 use super::{r3, secs, CriticalView, EstimateView, FleetView, LinkView};
-use crate::figures::explained::Reasons;
 use crate::figures::Measured;
 use crate::measure::Analysed;
+use crate::measured::explained::Reasons;
 use crate::timefmt;
 
 pub(super) fn build(a: &Analysed) -> FleetView {

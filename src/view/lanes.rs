@@ -4,10 +4,10 @@
 
 use super::{human_bytes, secs, NodeView, SccacheNodeLane, SccachePoint, SccacheView, ZotNodeLane, ZotPoint, ZotView};
 use crate::analysis::window;
-use crate::figures::explained::Reasons;
 use crate::figures::{Figures, Measured};
 use crate::input::InputReport;
 use crate::measure::context::Context;
+use crate::measured::explained::Reasons;
 use crate::model::{self, Run};
 use crate::timefmt::{self, Micros, MICROS_PER_SEC};
 use std::collections::BTreeMap;

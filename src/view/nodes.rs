@@ -3,9 +3,9 @@
 //! resolution, as offsets from the window's start.
 
 use super::{r1, r3, series, NodeView};
-use crate::figures::explained::Reasons;
 use crate::figures::NodeFigures;
 use crate::measure::{no_record, Analysed};
+use crate::measured::explained::Reasons;
 use crate::model::Run;
 
 pub(super) fn build(a: &Analysed) -> Vec<NodeView> {

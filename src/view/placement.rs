@@ -7,7 +7,7 @@
 use super::{human_bytes, r3, TargetView, View};
 use crate::analysis::costs::{self, Upload};
 use crate::analysis::replay::{self, Job, Machine, Refusal};
-use crate::figures::explained::{explained, WhyNull};
+use crate::measured::explained::{explained, WhyNull};
 use crate::figures::{Measured, Metric, Missing, Value};
 use crate::input::placement::Placement;
 use crate::input::run_json::Mode;

@@ -3,9 +3,9 @@
 
 use super::{r1, r3, PhaseBand, SlowStep, StepView, TargetView};
 use crate::analysis::phases::phase_bands;
-use crate::figures::explained::{Notes, Reasons};
 use crate::figures::{secs_ms, Measured, TargetFigures};
 use crate::measure::Analysed;
+use crate::measured::explained::{Notes, Reasons};
 use crate::timefmt;
 use std::collections::BTreeMap;
 

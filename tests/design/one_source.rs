@@ -170,7 +170,7 @@ fn no_type_that_other_modules_can_name_is_declared_twice_in_its_crate() {
     );
 }
 
-/// A null figure says why through the one serializer (`figures::explained`):
+/// A null figure says why through the one serializer (`measured::explained`):
 /// the reason is the figure's own, set where its value is computed, and the
 /// serializer gathers it under `why_null`. No output keeps a map of reasons
 /// filled beside its values: no struct declares a `why_null` field outside
@@ -186,7 +186,7 @@ fn a_reason_for_a_null_reaches_why_null_only_through_the_one_serializer() {
     let mut found = vec![];
     for file in super::source::rust_files(&src) {
         let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
-        if rel == "figures/explained.rs" {
+        if rel == "measured/explained.rs" {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap();

@@ -1,7 +1,11 @@
-//! A figure as analysis gives it: its value, or the reason it has none,
-//! decided in the one place the value is computed. Every reader (the view,
-//! compare, the gate, history) takes the two together, so a `null` in any
-//! output says why without anyone deciding it a second time.
+//! A value as it was measured, or the reason it has none, decided in the one
+//! place the value is computed (a figure by analysis, a file's size or hash
+//! by its reader). Every reader (the view, compare, the gate, history) takes
+//! the two together, so a `null` in any output says why without anyone
+//! deciding it a second time; `explained` is the one serializer that writes
+//! them. Below every other module: inputs and figures alike use it.
+
+pub(crate) mod explained;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -93,7 +97,7 @@ impl<T: Copy> Measured<T> {
 
 /// What a cache or a site's manifest stores: the value as it is, or
 /// `{"why": "..."}`. (An output a person or another tool reads writes the
-/// value, or `null` beside a `why_null` entry: `figures::explained`.)
+/// value, or `null` beside a `why_null` entry: `measured::explained`.)
 impl<T: Serialize> Serialize for Measured<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]

@@ -73,8 +73,8 @@ macro_rules! explained {
         impl $name {
             /// The reason of every field that is `null`, keyed by field name.
             #[allow(dead_code)]
-            pub(crate) fn reasons(&self) -> $crate::figures::explained::Reasons {
-                let mut reasons = $crate::figures::explained::Reasons::new();
+            pub(crate) fn reasons(&self) -> $crate::measured::explained::Reasons {
+                let mut reasons = $crate::measured::explained::Reasons::new();
                 $( explained!(@collect reasons, $kind, self, $field); )*
                 reasons
             }
@@ -82,7 +82,7 @@ macro_rules! explained {
             /// Those reasons grouped for people.
             #[allow(dead_code)]
             pub(crate) fn notes(&self) -> Vec<String> {
-                $crate::figures::explained::group_reasons(&self.reasons())
+                $crate::measured::explained::group_reasons(&self.reasons())
             }
         }
 
@@ -174,7 +174,7 @@ macro_rules! explained {
     };
     (@write $st:ident, $r:ident, notes, $self:ident, $field:ident) => {
         let _ = &$self.$field;
-        $st.serialize_field(stringify!($field), &$crate::figures::explained::group_reasons(&$r))?;
+        $st.serialize_field(stringify!($field), &$crate::measured::explained::group_reasons(&$r))?;
     };
 }
 
@@ -182,7 +182,7 @@ pub(crate) use explained;
 
 #[cfg(test)]
 mod tests {
-    use crate::figures::{Measured, Missing, Value};
+    use crate::measured::{Measured, Missing, Value};
 
     explained! {
         #[derive(Debug)]
