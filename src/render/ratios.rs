@@ -51,6 +51,12 @@ fn pool_chart(view: &RatiosView, i: usize) -> Result<String> {
         root.fill(&WHITE)?;
         let below = root.margin(8, 0, 0, 0).titled(&title, (FONT, 16))?;
         let plot = legend.draw(&below, left)?;
+        // An axis past the largest number has no ticks to compute: said, not drawn.
+        if !(xmax.is_finite() && ymax.is_finite()) {
+            super::charts::message(&plot, "not drawn: a sample's time is too large to put on an axis")?;
+            root.present()?;
+            return Ok(());
+        }
         let mut chart = ChartBuilder::on(&plot)
             .margin(12)
             .margin_top(4)

@@ -7,10 +7,10 @@
 use super::{human_bytes, r3, TargetView, View};
 use crate::analysis::costs::{self, Upload};
 use crate::analysis::replay::{self, Job, Machine, Refusal};
-use crate::measured::explained::{explained, WhyNull};
 use crate::figures::{Measured, Metric, Missing, Value};
 use crate::input::placement::Placement;
 use crate::input::run_json::Mode;
+use crate::measured::explained::{explained, WhyNull};
 use crate::model::{self, Run};
 use crate::timefmt::human_duration as dur;
 use serde::Serialize;
@@ -728,11 +728,26 @@ fn replay_view(
             link_mbps: n.link_mbps_priced.get(),
         })
         .collect();
-    match replay::replay(&jobs, &machines) {
-        Ok(out) => fill_replay(&mut r, &out, &jobs, nodes),
-        Err(refusal) => r.refuse(refused(&refusal)),
+    match replay::replay(&jobs, &machines).map_err(|e| refused(&e)) {
+        Ok(out) => match finite_makespans(out, "the measured costs") {
+            Ok(out) => fill_replay(&mut r, &out, &jobs, nodes),
+            Err(why) => r.refuse(why),
+        },
+        Err(why) => r.refuse(why),
     }
     r
+}
+
+/// A replay whose makespans are numbers: costs past the largest number
+/// (a placement.txt price of 1e308 s) sum to infinity, which is no figure.
+fn finite_makespans(out: replay::Replay, prices: &str) -> Result<replay::Replay, String> {
+    if out.placed.makespan().is_finite() && out.packed.makespan().is_finite() {
+        Ok(out)
+    } else {
+        Err(format!(
+            "on {prices} the placement ends past the largest number: a cost is too large to add up"
+        ))
+    }
 }
 
 /// What the verdict says of the balancer's prices: none to judge, all
@@ -838,6 +853,7 @@ fn own_replay(view: &View, run: &Run, targets: &[TargetCost], nodes: &[NodeLink]
 /// What the verdict says of the balancer's packing, its figures set on `v`
 /// (or, when the replay could not run, why they are null).
 fn packing_said(v: &mut BalancerVerdict, packing: Result<replay::Replay, String>) -> String {
+    let packing = packing.and_then(|out| finite_makespans(out, "its own prices"));
     match packing {
         Ok(out) => {
             let (placed, packed) = (out.placed.makespan(), out.packed.makespan());

@@ -72,3 +72,26 @@ fn ratios_of_the_sample_bench_pool_by_the_whole_key_and_say_why_a_ratio_is_missi
     ]);
     assert_eq!(strict.status.code(), Some(1));
 }
+
+/// A sample of 1.6e308 seconds parses (it is a number) but no axis reaches
+/// 1.15 times it: the chart says so instead of the chart library searching
+/// forever for ticks, and the rest of the report is written.
+#[test]
+fn a_time_too_large_for_an_axis_is_said_in_its_chart_and_the_report_still_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench.jsonl");
+    std::fs::write(
+        &bench,
+        r#"{"ts": "2026-10-20T02:00:00+00:00", "scenario": "cold", "target": "pytorch", "builder": "snoc-think", "arch": "gfx950", "seconds": 1.6e308, "rc": 0, "steps_cached": 0, "steps_total": 11, "max_jobs": 10}"#
+            .to_string()
+            + "\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = perfreport(&["ratios", bench.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("ratios.json")).unwrap()).unwrap();
+    assert_eq!(r["keys"][0]["pools"]["cold"]["median_s"], 1.6e308);
+    let svg = std::fs::read_to_string(out.join("charts/ratios-0.svg")).unwrap();
+    assert!(svg.contains("too large to put on an axis"), "{svg}");
+}

@@ -550,3 +550,30 @@ fn placement_help_says_the_fleet_manifest_is_yaml() {
         .join(" ");
     assert!(line.contains("YAML") && !line.contains("JSON"), "{line}");
 }
+
+/// Prices of 1e308 s add up past the largest number: the replays on them
+/// have no makespan, and their figures are null with that reason (not a
+/// `null` JSON makes of infinity, with nothing said, beside a verdict of
+/// "not off").
+#[test]
+fn prices_too_large_to_add_up_leave_the_packing_unjudged_with_the_reason() {
+    let run = slow_link_run("huge", "20T02", 900.0);
+    let text = std::fs::read_to_string(run.path().join("placement.txt")).unwrap();
+    // Two of them on one node: their placement ends at 2e308 s, past f64::MAX.
+    let huge = regex::Regex::new(r"build_s=[0-9.]+")
+        .unwrap()
+        .replace_all(&text, "build_s=1e308");
+    let shared = huge.replace("node=fast2", "node=fast1");
+    std::fs::write(run.path().join("placement.txt"), shared).unwrap();
+    let p = placement_json(run.path());
+    let v = &p["verdict"];
+    for f in ["own_placed_wall_s", "own_packed_wall_s", "packing_off"] {
+        assert!(v[f].is_null(), "{f}: {v}");
+        let why = v["why_null"][f].as_str().unwrap_or_default();
+        assert!(why.contains("past the largest number"), "{f}: {v}");
+    }
+    assert!(
+        v["says"].as_str().unwrap().contains("its packing cannot be judged"),
+        "{v}"
+    );
+}
