@@ -33,7 +33,10 @@ fn with_history(p: &mut PlacementView, run: &Run, root: &Path) {
 fn pool(p: &mut PlacementView, run: &Run, root: &Path, dirs: Vec<std::path::PathBuf>) {
     let info = run.info.as_ref();
     let key = Coordinates::of_info(info);
-    let unset = |key: &str| format!("this run's run.json has no `{key}`");
+    let unset = |key: &str| match info {
+        Some(_) => format!("this run's run.json has no `{key}`"),
+        None => "no run.json in this run".to_string(),
+    };
     let mut header = CostHistory {
         root: root.display().to_string(),
         mode: Measured::from_option(info.and_then(|i| i.mode), || unset("mode")),

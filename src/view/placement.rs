@@ -316,6 +316,7 @@ impl<'a> Lines<'a> {
 pub(crate) fn build(view: &View, run: &Run) -> PlacementView {
     let lines = Lines::of(run);
     let mut problems = lines_without_costs(run);
+    problems.extend(repeated_lines(run));
     let mut targets: Vec<TargetCost> = view
         .targets
         .iter()
@@ -354,6 +355,20 @@ fn run_kind(mode: Option<Mode>) -> String {
         Some(Mode::Cold) => "cold run: the harness clears the export, so an export's bytes here are what was left of it (a warm run's are what the balancer prices)".into(),
         None => "run kind unknown (no run.json mode): whether an export's bytes are what the balancer prices is not known".into(),
     }
+}
+
+/// Targets placement.txt places more than once: the last line is the one
+/// read (as the report reads it), which the others' reader should know.
+fn repeated_lines(run: &Run) -> Vec<String> {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in &run.placements {
+        *count.entry(p.target.as_str()).or_default() += 1;
+    }
+    count
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(target, n)| format!("{}: {n} lines for {target}: the last one is read", model::PLACEMENT))
+        .collect()
 }
 
 /// Placement lines that do not carry the balancer's costs, each named.

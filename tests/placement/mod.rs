@@ -577,3 +577,45 @@ fn prices_too_large_to_add_up_leave_the_packing_unjudged_with_the_reason() {
         "{v}"
     );
 }
+
+/// A target placed twice is read from its last line, and the placement's
+/// problems say so: the reader of the first line is not left to wonder.
+#[test]
+fn a_target_placed_twice_is_named_among_the_problems() {
+    let run = slow_link_run("twice", "20T02", 900.0);
+    let path = run.path().join("placement.txt");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("placement target=small node=fast1 build_s=310 cache_bytes=0 link_mbps=100 est_s=310\n");
+    std::fs::write(&path, text).unwrap();
+    let p = placement_json(run.path());
+    let problems: Vec<&str> = p["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x.as_str())
+        .collect();
+    assert!(
+        problems.contains(&"placement.txt: 2 lines for small: the last one is read"),
+        "{problems:?}"
+    );
+    assert_eq!(named(&p["targets"], "name", "small")["est_s"], 310.0);
+}
+
+/// A run without run.json pools with no other: the history's coordinates
+/// are null because there is no run.json, and say that, not that the file
+/// lacks a key.
+#[test]
+fn placement_history_of_a_run_without_run_json_says_there_is_none() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("r1");
+    std::fs::create_dir(&dir).unwrap();
+    super::copy_run(slow_link_run("r1", "20T02", 900.0).path(), &dir);
+    std::fs::remove_file(dir.join("run.json")).unwrap();
+    let o = placement(&dir, &["--history", root.path().to_str().unwrap(), "--json"]);
+    let p: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let h = &p["history"];
+    for f in ["mode", "arch", "max_jobs"] {
+        assert!(h[f].is_null(), "{f}: {h}");
+        assert_eq!(h["why_null"][f], "no run.json in this run", "{f}: {h}");
+    }
+}
