@@ -15,11 +15,28 @@ pub struct Placement {
     /// The balancer's estimate: build_s + cache_bytes / (link_mbps * 1e6).
     pub(crate) est_s: Option<f64>,
     pub(crate) after: Option<String>,
+    /// Keys given a value that is not a usable number (`est_s=NaN`,
+    /// `cache_bytes=-1`), each with that value: the line has the key, but
+    /// not the figure.
+    pub(crate) unusable: Vec<(String, String)>,
+}
+
+impl Placement {
+    /// What the line gives as `key=` when that is no usable number.
+    pub(crate) fn unusable(&self, key: &str) -> Option<&str> {
+        self.unusable.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct Placements {
     pub(crate) items: Vec<Placement>,
+}
+
+/// Sets `slot` to `value`; whether there was one.
+fn held<T>(slot: &mut Option<T>, value: Option<T>) -> bool {
+    *slot = value;
+    slot.is_some()
 }
 
 pub fn parse_line(line: &str) -> Result<Option<Placement>, String> {
@@ -33,17 +50,26 @@ pub fn parse_line(line: &str) -> Result<Option<Placement>, String> {
             continue;
         };
         let num = |v: &str| v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);
-        match key {
-            "target" => p.target = value.to_string(),
-            "node" => p.node = value.to_string(),
-            "builder" => p.builder = Some(value.to_string()),
-            "queue" => p.queue = value.parse().ok(),
-            "build_s" => p.build_s = num(value),
-            "cache_bytes" => p.cache_bytes = value.parse().ok(),
-            "link_mbps" => p.link_mbps = num(value).filter(|x| *x > 0.0),
-            "est_s" => p.est_s = num(value),
-            "after" => p.after = Some(value.to_string()),
-            _ => {}
+        // Whether the value is one the key can hold (a number where one is wanted).
+        let usable = match key {
+            "queue" => held(&mut p.queue, value.parse().ok()),
+            "build_s" => held(&mut p.build_s, num(value)),
+            "cache_bytes" => held(&mut p.cache_bytes, value.parse().ok()),
+            "link_mbps" => held(&mut p.link_mbps, num(value).filter(|x| *x > 0.0)),
+            "est_s" => held(&mut p.est_s, num(value)),
+            text => {
+                match text {
+                    "target" => p.target = value.to_string(),
+                    "node" => p.node = value.to_string(),
+                    "builder" => p.builder = Some(value.to_string()),
+                    "after" => p.after = Some(value.to_string()),
+                    _ => {}
+                }
+                true
+            }
+        };
+        if !usable {
+            p.unusable.push((key.to_string(), value.to_string()));
         }
     }
     match (p.target.is_empty(), p.node.is_empty()) {
@@ -94,5 +120,28 @@ mod tests {
         assert!(parse_line("placement target=a node=b colour=red").unwrap().is_some());
         assert!(parse_line("# balancer v2").unwrap().is_none());
         assert!(parse_line("placement target=a").unwrap_err().contains("node"));
+    }
+
+    #[test]
+    fn a_key_whose_value_is_no_usable_number_is_kept_with_that_value() {
+        let p = parse_line("placement target=a node=b est_s=NaN cache_bytes=-1 build_s=inf link_mbps=0 queue=x")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (p.est_s, p.cache_bytes, p.build_s, p.link_mbps),
+            (None, None, None, None)
+        );
+        assert_eq!(p.unusable("est_s"), Some("NaN"));
+        assert_eq!(p.unusable("cache_bytes"), Some("-1"));
+        assert_eq!(p.unusable("link_mbps"), Some("0"));
+        assert_eq!(p.unusable("queue"), Some("x"));
+        // A key the line does not give is absent, not unusable.
+        assert_eq!(
+            parse_line("placement target=a node=b")
+                .unwrap()
+                .unwrap()
+                .unusable("est_s"),
+            None
+        );
     }
 }

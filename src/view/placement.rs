@@ -386,12 +386,19 @@ fn lines_without_costs(run: &Run) -> Vec<String> {
             .filter(|(_, m)| *m)
             .map(|(k, _)| *k)
             .collect();
+            let said: Vec<String> = missing
+                .iter()
+                .map(|k| match p.unusable(k) {
+                    Some(bad) => format!("usable {k} (`{k}={bad}`)"),
+                    None => k.to_string(),
+                })
+                .collect();
             (!missing.is_empty()).then(|| {
                 format!(
                     "{}: the line for {} has no {}: the balancer's cost cannot be set beside the measured one",
                     model::PLACEMENT,
                     p.target,
-                    missing.join(", ")
+                    said.join(", ")
                 )
             })
         })
@@ -523,21 +530,26 @@ fn balancer_costs(c: &mut TargetCost, line: Option<&Placement>) {
         c.balancer_cache_bytes = Missing(w);
         return;
     };
-    c.est_s = from_line(c, "est_s", "est_s", p.est_s);
-    c.balancer_build_s = from_line(c, "balancer_build_s", Metric::Build.name(), p.build_s);
-    c.balancer_cache_bytes = from_line(c, "balancer_cache_bytes", "cache_bytes", p.cache_bytes);
+    c.est_s = from_line(c, p, "est_s", "est_s", p.est_s);
+    c.balancer_build_s = from_line(c, p, "balancer_build_s", Metric::Build.name(), p.build_s);
+    c.balancer_cache_bytes = from_line(c, p, "balancer_cache_bytes", "cache_bytes", p.cache_bytes);
 }
 
-/// A cost the target's placement.txt line gives as `key=`, its source noted
-/// on `c` as `field`'s; or why the line does not give it.
-fn from_line<T>(c: &mut TargetCost, field: &str, key: &str, value: Option<T>) -> Measured<T> {
-    match value {
-        Some(v) => {
+/// A cost the target's placement.txt line `p` gives as `key=`, its source
+/// noted on `c` as `field`'s; or why the line does not give it.
+fn from_line<T>(c: &mut TargetCost, p: &Placement, field: &str, key: &str, value: Option<T>) -> Measured<T> {
+    match (value, p.unusable(key)) {
+        (Some(v), _) => {
             c.sources
                 .insert(field.into(), source(format!("{}: `{key}=`", model::PLACEMENT), 1));
             Value(v)
         }
-        None => Missing(format!("{}'s line for {} has no `{key}=`", model::PLACEMENT, c.name)),
+        (None, Some(bad)) => Missing(format!(
+            "{}'s line for {} gives `{key}={bad}`, not a usable number",
+            model::PLACEMENT,
+            c.name
+        )),
+        (None, None) => Missing(format!("{}'s line for {} has no `{key}=`", model::PLACEMENT, c.name)),
     }
 }
 

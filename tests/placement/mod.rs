@@ -619,3 +619,25 @@ fn placement_history_of_a_run_without_run_json_says_there_is_none() {
         assert_eq!(h["why_null"][f], "no run.json in this run", "{f}: {h}");
     }
 }
+
+/// `est_s=NaN` is a key the line gives with no usable number: the figure is
+/// null, and its reason quotes what the line says instead of claiming the
+/// key is missing.
+#[test]
+fn a_cost_the_line_gives_as_no_number_is_null_with_what_the_line_says() {
+    let run = slow_link_run("nan", "20T02", 900.0);
+    let path = run.path().join("placement.txt");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("est_s=300", "est_s=NaN");
+    std::fs::write(&path, text).unwrap();
+    let p = placement_json(run.path());
+    let small = named(&p["targets"], "name", "small");
+    assert!(small["est_s"].is_null(), "{small}");
+    assert_eq!(
+        small["why_null"]["est_s"],
+        "placement.txt's line for small gives `est_s=NaN`, not a usable number"
+    );
+    let problems = p["problems"].to_string();
+    assert!(problems.contains("has no usable est_s (`est_s=NaN`)"), "{problems}");
+}
