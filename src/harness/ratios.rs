@@ -202,14 +202,6 @@ type Pooled<'r> = BTreeMap<BenchKey, BTreeMap<Pool, Vec<&'r BenchRow>>>;
 /// The max_jobs values each (target, builder, arch) has each pool at.
 type Widths = BTreeMap<(String, String, String, Pool), BTreeSet<String>>;
 
-/// Each ratio: its name, numerator pool, denominator pool and its place in [`Ratios`].
-type RatioSlot = fn(&mut Ratios) -> &mut Measured<f64>;
-const RATIOS: [(&str, Pool, Pool, RatioSlot); 3] = [
-    ("registry", Pool::Frozen, Pool::Cold, |r| &mut r.registry),
-    ("compiler_cache", Pool::Cold, Pool::Compiled, |r| &mut r.compiler_cache),
-    ("layer_cache", Pool::Compiled, Pool::Skipped, |r| &mut r.layer_cache),
-];
-
 impl FailedBuild {
     fn of(r: &BenchRow) -> FailedBuild {
         FailedBuild {
@@ -219,18 +211,6 @@ impl FailedBuild {
             builder: r.builder.clone(),
             rc: r.rc,
             failure: r.failure.clone(),
-        }
-    }
-}
-
-impl Ratios {
-    /// Ratios not yet computed: each is set by [`add_ratio`].
-    fn unset() -> Ratios {
-        let unset = || Missing("not computed".into());
-        Ratios {
-            registry: unset(),
-            compiler_cache: unset(),
-            layer_cache: unset(),
         }
     }
 }
@@ -321,12 +301,21 @@ fn why_missing(key: &BenchKey, pool: Pool, widths: &Widths) -> String {
 }
 
 /// Fills one ratio of a key's report: its value and suspicion, or why it is null.
-fn add_ratio(report: &mut KeyReport, (name, num, den, slot): (&str, Pool, Pool, RatioSlot), widths: &Widths) {
-    let ratio = match (report.pools.get(&num), report.pools.get(&den)) {
+/// One ratio of a key's pools, numerator `num` over denominator `den`, or
+/// why it has none; a ratio resting on a suspect sample is noted in `suspect`
+/// under `name`.
+fn ratio(
+    key: &BenchKey,
+    pools: &BTreeMap<Pool, PoolStats>,
+    (name, num, den): (&str, Pool, Pool),
+    widths: &Widths,
+    suspect: &mut BTreeMap<String, String>,
+) -> Measured<f64> {
+    match (pools.get(&num), pools.get(&den)) {
         (Some(a), Some(b)) => match ratio_of(a, b, den) {
             Ok(value) => {
                 if let Some(why) = suspect_sides([a, b]) {
-                    report.suspect.insert(name.into(), why);
+                    suspect.insert(name.into(), why);
                 }
                 Value(value)
             }
@@ -336,12 +325,11 @@ fn add_ratio(report: &mut KeyReport, (name, num, den, slot): (&str, Pool, Pool, 
             let reasons: Vec<String> = [(num, a.is_none()), (den, b.is_none())]
                 .into_iter()
                 .filter(|x| x.1)
-                .map(|(p, _)| why_missing(&report.key, p, widths))
+                .map(|(p, _)| why_missing(key, p, widths))
                 .collect();
             Missing(reasons.join("; "))
         }
-    };
-    *slot(&mut report.ratios) = ratio;
+    }
 }
 
 fn key_report(
@@ -350,20 +338,24 @@ fn key_report(
     widths: &Widths,
     cores: &dyn Fn(&str) -> Option<u32>,
 ) -> KeyReport {
-    let mut report = KeyReport {
-        key: key.clone(),
-        pools: pools
-            .iter()
-            .filter_map(|(p, rows)| Some((*p, stats(rows, cores)?)))
-            .collect(),
-        ratios: Ratios::unset(),
-        why_null: WhyNull,
-        suspect: BTreeMap::new(),
+    let pools: BTreeMap<Pool, PoolStats> = pools
+        .iter()
+        .filter_map(|(p, rows)| Some((*p, stats(rows, cores)?)))
+        .collect();
+    let mut suspect = BTreeMap::new();
+    let mut of = |named: (&str, Pool, Pool)| ratio(key, &pools, named, widths, &mut suspect);
+    let ratios = Ratios {
+        registry: of(("registry", Pool::Frozen, Pool::Cold)),
+        compiler_cache: of(("compiler_cache", Pool::Cold, Pool::Compiled)),
+        layer_cache: of(("layer_cache", Pool::Compiled, Pool::Skipped)),
     };
-    for ratio in RATIOS {
-        add_ratio(&mut report, ratio, widths);
+    KeyReport {
+        key: key.clone(),
+        pools,
+        ratios,
+        why_null: WhyNull,
+        suspect,
     }
-    report
 }
 
 /// Pools the rows and computes every ratio. `cores` maps a builder to its core count.

@@ -25,6 +25,9 @@ pub(crate) struct FigureSource {
     pub(crate) n: u32,
 }
 
+/// Each figure's source, keyed by field name.
+type Sources = BTreeMap<String, FigureSource>;
+
 fn source(from: impl Into<String>, n: u32) -> FigureSource {
     FigureSource { from: from.into(), n }
 }
@@ -91,7 +94,7 @@ explained! {
         /// What it took: its whole record.
         [measured] pub(crate) took_s: Measured<f64>,
         [skip_none] pub(crate) history: Option<TargetHistory>,
-        [plain] pub(crate) sources: BTreeMap<String, FigureSource>,
+        [plain] pub(crate) sources: Sources,
         [reasons] pub(crate) why_null: WhyNull,
     }
 }
@@ -113,7 +116,7 @@ explained! {
         [plain] pub(crate) far: bool,
         [plain] pub(crate) says: Vec<String>,
         [skip_none] pub(crate) history: Option<Median>,
-        [plain] pub(crate) sources: BTreeMap<String, FigureSource>,
+        [plain] pub(crate) sources: Sources,
         [reasons] pub(crate) why_null: WhyNull,
     }
 }
@@ -135,7 +138,7 @@ explained! {
         [plain] pub(crate) moves: Vec<MoveView>,
         [plain] pub(crate) packed: Vec<SlotView>,
         [plain] pub(crate) left_out: Vec<LeftOutTarget>,
-        [plain] pub(crate) sources: BTreeMap<String, FigureSource>,
+        [plain] pub(crate) sources: Sources,
         [reasons] pub(crate) why_null: WhyNull,
     }
 }
@@ -434,60 +437,76 @@ fn upload_source(t: &TargetView) -> String {
 }
 
 fn target_cost(t: &TargetView, mode: Option<Mode>, line: Option<&Placement>) -> TargetCost {
-    // Each is set below, with its value or why it has none.
-    fn not_set<T>() -> Measured<T> {
-        Missing("not measured".into())
-    }
-    let mut c = TargetCost {
+    let mut sources = Sources::new();
+    let ended = not_ended(t);
+    let (build_s, took_s) = record_costs(&mut sources, t, ended.as_deref());
+    let export = match ended {
+        None => measured_export(&mut sources, t, mode),
+        Some(w) => Export::unknown(&w),
+    };
+    let (est_s, balancer_build_s, balancer_cache_bytes) = balancer_costs(&mut sources, &t.name, line);
+    TargetCost {
         name: t.name.clone(),
         node: t.node.clone(),
         after: line.map(after_of).unwrap_or_default(),
-        build_s: not_set(),
-        cache_bytes: not_set(),
-        cache_bytes_run: not_set(),
-        uploaded_bytes: not_set(),
-        est_s: not_set(),
-        balancer_build_s: not_set(),
-        balancer_cache_bytes: not_set(),
-        took_s: not_set(),
+        build_s,
+        cache_bytes: export.cache_bytes,
+        cache_bytes_run: export.cache_bytes_run,
+        uploaded_bytes: export.uploaded_bytes,
+        est_s,
+        balancer_build_s,
+        balancer_cache_bytes,
+        took_s,
         history: None,
-        sources: BTreeMap::new(),
+        sources,
         why_null: WhyNull,
-    };
-    measured_costs(&mut c, t, mode);
-    balancer_costs(&mut c, line);
-    c
+    }
 }
 
-fn measured_costs(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
-    let ended = not_ended(t);
+/// Its build and its whole record from its trace, unless the record is
+/// still open (`ended` says why not).
+fn record_costs(sources: &mut Sources, t: &TargetView, ended: Option<&str>) -> (Measured<f64>, Measured<f64>) {
     let trace = "its trace (`trace-<target>.json`)";
-    c.build_s = match (&ended, t.build_s.get()) {
+    let build_s = match (ended, t.build_s.get()) {
         (None, Some(b)) => {
             let from = format!("{trace}: first step's start to last step's end");
-            c.sources.insert(Metric::Build.name().into(), source(from, 1));
+            sources.insert(Metric::Build.name().into(), source(from, 1));
             Value(b)
         }
-        (Some(w), _) => Missing(w.clone()),
+        (Some(w), _) => Missing(w.into()),
         (None, None) => Missing(why_of(&t.build_s, Metric::Build.name())),
     };
-    c.took_s = match (&ended, t.total_s.get()) {
+    let took_s = match (ended, t.total_s.get()) {
         (None, Some(s)) => {
-            c.sources
-                .insert("took_s".into(), source(format!("{trace}: its root span"), 1));
+            sources.insert("took_s".into(), source(format!("{trace}: its root span"), 1));
             Value(s)
         }
-        (Some(w), _) => Missing(w.clone()),
+        (Some(w), _) => Missing(w.into()),
         (None, None) => Missing(why_of(&t.total_s, Metric::Total.name())),
     };
-    match ended {
-        None => measured_export(c, t, mode),
-        Some(w) => export_unknown(c, &w),
+    (build_s, took_s)
+}
+
+/// What a target's export uploaded and weighs, and the kind of run it was weighed in.
+struct Export {
+    uploaded_bytes: Measured<u64>,
+    cache_bytes: Measured<u64>,
+    cache_bytes_run: Measured<Mode>,
+}
+
+impl Export {
+    /// Not known, for `why`.
+    fn unknown(why: &str) -> Export {
+        Export {
+            uploaded_bytes: Missing(why.into()),
+            cache_bytes: Missing(why.into()),
+            cache_bytes_run: Missing(why.into()),
+        }
     }
 }
 
 /// What an ended record uploaded, and what that says of its export's weight.
-fn measured_export(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
+fn measured_export(sources: &mut Sources, t: &TargetView, mode: Option<Mode>) -> Export {
     // A trace without a single upload span measured an upload of nothing,
     // whether or not any input could size uploads.
     let uploaded = match (t.upload_bytes.get(), t.upload_s.get()) {
@@ -496,63 +515,57 @@ fn measured_export(c: &mut TargetCost, t: &TargetView, mode: Option<Mode>) {
         _ => None,
     };
     let Some((bytes, from)) = uploaded else {
-        let w = why_of(&t.upload_bytes, crate::figures::Alongside::UploadBytes.name());
-        return export_unknown(c, &w);
+        return Export::unknown(&why_of(&t.upload_bytes, crate::figures::Alongside::UploadBytes.name()));
     };
-    c.uploaded_bytes = Value(bytes);
-    c.sources.insert("uploaded_bytes".into(), source(from.clone(), 1));
-    match costs::export_bytes(mode, bytes) {
+    sources.insert("uploaded_bytes".into(), source(from.clone(), 1));
+    let (cache_bytes, cache_bytes_run) = match costs::export_bytes(mode, bytes) {
         Ok(b) => {
-            c.cache_bytes = Value(b);
-            c.cache_bytes_run = Measured::from_option(mode, || "run.json gives no mode".into());
-            c.sources.insert("cache_bytes".into(), source(from, 1));
+            sources.insert("cache_bytes".into(), source(from, 1));
+            (
+                Value(b),
+                Measured::from_option(mode, || "run.json gives no mode".into()),
+            )
         }
-        Err(w) => {
-            c.cache_bytes = Missing(w.into());
-            c.cache_bytes_run = Missing(w.into());
-        }
-    }
-}
-
-/// What it uploaded, and so its export's weight, is not known, for `why`.
-fn export_unknown(c: &mut TargetCost, why: &str) {
-    for f in [&mut c.uploaded_bytes, &mut c.cache_bytes] {
-        *f = Missing(why.into());
-    }
-    c.cache_bytes_run = Missing(why.into());
-}
-
-fn balancer_costs(c: &mut TargetCost, line: Option<&Placement>) {
-    let Some(p) = line else {
-        let w = format!("{} has no line for {}", model::PLACEMENT, c.name);
-        c.est_s = Missing(w.clone());
-        c.balancer_build_s = Missing(w.clone());
-        c.balancer_cache_bytes = Missing(w);
-        return;
+        Err(w) => (Missing(w.into()), Missing(w.into())),
     };
-    c.est_s = from_line(c, p, "est_s", "est_s", p.est_s);
-    c.balancer_build_s = from_line(c, p, "balancer_build_s", Metric::Build.name(), p.build_s);
-    c.balancer_cache_bytes = from_line(c, p, "balancer_cache_bytes", "cache_bytes", p.cache_bytes);
+    Export {
+        uploaded_bytes: Value(bytes),
+        cache_bytes,
+        cache_bytes_run,
+    }
+}
+
+/// The balancer's estimate and its prices of `target` (est_s, build_s,
+/// cache_bytes), from its placement.txt line.
+fn balancer_costs(
+    sources: &mut Sources,
+    target: &str,
+    line: Option<&Placement>,
+) -> (Measured<f64>, Measured<f64>, Measured<u64>) {
+    let Some(p) = line else {
+        let w = format!("{} has no line for {target}", model::PLACEMENT);
+        return (Missing(w.clone()), Missing(w.clone()), Missing(w));
+    };
+    (
+        from_line(sources, p, "est_s", "est_s", p.est_s),
+        from_line(sources, p, "balancer_build_s", Metric::Build.name(), p.build_s),
+        from_line(sources, p, "balancer_cache_bytes", "cache_bytes", p.cache_bytes),
+    )
 }
 
 /// A cost the target's placement.txt line `p` gives as `key=`, its source
-/// noted on `c` as `field`'s; or why the line does not give it.
-fn from_line<T>(c: &mut TargetCost, p: &Placement, field: &str, key: &str, value: Option<T>) -> Measured<T> {
+/// noted as `field`'s; or why the line does not give it.
+fn from_line<T>(sources: &mut Sources, p: &Placement, field: &str, key: &str, value: Option<T>) -> Measured<T> {
+    let line = format!("{}'s line for {}", model::PLACEMENT, p.target);
     match (value, p.unusable(key)) {
         (Some(v), _) => {
-            c.sources
-                .insert(field.into(), source(format!("{}: `{key}=`", model::PLACEMENT), 1));
+            sources.insert(field.into(), source(format!("{}: `{key}=`", model::PLACEMENT), 1));
             Value(v)
         }
-        (None, Some(bad)) => Missing(format!(
-            "{}'s line for {} gives `{key}={bad}`, not a usable number",
-            model::PLACEMENT,
-            c.name
-        )),
-        (None, None) => Missing(format!("{}'s line for {} has no `{key}=`", model::PLACEMENT, c.name)),
+        (None, Some(bad)) => Missing(format!("{line} gives `{key}={bad}`, not a usable number")),
+        (None, None) => Missing(format!("{line} has no `{key}=`")),
     }
 }
-
 /// `after=`: the target a line waits for, one name as the spec writes it
 /// (a name may hold a comma: it is not a list).
 fn after_of(p: &Placement) -> Vec<String> {
@@ -626,13 +639,14 @@ fn node_link(name: String, mine: &[&TargetView], declared: &impl Fn(&str) -> Opt
         format!("no placement.txt line on {name} gives `link_mbps=`")
     });
     let (link_mbps_measured, link_n) = measure_link(&mut sources, &name, mine);
+    let link_mbps_priced = priced_link(&mut sources, &link_mbps_measured, link_n, &link_mbps_declared);
     let mut n = NodeLink {
         name,
         link_mbps_declared,
         link_mbps_balancer,
         link_mbps_measured,
         link_n,
-        link_mbps_priced: Missing(String::new()),
+        link_mbps_priced,
         far: false,
         says: vec![],
         history: None,
@@ -645,11 +659,7 @@ fn node_link(name: String, mine: &[&TargetView], declared: &impl Fn(&str) -> Opt
 
 /// The node's link measured over its ended records' uploads, with the
 /// number of uploads it rests on (its source noted in `sources`).
-fn measure_link(
-    sources: &mut BTreeMap<String, FigureSource>,
-    name: &str,
-    mine: &[&TargetView],
-) -> (Measured<f64>, u32) {
+fn measure_link(sources: &mut Sources, name: &str, mine: &[&TargetView]) -> (Measured<f64>, u32) {
     let ended: Vec<&&TargetView> = mine.iter().filter(|t| !t.end.is_missing()).collect();
     let uploads: Vec<Upload> = ended
         .iter()
@@ -685,20 +695,21 @@ fn measure_link(
     (Value(sig6(rate.mbps)), rate.n)
 }
 
-/// The link the replay prices at, and whether the measurement is far from a declaration.
-fn judge_link(n: &mut NodeLink) {
-    let (priced_from, count) = if n.link_mbps_measured.is_missing() {
-        ("declared", 1)
-    } else {
-        ("measured", n.link_n)
-    };
-    n.link_mbps_priced = match n.link_mbps_measured.get().or(n.link_mbps_declared.get()) {
-        Some(l) => {
-            n.sources.insert("link_mbps_priced".into(), source(priced_from, count));
-            Value(l)
+/// The link the replay prices at: measured (over `n` uploads), else declared.
+fn priced_link(sources: &mut Sources, measured: &Measured<f64>, n: u32, declared: &Measured<f64>) -> Measured<f64> {
+    let (link, from, count) = match (measured.get(), declared.get()) {
+        (Some(m), _) => (m, "measured", n),
+        (None, Some(d)) => (d, "declared", 1),
+        (None, None) => {
+            return Missing("no link measured or declared: only targets that upload nothing can be priced here".into())
         }
-        None => Missing("no link measured or declared: only targets that upload nothing can be priced here".into()),
     };
+    sources.insert("link_mbps_priced".into(), source(from, count));
+    Value(link)
+}
+
+/// Whether the measured link is far from a declaration.
+fn judge_link(n: &mut NodeLink) {
     let Some(m) = n.link_mbps_measured.get() else { return };
     let declared = n.link_mbps_declared.get();
     let mut claims = vec![];
