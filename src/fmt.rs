@@ -25,6 +25,11 @@ pub(crate) fn duration(secs: f64) -> String {
     if !secs.is_finite() {
         return "?".into();
     }
+    // Past a million hours the clock form says nothing (and past i64 it
+    // would saturate): powers of ten.
+    if secs.abs() >= 3.6e9 {
+        return format!("{secs:.2e}s");
+    }
     let neg = secs < 0.0;
     let s = secs.abs().round() as i64;
     let body = if s >= 3600 {
@@ -219,5 +224,12 @@ mod tests {
         assert_eq!(rate_mbps(2.79773), "2.8 MB/s");
         assert_eq!(duration(2332.0), "38m52s");
         assert_eq!(bytes(6.4e9), "6.4 GB");
+    }
+
+    #[test]
+    fn a_duration_past_a_million_hours_is_said_in_powers_of_ten_not_a_saturated_clock() {
+        assert_eq!(duration(1.7e308), "1.70e308s");
+        assert_eq!(duration(-5e12), "-5.00e12s");
+        assert_eq!(duration(3_599_999_999.0), "999999h59m");
     }
 }
