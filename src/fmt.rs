@@ -46,6 +46,16 @@ pub(crate) fn duration(secs: f64) -> String {
     }
 }
 
+/// Whole seconds, or in powers of ten past a billion: 1.6e308 s is a number
+/// a bench line may hold, not 309 digits a table or a legend can.
+pub(crate) fn seconds(s: f64) -> String {
+    if s.abs() < 1e9 {
+        fixed(s, 0)
+    } else {
+        format!("{s:.2e}")
+    }
+}
+
 /// `x` to `decimals` places, a tie rounded away from zero (as JavaScript's
 /// `Math.round` on the magnitude), not to even as `format!` would: 62.5
 /// reads 63% on the page and in report.md alike.
@@ -227,9 +237,11 @@ mod tests {
     }
 
     #[test]
-    fn a_duration_past_a_million_hours_is_said_in_powers_of_ten_not_a_saturated_clock() {
+    fn a_huge_time_is_said_in_powers_of_ten_not_a_saturated_clock_or_309_digits() {
         assert_eq!(duration(1.7e308), "1.70e308s");
         assert_eq!(duration(-5e12), "-5.00e12s");
         assert_eq!(duration(3_599_999_999.0), "999999h59m");
+        assert_eq!(seconds(1.6e308), "1.60e308");
+        assert_eq!(seconds(2342.4), "2342");
     }
 }

@@ -26,7 +26,7 @@ pub(crate) fn dur(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
 pub(crate) fn secs(v: &Value, _: &HashMap<String, Value>) -> Result<Value> {
     Ok(Value::String(
         num(v)
-            .map(|s| format!("{} s", crate::fmt::fixed(s, 0)))
+            .map(|s| format!("{} s", crate::fmt::seconds(s)))
             .unwrap_or_else(|| DASH.into()),
     ))
 }

@@ -16,16 +16,6 @@ fn chart_name(i: usize) -> String {
     format!("charts/ratios-{i}.svg")
 }
 
-/// Whole seconds, or in powers of ten past a billion (1.6e308 s is a number
-/// a bench line may hold, not 309 digits a legend can).
-fn seconds(s: f64) -> String {
-    if s.abs() < 1e9 {
-        format!("{s:.0}")
-    } else {
-        format!("{s:.2e}")
-    }
-}
-
 fn pool_chart(view: &RatiosView, i: usize) -> Result<String> {
     let k = &view.report.keys[i];
     let all: Vec<(i64, f64)> = k
@@ -50,7 +40,12 @@ fn pool_chart(view: &RatiosView, i: usize) -> Result<String> {
         .iter()
         .enumerate()
         .map(|(idx, (pool, stats))| {
-            let label = format!("{pool:?} (median {} s, n={})", seconds(stats.median_s), stats.n).to_lowercase();
+            let label = format!(
+                "{pool:?} (median {} s, n={})",
+                crate::fmt::seconds(stats.median_s),
+                stats.n
+            )
+            .to_lowercase();
             LegendEntry::new(label, Swatch::Dot(rgb(idx)))
         })
         .collect();

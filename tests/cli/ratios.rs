@@ -96,4 +96,6 @@ fn a_time_too_large_for_an_axis_is_said_in_its_chart_and_the_report_still_writte
     assert!(svg.contains("too large to put on an axis"), "{svg}");
     // Its legend says the median as a number a line can hold.
     assert!(svg.contains("median 1.60e308 s, n=1"), "{svg}");
+    let md = std::fs::read_to_string(out.join("ratios.md")).unwrap();
+    assert!(md.contains("| cold | 1 | 1.60e308 s | 1.60e308 s |"), "{md}");
 }
