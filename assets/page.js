@@ -27,8 +27,8 @@
   function pad2(n) { return (n < 10 ? "0" : "") + n; }
   function fmtDur(s) {
     if (s === null || s === undefined || !isFinite(s)) return "—";
-    // Past a million hours, powers of ten (as src/fmt.rs `duration`).
-    if (Math.abs(s) >= 3.6e9) return s.toExponential(2).replace("e+", "e") + "s";
+    // Past 1e15 s, powers of ten (as src/fmt.rs `duration`).
+    if (Math.abs(s) >= 1e15) return s.toExponential(2).replace("e+", "e") + "s";
     var neg = s < 0, v = Math.round(Math.abs(s)), out;
     if (v >= 3600) out = Math.floor(v / 3600) + "h" + pad2(Math.floor((v % 3600) / 60)) + "m";
     else if (v >= 60) out = Math.floor(v / 60) + "m" + pad2(v % 60) + "s";

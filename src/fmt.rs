@@ -25,9 +25,10 @@ pub(crate) fn duration(secs: f64) -> String {
     if !secs.is_finite() {
         return "?".into();
     }
-    // Past a million hours the clock form says nothing (and past i64 it
-    // would saturate): powers of ten.
-    if secs.abs() >= 3.6e9 {
+    // Past 1e15 s whole seconds are no longer exact in an f64 (and past
+    // i64 the clock would saturate): powers of ten. Go's largest duration
+    // (2562047h47m) still reads as a clock, as Go prints it.
+    if secs.abs() >= 1e15 {
         return format!("{secs:.2e}s");
     }
     let neg = secs < 0.0;
@@ -239,8 +240,8 @@ mod tests {
     #[test]
     fn a_huge_time_is_said_in_powers_of_ten_not_a_saturated_clock_or_309_digits() {
         assert_eq!(duration(1.7e308), "1.70e308s");
-        assert_eq!(duration(-5e12), "-5.00e12s");
-        assert_eq!(duration(3_599_999_999.0), "999999h59m");
+        assert_eq!(duration(-5e15), "-5.00e15s");
+        assert_eq!(duration(9_223_372_036.854_776), "2562047h47m");
         assert_eq!(seconds(1.6e308), "1.60e308");
         assert_eq!(seconds(2342.4), "2342");
     }
