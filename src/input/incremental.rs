@@ -8,24 +8,6 @@ use super::read::RunDir;
 use super::InputReport;
 pub(crate) use perfreport_scan::resume::Tracked;
 
-/// The tracked state of the three big logs of one run (`F`: what a node's
-/// oldest samples are summarised into, see `samples::PollFold`).
-pub(crate) struct LogCache<F> {
-    pub(crate) samples: Option<Tracked<super::samples::Samples<F>>>,
-    pub(crate) sccache: Option<Tracked<super::sccache::SccacheSink>>,
-    pub(crate) zot: Option<Tracked<super::zot::ZotLog>>,
-}
-
-impl<F> Default for LogCache<F> {
-    fn default() -> Self {
-        LogCache {
-            samples: None,
-            sccache: None,
-            zot: None,
-        }
-    }
-}
-
 /// Reads a log whole, or with a slot of a cache, from where the previous
 /// read stopped: the one way the model reads its big logs.
 pub(crate) fn read_log<S, F>(

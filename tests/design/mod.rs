@@ -5,6 +5,7 @@
 mod documents;
 mod field_tables;
 mod module_graph;
+mod one_input;
 mod one_source;
 mod public_surface;
 mod sizes;

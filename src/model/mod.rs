@@ -6,25 +6,29 @@
 //! because the window they give with run.json decides which of the logs'
 //! records are the run's before the logs are read (`read_logs`).
 
+mod logs;
+mod traces;
+mod window;
+
 use crate::error::{Error, Result};
-use crate::input::artifacts::{Artifact, Artifacts};
-use crate::input::incremental;
-use crate::input::lines::Tail;
-use crate::input::placement::{Placement, Placements};
+use crate::input::artifacts::Artifact;
+use crate::input::placement::Placement;
+use crate::input::read::read_open_at_most;
 pub use crate::input::read::Links;
 pub(crate) use crate::input::read::RunDir;
 pub(crate) use crate::input::read::{mtime_of, read_at_most};
-use crate::input::read::{read_lines, read_open_at_most};
 use crate::input::run_json::{self, RunInfo};
 use crate::input::run_rules;
 use crate::input::samples;
-use crate::input::sccache::{LogFormat, SccacheLog, SccacheSink};
+use crate::input::sccache::{LogFormat, SccacheLog};
 use crate::input::trace::{self, Span};
-use crate::input::window::RecordWindow;
-use crate::input::zot::{NodeHosts, ZotLog};
+use crate::input::zot::ZotLog;
 use crate::input::{InputReport, ParseStats};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+pub(crate) use traces::TraceCache;
+use traces::TraceRead;
+use window::AnchoredWindow;
 
 /// The samples of a run: a node's oldest polls summarised by the analysis's fold.
 pub type RunSamples = samples::Samples<crate::analysis::nodes::NodeFold>;
@@ -32,65 +36,9 @@ pub type RunSamples = samples::Samples<crate::analysis::nodes::NodeFold>;
 /// state, and each trace as decoded.
 #[derive(Default)]
 pub(crate) struct RunCache {
-    pub(crate) logs: incremental::LogCache<crate::analysis::nodes::NodeFold>,
+    pub(crate) logs: Vec<logs::LogSlot>,
     pub(crate) traces: TraceCache,
 }
-
-/// Each trace of the run as last decoded, by file name, with the identity of
-/// the file it was decoded from: a refresh decodes only a trace whose file
-/// changed. It holds only the traces the last read found, so it costs what
-/// the run holds (the run's traces are these, shared).
-#[derive(Default)]
-pub(crate) struct TraceCache {
-    by_file: std::collections::BTreeMap<String, (TraceIdentity, TraceRead)>,
-    /// How many traces were decoded through this cache (hits are not).
-    decoded: u64,
-}
-
-impl TraceCache {
-    /// How many traces were decoded through this cache, in all.
-    #[cfg(test)]
-    pub(crate) fn decoded(&self) -> u64 {
-        self.decoded
-    }
-
-    /// How many traces it holds.
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.by_file.len()
-    }
-}
-
-/// What identifies the file a trace was decoded from, as opened: its
-/// device and inode, size, modification and change times (to the
-/// nanosecond), and the link's text when the name is a link. A file
-/// rewritten in place, replaced, or a link re-pointed is another identity.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TraceIdentity {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-    link: Option<Vec<u8>>,
-}
-
-impl TraceIdentity {
-    fn of(dir: &RunDir, name: &str, meta: &std::fs::Metadata) -> Self {
-        use std::os::unix::fs::MetadataExt;
-        TraceIdentity {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            size: meta.len(),
-            mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
-            link: dir.link_text(name),
-        }
-    }
-}
-
-/// One trace as read: its decoding (none when absent or unfit) and report.
-type TraceRead = (Option<std::sync::Arc<TargetTrace>>, InputReport);
 
 pub(crate) const RUN_JSON: &str = run_json::FILE;
 pub(crate) const PLACEMENT: &str = "placement.txt";
@@ -477,9 +425,9 @@ pub(crate) fn load_from(dir: &Path, cache: Option<&mut RunCache>, opts: &Options
     inputs.push(report);
     let logs = read_logs(&inside, &run, &format, &trace_files, (cache, opts));
     let window = logs.window;
-    logs.into_run(&mut run, &format, &mut inputs);
+    logs.into_run(&mut run, &mut inputs);
     bound(&mut run, &mut inputs, traces_left_out);
-    keep_to_window(&mut run, &mut inputs, window);
+    window::keep_to_window(&mut run, &mut inputs, window);
     if let Some(note) = run
         .info
         .as_ref()
@@ -501,170 +449,6 @@ pub(crate) fn load_from(dir: &Path, cache: Option<&mut RunCache>, opts: &Options
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
     run.inputs = inputs;
     Ok(run)
-}
-
-/// The window run.json and the traces make (`analysis::window::core`), and
-/// whether its end is still open (a run in flight grows to its newest
-/// record); `None` when run.json gives no `started_at`.
-fn anchored_window(run: &Run, figures: &[&crate::analysis::targets::TraceFigures]) -> Option<AnchoredWindow> {
-    use crate::analysis::window;
-    let info = run.info.as_ref();
-    let (started, finished) = (info.and_then(|i| i.started_at), info.and_then(|i| i.finished_at));
-    // The window is run.json's: without its start, no record is judged outside.
-    started?;
-    let core = window::core(started, finished, &window::anchors(figures.iter().copied()))?;
-    Some((core, run.in_flight() && finished.is_none()))
-}
-
-/// The run's window as `anchored_window` gives it.
-type AnchoredWindow = ((crate::timefmt::Micros, crate::timefmt::Micros), bool);
-
-/// Records far outside the run's window (`analysis::window::FAR`, the
-/// clock-skew allowance) are not the run's. The logs left theirs out as
-/// they were read; the samples' held polls outside are dropped here. Each
-/// is counted as skipped with the records' time range, and an input with
-/// nothing inside is not measured at all (its figures are `null` with the
-/// reason, and it broke its contract).
-fn keep_to_window(run: &mut Run, inputs: &mut [InputReport], window: Option<AnchoredWindow>) {
-    let Some(window) = window else {
-        return;
-    };
-    let say = OutsideSaid::new(window);
-    let report = |inputs: &mut [InputReport], name: &str| inputs.iter().position(|r| r.name == name);
-    if let Some(o) = run.zot.as_ref().and_then(|z| z.outside) {
-        let inside = inputs.iter().any(|r| r.name == ZOT && r.records > 0);
-        if let Some(i) = report(inputs, ZOT) {
-            say.judge(&mut inputs[i], ("record", "records"), &o, inside);
-        }
-        if !inside {
-            run.zot = None;
-        }
-    }
-    if let Some(o) = run.sccache.as_ref().and_then(|s| s.log.outside) {
-        let inside = inputs.iter().any(|r| r.name == SCCACHE && r.records > 0);
-        if let Some(i) = report(inputs, SCCACHE) {
-            say.judge(&mut inputs[i], ("request", "requests"), &o, inside);
-        }
-        if !inside {
-            run.sccache = None;
-        }
-    }
-    if let Some(i) = report(inputs, run.samples_input()) {
-        keep_samples_to_window(run, &mut inputs[i], window, &say);
-    }
-}
-
-/// The samples' held polls far outside the window are dropped and counted;
-/// all of them outside, and the samples are not measured.
-fn keep_samples_to_window(run: &mut Run, r: &mut InputReport, (w, open): AnchoredWindow, say: &OutsideSaid) {
-    use crate::analysis::window;
-    use crate::input::window::Outside;
-    let polls = run.samples.by_node.values();
-    let (first, last) = (
-        polls.clone().filter_map(|n| n.first_ts()).min(),
-        polls.filter_map(|n| n.last_ts()).max(),
-    );
-    let (Some(first), Some(last)) = (first, last) else {
-        return;
-    };
-    // Wholly on one side; an open end is never passed.
-    let all_out = if open {
-        last < w.0 && window::is_far(last, w, true)
-    } else {
-        window::span_is_far(first, last, w)
-    };
-    if all_out {
-        let o = Outside {
-            records: r.records,
-            first,
-            last,
-        };
-        say.judge(r, ("sample", "samples"), &o, false);
-        r.skipped = r.skipped.saturating_add(r.records);
-        r.records = 0;
-        run.samples = RunSamples::default();
-        return;
-    }
-    let mut dropped = None;
-    for n in run.samples.by_node.values_mut() {
-        if !n.polls.iter().any(|s| window::is_far(s.ts, w, open)) {
-            continue;
-        }
-        let polls = std::sync::Arc::make_mut(&mut n.polls);
-        polls.retain(|s| {
-            let far = window::is_far(s.ts, w, open);
-            if far {
-                Outside::add(&mut dropped, s.ts, s.ts, 1);
-            }
-            !far
-        });
-    }
-    if let Some(o) = dropped {
-        r.records = r.records.saturating_sub(o.records);
-        r.skipped = r.skipped.saturating_add(o.records);
-        say.judge(r, ("sample", "samples"), &o, true);
-    }
-}
-
-/// What an input's report says of its records outside the run's window.
-struct OutsideSaid {
-    run_window: String,
-}
-
-impl OutsideSaid {
-    fn new(((from, to), open): AnchoredWindow) -> Self {
-        use crate::timefmt::{format_rfc3339, human_duration};
-        let allowance = human_duration((crate::analysis::window::FAR / 1_000_000) as f64);
-        let end = if open {
-            "its newest record (in flight)".to_string()
-        } else {
-            format_rfc3339(to)
-        };
-        OutsideSaid {
-            run_window: format!(
-                "the run's window ({} to {end}, give or take {allowance} of clock skew)",
-                format_rfc3339(from)
-            ),
-        }
-    }
-
-    /// Some records inside (`inside`): those outside were skipped, which a
-    /// warning says. None inside: the input broke its contract, not measured.
-    fn judge(&self, r: &mut InputReport, (one, many): (&str, &str), o: &crate::input::window::Outside, inside: bool) {
-        use crate::timefmt::format_rfc3339;
-        let run_window = &self.run_window;
-        let range = format!("from {} to {}", format_rfc3339(o.first), format_rfc3339(o.last));
-        if inside {
-            let verb = if o.records == 1 { "lies" } else { "lie" };
-            r.warnings.push(format!(
-                "{}: {} {range} {verb} outside {run_window}: not this run's, skipped (no figure or chart uses them)",
-                r.name,
-                crate::fmt::counted(o.records, one, many),
-            ));
-            return;
-        }
-        let b = format!(
-            "all {} of its {many} lie outside {run_window} ({range}): none is this run's, so nothing of it is measured",
-            o.records
-        );
-        if o.records == 0 {
-            r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
-            r.breaches.push(b);
-            r.contract_broken = true;
-            return;
-        }
-        // They were recognised, so "no record recognised" is not so, and
-        // their format did not change: they are another time's. The input
-        // kept its contract (unless it broke it otherwise, by malformed
-        // lines), and is not measured, for this reason.
-        if let Some(i) = r.breaches.iter().position(|b| crate::input::contract::is_no_record(b)) {
-            let said = format!("{}: {}", r.name, r.breaches.remove(i));
-            r.warnings.retain(|w| *w != said);
-        }
-        r.warnings.insert(0, format!("{}: {b}", r.name));
-        r.not_measured = Some(b);
-        r.contract_broken = !r.breaches.is_empty();
-    }
 }
 
 /// A note when the stamp's date (its leading `YYYYMMDD`) is more than a
@@ -769,24 +553,18 @@ fn read_log_format(run: &RunDir) -> (LogFormat, InputReport) {
     (format, report)
 }
 
-/// What each log and trace gave, with its report.
-#[derive(Default)]
+/// What the logs and traces gave, with their reports.
 struct Logs {
-    placement: Option<(Option<Placements>, InputReport)>,
-    artifacts: Option<(Option<Artifacts>, InputReport)>,
-    samples: SamplesRead,
-    /// The node samples as a server gave them, when they come from one.
-    server: Option<ServerRead>,
-    sccache: Option<(Option<SccacheLog>, InputReport)>,
-    zot: Option<(Option<ZotLog>, InputReport)>,
     traces: Vec<TraceRead>,
+    logs: Vec<logs::LogRead>,
     /// The window run.json and the traces make, and whether its end is
     /// open (see `anchored_window`).
     window: Option<AnchoredWindow>,
 }
 
-/// Reads every input but run.json and the log format at once: the big logs
-/// are themselves parsed in parallel chunks, incrementally with a cache.
+/// Reads every input but run.json and the log format: the traces, then
+/// every log at once (the big ones are themselves parsed in parallel
+/// chunks, incrementally with a cache).
 fn read_logs(
     dir: &RunDir,
     run: &Run,
@@ -801,14 +579,14 @@ fn read_logs(
     // The traces first (they are small): with run.json they make the run's
     // window, which the logs' records must lie in, and tell how finely the
     // registry's writes need keeping.
-    let traces = read_traces(dir, trace_files, trace_cache);
+    let traces = traces::read_traces(dir, trace_files, trace_cache);
     let figures: Vec<&crate::analysis::targets::TraceFigures> = traces
         .iter()
         .filter_map(|(t, _)| t.as_ref())
         .filter(|t| !t.spans.is_empty())
         .map(|t| &t.figures)
         .collect();
-    let window = anchored_window(run, &figures);
+    let window = window::anchored_window(run, &figures);
     let info = run.info.as_ref();
     // A live view keeps every write, as its traces grow.
     let write_cuts = match cache {
@@ -820,291 +598,21 @@ fn read_logs(
         )
         .map(std::sync::Arc::new),
     };
-    let mut logs = Logs {
-        traces,
-        window,
-        ..Default::default()
-    };
     let records = window.map(|(core, open)| crate::analysis::window::record_window(core, open));
-    read_big_logs(dir, run, format, (records, write_cuts), (cache, opts), &mut logs);
-    logs
+    let cx = logs::ReadContext::new((dir, run, format, opts), records, write_cuts);
+    let logs = logs::read_all(&cx, cache);
+    Logs { traces, logs, window }
 }
-
-/// The placement, artifacts and the three big logs, side by side; each
-/// log's records outside `records` are left out as they are read.
-fn read_big_logs(
-    dir: &RunDir,
-    run: &Run,
-    format: &LogFormat,
-    (records, write_cuts): (
-        Option<RecordWindow>,
-        Option<std::sync::Arc<crate::input::writes::WriteCuts>>,
-    ),
-    (cache, opts): (
-        Option<&mut incremental::LogCache<crate::analysis::nodes::NodeFold>>,
-        &Options,
-    ),
-    logs: &mut Logs,
-) {
-    let tail = if run.info.as_ref().is_some_and(|i| !i.in_flight) {
-        Tail::Complete
-    } else {
-        Tail::MayBePartial
-    };
-    let prefix: Option<std::sync::Arc<str>> = run
-        .info
-        .as_ref()
-        .and_then(|i| i.sccache_prefix.as_deref())
-        .map(Into::into);
-    let node_hosts: Vec<String> = run
-        .info
-        .iter()
-        .flat_map(|i| &i.nodes)
-        .filter_map(|n| n.addr.clone())
-        .collect();
-    let (cache_samples, cache_sccache, cache_zot) = match cache {
-        Some(c) => (Some(&mut c.samples), Some(&mut c.sccache), Some(&mut c.zot)),
-        None => (None, None, None),
-    };
-    let Logs {
-        placement,
-        artifacts,
-        samples,
-        server,
-        sccache,
-        zot,
-        ..
-    } = logs;
-    // A parse made with another window is not reused.
-    let window_tag = RecordWindow::tag(records.as_ref());
-    let big = BigLog {
-        dir,
-        tail,
-        records,
-        window_tag: &window_tag,
-    };
-    let sccache_hosts = NodeHosts::new(node_hosts.clone());
-    rayon::scope(|s| {
-        s.spawn(|_| *placement = Some(read_small_log(dir, PLACEMENT, "placement", Placements::default)));
-        s.spawn(|_| *artifacts = Some(read_small_log(dir, ARTIFACTS, "artifacts", Artifacts::default)));
-        s.spawn(|_| read_samples(dir, run, (tail, cache_samples), opts, (samples, server)));
-        s.spawn(|_| *sccache = Some(read_sccache(big, format, (prefix, sccache_hosts), cache_sccache)));
-        s.spawn(|_| *zot = Some(read_zot(big, NodeHosts::new(node_hosts), write_cuts, cache_zot)));
-    });
-}
-
-/// What each big log's read shares: whether its last line may still be
-/// being written, and the window its records must lie in, with the tag
-/// that keeps a parse made with another window from being reused.
-#[derive(Clone, Copy)]
-struct BigLog<'a> {
-    dir: &'a RunDir,
-    tail: Tail,
-    records: Option<RecordWindow>,
-    window_tag: &'a str,
-}
-
-/// A small log (placement, artifacts) read at once, its last line taken
-/// as whole.
-fn read_small_log<S, F>(dir: &RunDir, name: &str, format: &str, make: F) -> (Option<S>, InputReport)
-where
-    S: crate::input::lines::LineSink,
-    F: Fn() -> S + Sync,
-{
-    read_lines(dir, name, Tail::Complete, Some(format.into()), make)
-}
-
-/// sccache.log, parsed with the run's log format and prefix; each node's
-/// requests count on a lane of their own too.
-fn read_sccache(
-    big: BigLog,
-    format: &LogFormat,
-    (prefix, hosts): (Option<std::sync::Arc<str>>, NodeHosts),
-    cache: Option<&mut Option<incremental::Tracked<SccacheSink>>>,
-) -> (Option<SccacheLog>, InputReport) {
-    let format = std::sync::Arc::new(format.clone());
-    let describe = format.describe();
-    // A changed log format or prefix invalidates what was parsed before.
-    let tag = format!("{describe} prefix={prefix:?} nodes={}{}", hosts.tag(), big.window_tag);
-    let make = || {
-        SccacheSink::new(format.clone(), prefix.clone())
-            .for_nodes(hosts.clone())
-            .within(big.records)
-    };
-    let (sink, report) = incremental::read_log(big.dir, SCCACHE, big.tail, Some(describe), &tag, cache, make);
-    (sink.map(|s| s.log), report)
-}
-
-/// zot.jsonl; the nodes' writes are kept apart to be tied to their targets.
-fn read_zot(
-    big: BigLog,
-    hosts: NodeHosts,
-    write_cuts: Option<std::sync::Arc<crate::input::writes::WriteCuts>>,
-    cache: Option<&mut Option<incremental::Tracked<ZotLog>>>,
-) -> (Option<ZotLog>, InputReport) {
-    let format = Some("zot.jsonl: JSON lines".into());
-    let make = || ZotLog::for_nodes(hosts.clone(), write_cuts.clone()).within(big.records);
-    let tag = format!("{}{}", hosts.tag(), big.window_tag);
-    incremental::read_log(big.dir, ZOT, big.tail, format, &tag, cache, make)
-}
-
-/// The node samples: samples.jsonl, or a server's when one is given
-/// (its samples win over the file's).
-fn read_samples(
-    dir: &RunDir,
-    run: &Run,
-    (tail, cache): (Tail, Option<&mut Option<incremental::Tracked<RunSamples>>>),
-    opts: &Options,
-    (samples, server): (&mut SamplesRead, &mut Option<ServerRead>),
-) {
-    match &opts.prometheus {
-        Some(p) => {
-            *server = Some(crate::input::prometheus::read(
-                p,
-                dir,
-                run.info.as_ref(),
-                now(),
-                opts.keep_polls,
-            ))
-        }
-        None => {
-            let format = Some("samples: JSON lines".into());
-            // run.json's nodes are always held; past MAX_NODES others, a
-            // node costs its name, not its polls (see `bound`).
-            let first: std::sync::Arc<BTreeSet<String>> = std::sync::Arc::new(
-                run.info
-                    .iter()
-                    .flat_map(|i| i.nodes.iter().map(|n| n.name.clone()))
-                    .collect(),
-            );
-            *samples = Some(incremental::read_log(dir, SAMPLES, tail, format, "", cache, || {
-                RunSamples::keeping(first.clone(), MAX_NODES)
-            }));
-        }
-    }
-}
-
-type SamplesRead = Option<(Option<RunSamples>, InputReport)>;
-type ServerRead = crate::input::prometheus::Reading<crate::analysis::nodes::NodeFold>;
 
 impl Logs {
     /// Hands each input to the run, with its report and its own warnings.
-    fn into_run(mut self, run: &mut Run, format: &LogFormat, inputs: &mut Vec<InputReport>) {
-        if let Some(read) = self.server.take() {
-            run.samples_from_server = true;
-            run.unsampled = read.unsampled;
-            run.polls = read.polls;
-            inputs.extend(read.file);
-            self.samples = Some((read.samples, read.report));
-        }
-        if let Some((p, r)) = self.placement {
-            run.placements = p.map(|p| p.items).unwrap_or_default();
-            inputs.push(r);
-        }
-        if let Some((a, r)) = self.artifacts {
-            run.artifacts = a.map(|a| a.items).unwrap_or_default();
-            inputs.push(r);
-        }
-        if let Some((s, mut r)) = self.samples {
-            let mut s = s.unwrap_or_default();
-            s.finish();
-            r.warnings.extend(s.warnings());
-            if let Some(b) = crate::input::contract::left_out_breach(s.late(), r.records) {
-                r.warnings.insert(r.breaches.len(), format!("{}: {b}", r.name));
-                r.breaches.push(b);
-                r.contract_broken = true;
-            }
-            run.samples = s;
-            inputs.push(r);
-        }
-        if let Some((log, mut r)) = self.sccache {
-            crate::input::sccache::warn(log.as_ref(), format, &mut r);
-            run.sccache = log.map(|log| SccacheInput {
-                log,
-                sizes_known: format.has_request_length(),
-            });
-            inputs.push(r);
-        }
-        if let Some((z, mut r)) = self.zot {
-            crate::input::zot::warn(z.as_ref(), &mut r);
-            run.zot = z;
-            inputs.push(r);
+    fn into_run(self, run: &mut Run, inputs: &mut Vec<InputReport>) {
+        for log in self.logs {
+            log.into_run(run, inputs);
         }
         for (t, r) in self.traces {
             run.traces.extend(t);
             inputs.push(r);
-        }
-    }
-}
-
-/// Now, which ends the window of a run in flight read from a server.
-fn now() -> crate::timefmt::Micros {
-    let since = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    since.as_micros().try_into().unwrap_or(crate::timefmt::Micros::MAX)
-}
-
-/// The run's traces, decoded in parallel; with a cache, only those whose
-/// file is not the one last decoded, and the cache then holds just the
-/// traces read now.
-fn read_traces(dir: &RunDir, trace_files: &[(String, String)], cache: Option<&mut TraceCache>) -> Vec<TraceRead> {
-    use rayon::prelude::*;
-    let held = cache.as_deref();
-    let read: Vec<(Option<TraceIdentity>, TraceRead, bool)> = trace_files
-        .par_iter()
-        .map(|(target, file)| {
-            let opened = match dir.open(file) {
-                Ok(o) => o,
-                Err(not) => return (None, (None, not.report(file)), false),
-            };
-            let identity = held.map(|_| TraceIdentity::of(dir, file, &opened.meta));
-            let hit = held
-                .and_then(|c| c.by_file.get(file))
-                .filter(|(was, _)| Some(was) == identity.as_ref());
-            match hit {
-                Some((_, kept)) => (identity, kept.clone(), false),
-                None => (identity, read_trace(target, file, opened), true),
-            }
-        })
-        .collect();
-    let Some(cache) = cache else {
-        return read.into_iter().map(|(_, r, _)| r).collect();
-    };
-    cache.by_file.clear();
-    let mut out = Vec::with_capacity(read.len());
-    for ((_, file), (identity, r, decoded)) in trace_files.iter().zip(read) {
-        cache.decoded += u64::from(decoded);
-        if let Some(identity) = identity {
-            cache.by_file.insert(file.clone(), (identity, r.clone()));
-        }
-        out.push(r);
-    }
-    out
-}
-
-/// Decodes one trace, opened, and analyses it.
-fn read_trace(target: &str, file: &str, opened: crate::input::read::Opened) -> TraceRead {
-    let Small { data, mtime } = match read_opened(file, opened) {
-        Ok(small) => small,
-        Err(r) => return (None, *r),
-    };
-    let (decoded, stats) = trace::parse(&data);
-    match decoded {
-        Ok(t) => {
-            let report = InputReport::from_parse(file, data.len() as u64, Some(t.encoding.label().into()), &stats)
-                .with_identity(mtime, xxh3(&data));
-            let tt = TargetTrace {
-                target: target.to_string(),
-                figures: crate::analysis::targets::analyse(&t.spans),
-                spans: t.spans,
-            };
-            (Some(std::sync::Arc::new(tt)), report)
-        }
-        Err(reason) => {
-            let r = InputReport::from_unfit_parse(file, data.len() as u64, &stats, reason)
-                .with_identity(mtime, xxh3(&data));
-            (None, r)
         }
     }
 }
