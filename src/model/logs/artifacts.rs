@@ -7,6 +7,10 @@ use crate::model::ARTIFACTS;
 pub(super) struct ArtifactsFile;
 
 impl Log for ArtifactsFile {
+    fn file(&self) -> &'static str {
+        ARTIFACTS
+    }
+
     fn read(&self, cx: &ReadContext, _: Option<&mut LogSlot>) -> LogRead {
         let (a, report) = read_small_log(cx.dir, ARTIFACTS, "artifacts", Artifacts::default);
         LogRead::new(vec![report], move |run| {

@@ -23,6 +23,9 @@ use std::sync::Arc;
 
 /// One log of the run.
 pub(super) trait Log: Sync {
+    /// The file it is read from, in the run directory.
+    fn file(&self) -> &'static str;
+
     /// Reads it, beside the other logs; `slot` is its part of a live
     /// view's cache (see `with_slot`), from which it reads on.
     fn read(&self, cx: &ReadContext, slot: Option<&mut LogSlot>) -> LogRead;
@@ -170,4 +173,60 @@ where
 /// The input named `name`'s report.
 fn report_of<'r>(inputs: &'r mut [InputReport], name: &str) -> Option<&'r mut InputReport> {
     inputs.iter_mut().find(|r| r.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::incremental::Tracked;
+    use std::path::Path;
+
+    /// Bytes of whole lines a live view's slot for `ZOT` has parsed.
+    fn zot_offset(slots: &mut [LogSlot]) -> Option<u64> {
+        let at = LOGS.iter().position(|l| l.file() == crate::model::ZOT)?;
+        let held = slots.get(at)?.as_ref()?;
+        held.downcast_ref::<Option<Tracked<crate::input::zot::ZotLog>>>()?
+            .as_ref()
+            .map(|t| t.offset())
+    }
+
+    /// serve refreshes a run in flight through each log's slot: a refresh
+    /// after lines were appended parses from where the last read stopped, and
+    /// the run's figures count the new lines as a whole read would.
+    #[test]
+    fn a_live_refresh_reads_each_log_on_from_its_slot() {
+        let tmp = tempfile::tempdir().unwrap();
+        let sample = Path::new("sample-runs/20261021T020000Z");
+        for e in std::fs::read_dir(sample).unwrap().flatten() {
+            std::fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
+        }
+        let zot = tmp.path().join("zot.jsonl");
+        // The sample is in flight, its last line half written: end it.
+        let mut text = std::fs::read_to_string(&zot).unwrap();
+        text.truncate(text.trim_end().rfind('\n').unwrap() + 1);
+        std::fs::write(&zot, &text).unwrap();
+        let mut cache = crate::model::RunCache::default();
+        let opts = Options::default();
+        let first = crate::model::load_from(tmp.path(), Some(&mut cache), &opts).unwrap();
+        assert_eq!(cache.logs.len(), LOGS.len(), "one slot per log");
+        assert_eq!(zot_offset(&mut cache.logs), Some(text.len() as u64));
+        let line = text.lines().last().unwrap().to_string() + "\n";
+        std::fs::write(&zot, text.clone() + &line + &line).unwrap();
+        let again = crate::model::load_from(tmp.path(), Some(&mut cache), &opts).unwrap();
+        assert_eq!(zot_offset(&mut cache.logs), Some((text.len() + 2 * line.len()) as u64));
+        let records = |r: &Run| r.input(crate::model::ZOT).map(|i| i.records);
+        assert_eq!(records(&again), records(&first).map(|n| n + 2));
+        let whole = crate::model::load_from(tmp.path(), None, &opts).unwrap();
+        assert_eq!(records(&whole), records(&again), "read on, as read whole");
+    }
+
+    #[test]
+    fn a_slot_of_another_type_is_read_as_empty_and_then_holds_the_logs_own() {
+        let mut slot: LogSlot = Some(Box::new(Some("not a tracked log")));
+        let seen = with_slot::<u32, _>(Some(&mut slot), |held| held.map(|h| h.replace(7)));
+        assert_eq!(seen, Some(None), "another type's state is not taken for this log's");
+        let seen = with_slot::<u32, _>(Some(&mut slot), |held| held.and_then(|h| *h));
+        assert_eq!(seen, Some(7), "what the read left is there at the next");
+        assert_eq!(with_slot::<u32, _>(None, |held| held.is_none()), true);
+    }
 }

@@ -7,6 +7,10 @@ use crate::model::PLACEMENT;
 pub(super) struct PlacementFile;
 
 impl Log for PlacementFile {
+    fn file(&self) -> &'static str {
+        PLACEMENT
+    }
+
     fn read(&self, cx: &ReadContext, _: Option<&mut LogSlot>) -> LogRead {
         let (p, report) = read_small_log(cx.dir, PLACEMENT, "placement", Placements::default);
         LogRead::new(vec![report], move |run| {

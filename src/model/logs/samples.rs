@@ -11,6 +11,10 @@ use std::collections::BTreeSet;
 pub(super) struct SamplesSource;
 
 impl Log for SamplesSource {
+    fn file(&self) -> &'static str {
+        SAMPLES
+    }
+
     fn read(&self, cx: &ReadContext, slot: Option<&mut LogSlot>) -> LogRead {
         let Some(server) = &cx.opts.prometheus else {
             let format = Some("samples: JSON lines".into());

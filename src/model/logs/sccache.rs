@@ -13,6 +13,10 @@ use crate::model::{AnchoredWindow, Run, SccacheInput, SCCACHE};
 pub(super) struct SccacheFile;
 
 impl Log for SccacheFile {
+    fn file(&self) -> &'static str {
+        SCCACHE
+    }
+
     fn read(&self, cx: &ReadContext, slot: Option<&mut LogSlot>) -> LogRead {
         let format = std::sync::Arc::new(cx.format.clone());
         let prefix: Option<std::sync::Arc<str>> = cx

@@ -11,6 +11,10 @@ use crate::model::{AnchoredWindow, Run, ZOT};
 pub(super) struct ZotFile;
 
 impl Log for ZotFile {
+    fn file(&self) -> &'static str {
+        ZOT
+    }
+
     fn read(&self, cx: &ReadContext, slot: Option<&mut LogSlot>) -> LogRead {
         let format = Some("zot.jsonl: JSON lines".into());
         let hosts = NodeHosts::new(cx.node_hosts.clone());
