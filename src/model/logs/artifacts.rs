@@ -12,7 +12,7 @@ impl Log for ArtifactsFile {
     }
 
     fn read(&self, cx: &ReadContext, _: Option<&mut LogSlot>) -> LogRead {
-        let (a, report) = read_small_log(cx.dir, ARTIFACTS, "artifacts", Artifacts::default);
+        let (a, report) = read_small_log(cx.dir, self.file(), "artifacts", Artifacts::default);
         LogRead::new(vec![report], move |run| {
             run.artifacts = a.map(|a| a.items).unwrap_or_default()
         })

@@ -227,6 +227,6 @@ mod tests {
         assert_eq!(seen, Some(None), "another type's state is not taken for this log's");
         let seen = with_slot::<u32, _>(Some(&mut slot), |held| held.and_then(|h| *h));
         assert_eq!(seen, Some(7), "what the read left is there at the next");
-        assert_eq!(with_slot::<u32, _>(None, |held| held.is_none()), true);
+        assert!(with_slot::<u32, _>(None, |held| held.is_none()));
     }
 }

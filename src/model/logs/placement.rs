@@ -12,7 +12,7 @@ impl Log for PlacementFile {
     }
 
     fn read(&self, cx: &ReadContext, _: Option<&mut LogSlot>) -> LogRead {
-        let (p, report) = read_small_log(cx.dir, PLACEMENT, "placement", Placements::default);
+        let (p, report) = read_small_log(cx.dir, self.file(), "placement", Placements::default);
         LogRead::new(vec![report], move |run| {
             run.placements = p.map(|p| p.items).unwrap_or_default()
         })

@@ -35,7 +35,7 @@ impl Log for SccacheFile {
                 .within(cx.records)
         };
         let (sink, mut report) = with_slot(slot, |cache| {
-            incremental::read_log(cx.dir, SCCACHE, cx.tail, Some(describe), &tag, cache, make)
+            incremental::read_log(cx.dir, self.file(), cx.tail, Some(describe), &tag, cache, make)
         });
         let log = sink.map(|s| s.log);
         crate::input::sccache::warn(log.as_ref(), &format, &mut report);
@@ -49,8 +49,8 @@ impl Log for SccacheFile {
         let Some(o) = run.sccache.as_ref().and_then(|s| s.log.outside) else {
             return;
         };
-        let inside = inputs.iter().any(|r| r.name == SCCACHE && r.records > 0);
-        if let Some(r) = report_of(inputs, SCCACHE) {
+        let inside = inputs.iter().any(|r| r.name == self.file() && r.records > 0);
+        if let Some(r) = report_of(inputs, self.file()) {
             say.judge(r, ("request", "requests"), &o, inside);
         }
         if !inside {

@@ -21,7 +21,7 @@ impl Log for ZotFile {
         let tag = format!("{}{}", hosts.tag(), cx.window_tag);
         let make = || crate::input::zot::ZotLog::for_nodes(hosts.clone(), cx.write_cuts.clone()).within(cx.records);
         let (zot, mut report) = with_slot(slot, |cache| {
-            incremental::read_log(cx.dir, ZOT, cx.tail, format, &tag, cache, make)
+            incremental::read_log(cx.dir, self.file(), cx.tail, format, &tag, cache, make)
         });
         crate::input::zot::warn(zot.as_ref(), &mut report);
         LogRead::new(vec![report], move |run| run.zot = zot)
@@ -31,8 +31,8 @@ impl Log for ZotFile {
         let Some(o) = run.zot.as_ref().and_then(|z| z.outside) else {
             return;
         };
-        let inside = inputs.iter().any(|r| r.name == ZOT && r.records > 0);
-        if let Some(r) = report_of(inputs, ZOT) {
+        let inside = inputs.iter().any(|r| r.name == self.file() && r.records > 0);
+        if let Some(r) = report_of(inputs, self.file()) {
             say.judge(r, ("record", "records"), &o, inside);
         }
         if !inside {
