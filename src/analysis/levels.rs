@@ -12,8 +12,9 @@
 //! night-to-night differences within segments (Rousseeuw and Croux's Qn,
 //! 82% as efficient as a standard deviation yet untouched by a spike),
 //! widened by how heavy the key's tails are (`tail`). A change is called when
-//! the newest two nights (or three) all sit beyond the level on the same side
-//! and their mean lies beyond a threshold set so that, across the night's
+//! the newest two nights both sit beyond the level on the same side (or the
+//! newest three on one side, most of them beyond) and their mean lies beyond
+//! a threshold set so that, across the night's
 //! `series` checks, noise alone calls one on at most `NIGHT_ERROR_RATE` of
 //! nights. One night beyond is only watched: the next night confirms it as
 //! a change or leaves it an outlier. A loaded night neither confirms nor
@@ -616,16 +617,21 @@ impl<'a> Judge<'a> {
             // A count holding one new value on each of the nights.
             Scale::Count => k == 2 && devs.iter().all(|d| d.abs() >= b.floor) && self.y[window[0]] == self.y[window[1]],
             Scale::Time => {
-                // The short windows ask every night to be beyond and to carry
-                // half the shift at least (a borderline night is not the
-                // change's first); the long ones that all lie on one side and
-                // most are beyond (their median): one spike inside a long
-                // window on the side it lies is not a level.
-                let each = if k > 3 {
-                    let abs: Vec<f64> = devs.iter().map(|d| d.abs()).collect();
-                    median(&abs).is_some_and(|m| self.beyond(m, &b))
-                } else {
-                    devs.iter().all(|d| self.beyond(*d, &b) && d.abs() >= 0.5 * mean.abs())
+                // Two nights are the least a level rests on: both must be
+                // beyond. From three on, most must be (their median), so a
+                // change is not held back by one of its nights that noise
+                // pulled back inside the band, while a single spike can
+                // never be the most. Three nights still ask each to carry
+                // half the shift at least: a window that one night's size
+                // carries is a spike and its neighbours (and a borderline
+                // night is not the change's first). The long ones ask only
+                // that all lie on one side: one spike inside a long window
+                // on the side it lies is not a level.
+                let abs: Vec<f64> = devs.iter().map(|d| d.abs()).collect();
+                let each = match k {
+                    2 => abs.iter().all(|d| self.beyond(*d, &b) && *d >= 0.5 * mean.abs()),
+                    3 => median(&abs).is_some_and(|m| self.beyond(m, &b)) && abs.iter().all(|d| *d >= 0.5 * mean.abs()),
+                    _ => median(&abs).is_some_and(|m| self.beyond(m, &b)),
                 };
                 let held = mean.abs();
                 let sd = b.sigma / b.tail.powf(1.0 - 1.0 / k as f64) * (1.0 / k as f64 + 1.57 / b.n as f64).sqrt();
