@@ -246,3 +246,51 @@ fn a_spike_inside_a_long_window_is_not_a_level() {
         .count();
     assert!(called <= 1, "{called} of 20 called a change from one spike");
 }
+
+/// 30 nights of 1% noise at 1000 s, then `after` (factors of the level).
+fn landing(seed: u64, after: &[f64]) -> Vec<SeriesNight> {
+    let mut n = nights(1000.0, 1.0, 30, seed);
+    n.extend(after.iter().map(|f| SeriesNight {
+        value: 1000.0 * f,
+        loaded: false,
+    }));
+    n
+}
+
+#[test]
+fn a_change_whose_second_night_noise_pulled_back_is_called_on_its_third() {
+    // A fleet of 48 targets with heavy tails (a band twice as wide): +6.5%,
+    // then a night only +2.8%, inside the band yet half the shift, then
+    // +6.5% again. Two of its three nights are beyond and all carry it: the
+    // third night calls it, from its first; the lane is not left waiting
+    // for two more nights beyond in a row.
+    for seed in [25, 26, 30, 31] {
+        let n = landing(seed, &[1.065, 1.028, 1.065, 1.065]);
+        let l = judge(&n[..33], Scale::Time, 240, 2.0);
+        assert_eq!(
+            l.then[31],
+            Judged::Level,
+            "seed {seed}: the second night is inside the band"
+        );
+        let c = l
+            .changes
+            .first()
+            .unwrap_or_else(|| panic!("seed {seed}: not called on the third night"));
+        assert_eq!((c.first, c.called), (30, 32), "seed {seed}");
+        assert_eq!(l.then[32], Judged::Confirmed);
+    }
+}
+
+#[test]
+fn a_spike_and_two_nights_short_of_it_are_no_change() {
+    // +12%, then +3% (just beyond the band) and +0.5%: most of the three are
+    // beyond and on one side, but the first carries the shift alone (the
+    // last holds less than half of it), so it is a spike.
+    for seed in [24, 28, 29] {
+        let n = landing(seed, &[1.12, 1.03, 1.005, 1.0]);
+        let l = judge(&n, Scale::Time, 240, 2.0);
+        assert!(l.changes.is_empty(), "seed {seed}: {:?}", l.changes);
+        assert_eq!(l.then[31], Judged::Watched, "seed {seed}: the second night is beyond");
+        assert_eq!(l.nights[30], Judged::Outlier);
+    }
+}
