@@ -175,6 +175,27 @@ fn report_of<'r>(inputs: &'r mut [InputReport], name: &str) -> Option<&'r mut In
     inputs.iter_mut().find(|r| r.name == name)
 }
 
+/// Whether what log `file` gave the run stays once its records outside the
+/// run's window (`outside`, counted as `noun`) are judged: it does when none
+/// lay outside, or when some of its records fell inside; its report says
+/// which (see [`OutsideSaid::judge`]).
+fn keep_if_inside(
+    file: &str,
+    outside: Option<crate::input::window::Outside>,
+    noun: (&str, &str),
+    inputs: &mut [InputReport],
+    say: &OutsideSaid,
+) -> bool {
+    let Some(o) = outside else {
+        return true;
+    };
+    let inside = inputs.iter().any(|r| r.name == file && r.records > 0);
+    if let Some(r) = report_of(inputs, file) {
+        say.judge(r, noun, &o, inside);
+    }
+    inside
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! run's log format and prefix; each node's requests count on a lane of
 //! their own too.
 
-use super::{report_of, with_slot, Log, LogRead, LogSlot, ReadContext};
+use super::{keep_if_inside, with_slot, Log, LogRead, LogSlot, ReadContext};
 use crate::input::incremental;
 use crate::input::sccache::SccacheSink;
 use crate::input::zot::NodeHosts;
@@ -46,14 +46,8 @@ impl Log for SccacheFile {
     }
 
     fn keep_to_window(&self, run: &mut Run, inputs: &mut [InputReport], _: AnchoredWindow, say: &OutsideSaid) {
-        let Some(o) = run.sccache.as_ref().and_then(|s| s.log.outside) else {
-            return;
-        };
-        let inside = inputs.iter().any(|r| r.name == self.file() && r.records > 0);
-        if let Some(r) = report_of(inputs, self.file()) {
-            say.judge(r, ("request", "requests"), &o, inside);
-        }
-        if !inside {
+        let outside = run.sccache.as_ref().and_then(|s| s.log.outside);
+        if !keep_if_inside(self.file(), outside, ("request", "requests"), inputs, say) {
             run.sccache = None;
         }
     }

@@ -1,7 +1,7 @@
 //! zot.jsonl: the registry's log; the nodes' writes are kept apart to be
 //! tied to their targets.
 
-use super::{report_of, with_slot, Log, LogRead, LogSlot, ReadContext};
+use super::{keep_if_inside, with_slot, Log, LogRead, LogSlot, ReadContext};
 use crate::input::incremental;
 use crate::input::zot::NodeHosts;
 use crate::input::InputReport;
@@ -28,14 +28,8 @@ impl Log for ZotFile {
     }
 
     fn keep_to_window(&self, run: &mut Run, inputs: &mut [InputReport], _: AnchoredWindow, say: &OutsideSaid) {
-        let Some(o) = run.zot.as_ref().and_then(|z| z.outside) else {
-            return;
-        };
-        let inside = inputs.iter().any(|r| r.name == self.file() && r.records > 0);
-        if let Some(r) = report_of(inputs, self.file()) {
-            say.judge(r, ("record", "records"), &o, inside);
-        }
-        if !inside {
+        let outside = run.zot.as_ref().and_then(|z| z.outside);
+        if !keep_if_inside(self.file(), outside, ("record", "records"), inputs, say) {
             run.zot = None;
         }
     }
