@@ -12,8 +12,9 @@ use crate::timefmt::{human_bytes, Micros};
 pub(crate) struct UploadEvidence<'a> {
     /// The sum of the sizes on the trace's upload spans, when it carries them.
     pub(crate) traced: Option<u64>,
-    /// Whether zot.jsonl was read.
-    pub(crate) registry_read: bool,
+    /// Why the registry's log gave no writes to tie to the node, as a
+    /// clause ("no zot.jsonl"); `None` when it was read.
+    pub(crate) registry_unread: Option<&'a str>,
     /// The target's node's address (run.json `addr`).
     pub(crate) addr: Option<&'a str>,
     /// The registry's completed writes from `addr`; `None` when it logged none.
@@ -42,8 +43,8 @@ pub(crate) fn attribute_upload(e: &UploadEvidence) -> UploadBytes {
         return UploadBytes::Measured { bytes, source: "trace" };
     }
     let unknown = |why: String| UploadBytes::Unknown { why };
-    if !e.registry_read {
-        return unknown("no sizes on the trace's upload spans and no zot.jsonl".into());
+    if let Some(why) = e.registry_unread {
+        return unknown(format!("no sizes on the trace's upload spans and {why}"));
     }
     let Some(addr) = e.addr else {
         return unknown("no sizes on the trace's upload spans, and the node's address (run.json addr) is unknown, so registry writes cannot be tied to it".into());
@@ -94,7 +95,7 @@ mod tests {
 
     fn evidence() -> UploadEvidence<'static> {
         UploadEvidence {
-            registry_read: true,
+            registry_unread: None,
             addr: Some("10.0.0.1"),
             writes: Some(&WRITES),
             record: Some((0, 60_000_000)),
@@ -169,7 +170,7 @@ mod tests {
     #[test]
     fn upload_bytes_unknown_without_a_registry_log() {
         let e = UploadEvidence {
-            registry_read: false,
+            registry_unread: Some("no zot.jsonl"),
             ..evidence()
         };
         assert_eq!(

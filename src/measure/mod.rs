@@ -322,12 +322,22 @@ fn steps(f: &TraceFigures) -> Vec<Step> {
 /// The evidence for the target's upload bytes, handed to the rule.
 fn upload_bytes(cx: &Context, name: &str, node: Option<&str>, f: &TraceFigures) -> UploadBytes {
     let zot = cx.run.zot.as_ref();
+    // A log that is there but measured nothing (its records all another
+    // day's, say) is not the same as no log: the reason says which.
+    let unread = match (zot, cx.run.input(model::ZOT).is_some_and(|i| i.present)) {
+        (Some(_), _) => None,
+        (None, false) => Some("no zot.jsonl".to_string()),
+        (None, true) => Some(format!(
+            "the registry's log measured nothing ({})",
+            zot_unmeasured(cx.run).unwrap_or_default()
+        )),
+    };
     let addr = node.and_then(|n| cx.node_info(n)).and_then(|n| n.addr.as_deref());
     let join = &cx.join;
     let others = node.map(|n| join.records_on(n, Some(name))).unwrap_or_default();
     attribute_upload(&UploadEvidence {
         traced: f.upload_bytes_traced,
-        registry_read: zot.is_some(),
+        registry_unread: unread.as_deref(),
         addr,
         writes: zot.zip(addr).and_then(|(z, a)| z.writes_from(a)),
         record: join.record(name),
@@ -734,19 +744,28 @@ fn sccache(run: &Run) -> Measured<SccacheFigures> {
     })
 }
 
+/// Why the registry's log measured nothing; `None` when it measured.
+fn zot_unmeasured(run: &Run) -> Option<String> {
+    let no_record = no_record(run, model::ZOT);
+    if run.zot.is_some() && no_record.is_none() {
+        return None;
+    }
+    let present = run.input(model::ZOT).is_some_and(|i| i.present);
+    Some(no_record.unwrap_or_else(|| {
+        if present {
+            "zot.jsonl could not be read"
+        } else {
+            "no zot.jsonl in this run"
+        }
+        .into()
+    }))
+}
+
 /// The registry's totals, or why there are none.
 fn zot(run: &Run) -> Measured<ZotFigures> {
-    let no_record = no_record(run, model::ZOT);
-    let (Some(z), None) = (&run.zot, &no_record) else {
-        let present = run.input(model::ZOT).is_some_and(|i| i.present);
-        return Measured::missing(no_record.unwrap_or_else(|| {
-            if present {
-                "zot.jsonl could not be read"
-            } else {
-                "no zot.jsonl in this run"
-            }
-            .into()
-        }));
+    let z = match (&run.zot, zot_unmeasured(run)) {
+        (Some(z), None) => z,
+        (_, why) => return Measured::missing(why.unwrap_or_default()),
     };
     Value(ZotFigures {
         requests: z.requests,

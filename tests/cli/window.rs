@@ -248,3 +248,38 @@ fn a_log_recognised_whole_but_outside_the_window_has_not_broken_its_contract() {
         "{why}"
     );
 }
+
+/// A registry log wholly outside the run's window measured nothing: every
+/// target's upload bytes are null, with that reason (not "no zot.jsonl":
+/// the file is there), never 0 B. Kept as an empty log, it read as "the
+/// registry logged no write" and the report showed 0 B for targets that
+/// uploaded.
+#[test]
+fn a_registry_log_wholly_outside_the_window_leaves_upload_bytes_unmeasured_not_zero() {
+    let run = tempfile::tempdir().unwrap();
+    day_before(run.path());
+    let out = tempfile::tempdir().unwrap();
+    assert!(report(run.path(), out.path(), &[]).status.success());
+    let d = data(out.path());
+    let targets = d["targets"].as_array().expect("targets");
+    assert!(!targets.is_empty());
+    let mut said_outside = 0;
+    for t in targets {
+        assert!(t["upload_bytes"].is_null(), "{}: {}", t["name"], t["upload_bytes"]);
+        let why = t["why_null"]["upload_bytes"].as_str().unwrap_or_default();
+        assert!(
+            !why.is_empty() && !why.contains("registry logged no"),
+            "{}: {why}",
+            t["name"]
+        );
+        // Not "no zot.jsonl": the log is there, its records are another day's.
+        assert!(!why.contains("no zot.jsonl"), "{}: {why}", t["name"]);
+        said_outside += usize::from(why.contains("registry's log measured nothing") && why.contains("outside"));
+    }
+    assert!(
+        said_outside >= 3,
+        "the traced targets say why the registry measured nothing"
+    );
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(!md.contains("0 B ᴿ"), "report.md shows a registry 0 B");
+}
