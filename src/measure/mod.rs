@@ -323,21 +323,19 @@ fn steps(f: &TraceFigures) -> Vec<Step> {
 fn upload_bytes(cx: &Context, name: &str, node: Option<&str>, f: &TraceFigures) -> UploadBytes {
     let zot = cx.run.zot.as_ref();
     // A log that is there but measured nothing (its records all another
-    // day's, say) is not the same as no log: the reason says which.
+    // day's, say) is not the same as no log. Its reason is long and the
+    // registry's own (`zot.why`): each target points to it.
     let unread = match (zot, cx.run.input(model::ZOT).is_some_and(|i| i.present)) {
         (Some(_), _) => None,
-        (None, false) => Some("no zot.jsonl".to_string()),
-        (None, true) => Some(format!(
-            "the registry's log measured nothing ({})",
-            zot_unmeasured(cx.run).unwrap_or_default()
-        )),
+        (None, false) => Some("no zot.jsonl"),
+        (None, true) => Some("zot.jsonl measured nothing (see the registry's reason)"),
     };
     let addr = node.and_then(|n| cx.node_info(n)).and_then(|n| n.addr.as_deref());
     let join = &cx.join;
     let others = node.map(|n| join.records_on(n, Some(name))).unwrap_or_default();
     attribute_upload(&UploadEvidence {
         traced: f.upload_bytes_traced,
-        registry_unread: unread.as_deref(),
+        registry_unread: unread,
         addr,
         writes: zot.zip(addr).and_then(|(z, a)| z.writes_from(a)),
         record: join.record(name),
