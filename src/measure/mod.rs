@@ -322,14 +322,17 @@ fn steps(f: &TraceFigures) -> Vec<Step> {
 /// The evidence for the target's upload bytes, handed to the rule.
 fn upload_bytes(cx: &Context, name: &str, node: Option<&str>, f: &TraceFigures) -> UploadBytes {
     let zot = cx.run.zot.as_ref();
-    // A log that is there but measured nothing (its records all another
-    // day's, say) is not the same as no log. Its reason is long and the
-    // registry's own (`zot.why`): each target points to it.
-    let unread = match (zot, cx.run.input(model::ZOT).is_some_and(|i| i.present)) {
-        (Some(_), _) => None,
-        (None, false) => Some("no zot.jsonl"),
-        (None, true) => Some("zot.jsonl measured nothing (see the registry's reason)"),
-    };
+    // A log that is there but measured nothing (no line recognised, or its
+    // records all another day's) is neither no log nor a registry that saw
+    // no write. Its reason is long and the registry's own (`zot.why`): each
+    // target points to it.
+    let unread = zot_unmeasured(cx.run).map(|_| {
+        if cx.run.input(model::ZOT).is_some_and(|i| i.present) {
+            "zot.jsonl measured nothing (see the registry's reason)"
+        } else {
+            "no zot.jsonl"
+        }
+    });
     let addr = node.and_then(|n| cx.node_info(n)).and_then(|n| n.addr.as_deref());
     let join = &cx.join;
     let others = node.map(|n| join.records_on(n, Some(name))).unwrap_or_default();
