@@ -216,35 +216,6 @@ fn strict_fails_a_run_whose_input_yields_nothing_and_names_it() {
     assert!((target(&data(out.path()), "bake")["total_s"].as_f64().unwrap() - 89.626).abs() < 0.01);
 }
 
-/// A registry log in which no line is recognised measured nothing: no
-/// target's upload is said to be one the registry "logged no completed
-/// write" for, nor a registry 0 B; each points to the registry's reason.
-#[test]
-fn a_registry_log_with_no_record_recognised_gives_no_target_registry_bytes() {
-    let run = tempfile::tempdir().unwrap();
-    copy_run(&sample(COLD), run.path());
-    let other_shape = "{\"lvl\":\"info\",\"m\":\"started\",\"when\":\"2026-10-20T02:00:00Z\"}\n".repeat(40);
-    std::fs::write(run.path().join("zot.jsonl"), other_shape).unwrap();
-    let out = tempfile::tempdir().unwrap();
-    assert!(report(run.path(), out.path(), &[]).status.success());
-    let d = data(out.path());
-    assert!(d["zot"]["why"]
-        .as_str()
-        .unwrap_or_default()
-        .contains("no record recognised"));
-    let mut pointed = 0;
-    for t in d["targets"].as_array().expect("targets") {
-        assert_ne!(t["upload_bytes_source"], "registry", "{}", t["name"]);
-        let why = t["why_null"]["upload_bytes"].as_str().unwrap_or_default();
-        assert!(!why.contains("registry logged no"), "{}: {why}", t["name"]);
-        pointed += usize::from(why.contains("zot.jsonl measured nothing"));
-    }
-    assert!(
-        pointed >= 5,
-        "the targets without trace sizes point to the registry's reason"
-    );
-}
-
 #[test]
 fn a_malformed_line_is_named_by_file_and_line_and_the_rest_is_reported() {
     let run = tempfile::tempdir().unwrap();

@@ -4,7 +4,7 @@
 //! fit) behind the warnings, `check`, `--strict`, the summary and the
 //! metrics; report.md says what it knows.
 
-use super::{data, fixture, fixture_run, node, perfreport, report, sample, target, COLD, WARM};
+use super::{copy_run, data, fixture, fixture_run, node, perfreport, report, sample, target, COLD, WARM};
 use serde_json::Value;
 use std::path::Path;
 
@@ -519,4 +519,33 @@ fn a_run_in_flight_with_nothing_in_its_window_has_null_figures_no_minutes_and_re
             }
         }
     }
+}
+
+/// A registry log in which no line is recognised measured nothing: no
+/// target's upload is said to be one the registry "logged no completed
+/// write" for, nor a registry 0 B; each points to the registry's reason.
+#[test]
+fn a_registry_log_with_no_record_recognised_gives_no_target_registry_bytes() {
+    let run = tempfile::tempdir().unwrap();
+    copy_run(&sample(COLD), run.path());
+    let other_shape = "{\"lvl\":\"info\",\"m\":\"started\",\"when\":\"2026-10-20T02:00:00Z\"}\n".repeat(40);
+    std::fs::write(run.path().join("zot.jsonl"), other_shape).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    assert!(report(run.path(), out.path(), &[]).status.success());
+    let d = data(out.path());
+    assert!(d["zot"]["why"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("no record recognised"));
+    let mut pointed = 0;
+    for t in d["targets"].as_array().expect("targets") {
+        assert_ne!(t["upload_bytes_source"], "registry", "{}", t["name"]);
+        let why = t["why_null"]["upload_bytes"].as_str().unwrap_or_default();
+        assert!(!why.contains("registry logged no"), "{}: {why}", t["name"]);
+        pointed += usize::from(why.contains("zot.jsonl measured nothing"));
+    }
+    assert!(
+        pointed >= 5,
+        "the targets without trace sizes point to the registry's reason"
+    );
 }
