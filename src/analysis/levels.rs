@@ -18,7 +18,9 @@
 //! `series` checks, noise alone calls one on at most `NIGHT_ERROR_RATE` of
 //! nights. One night beyond is only watched: the next night confirms it as
 //! a change or leaves it an outlier. A loaded night neither confirms nor
-//! denies.
+//! denies. A change starts where the level moved (`Judge::best_first`),
+//! which for a small change is often a few nights before the window that
+//! called it.
 
 use crate::analysis::spread::median;
 
@@ -651,8 +653,12 @@ impl<'a> Judge<'a> {
     /// Calls a change whose nights at the new level are `at` (the newest is
     /// the night being judged).
     fn call(&mut self, at: &[usize]) {
-        let first = at[0];
         let called = at[at.len() - 1];
+        let Some(b) = self.basis(at[0]) else { return };
+        let first = match self.scale {
+            Scale::Time => self.best_first(at, b.level),
+            Scale::Count => at[0],
+        };
         let Some(b) = self.basis(first) else { return };
         // Watched nights before the first that the change did not take.
         self.close_watch(first, &b, |_| true);
@@ -666,7 +672,10 @@ impl<'a> Judge<'a> {
             }
         }
         self.out[first] = Judged::Changed;
-        let after: Vec<f64> = at.iter().map(|&k| self.y[k]).collect();
+        let after: Vec<f64> = (first..=called)
+            .filter(|&k| !self.nights[k].loaded)
+            .map(|k| self.y[k])
+            .collect();
         let after = median(&after).unwrap_or(self.y[called]);
         let (before_v, after_v) = (self.value_of(b.level), self.value_of(after));
         self.changes.push(LevelChange {
@@ -691,6 +700,37 @@ impl<'a> Judge<'a> {
         self.seg = first;
         self.diffs.retain(|d| d.0 != first);
         self.estimate_noise();
+    }
+
+    /// The first night of a change whose window starts at `first`: a window
+    /// calls on its newest nights, but a small change often landed a few
+    /// nights earlier, its first nights pulled by noise just inside the band
+    /// (or onto the wrong side). Walking back from the window, each night
+    /// scores how much nearer it lies to the window's level than to the old
+    /// one (at most the change's size, so one spike counts as one night);
+    /// the change starts where that running score is lowest, if below zero.
+    /// Nights that sit between the two levels (a ramp) score against moving,
+    /// so they stay with the old level rather than pull the new one down;
+    /// the old side always keeps a level to rest on.
+    fn best_first(&self, window: &[usize], before: f64) -> usize {
+        let first = window[0];
+        let ys: Vec<f64> = window.iter().map(|&k| self.y[k]).collect();
+        let Some(after) = median(&ys) else { return first };
+        let (mut score, mut best) = (0.0, (0.0, first));
+        for k in (self.seg..first).rev() {
+            if self.nights[k].loaded {
+                continue;
+            }
+            if self.basis(k).is_none_or(|b| b.wide) {
+                break;
+            }
+            let y = self.y[k];
+            score += (y - after).abs() - (y - before).abs();
+            if score < best.0 - 1e-12 {
+                best = (score, k);
+            }
+        }
+        best.1
     }
 
     fn value_of(&self, y: f64) -> f64 {

@@ -294,3 +294,40 @@ fn a_spike_and_two_nights_short_of_it_are_no_change() {
         assert_eq!(l.nights[30], Judged::Outlier);
     }
 }
+
+#[test]
+fn a_small_change_called_days_late_starts_the_night_it_landed() {
+    // 2.5x the noise: two nights cannot call it, so a longer window does,
+    // days after it landed. The window is only its newest nights; the
+    // change itself, and the pair of nights its cause is read from, start
+    // where the level moved.
+    let mut off = vec![];
+    for seed in 0..20 {
+        let mut n = nights(1000.0, 2.0, 100, 300 + seed);
+        for x in &mut n[50..] {
+            x.value *= 1.05;
+        }
+        let l = judge(&n, Scale::Time, 240, 1.0);
+        if let Some(c) = l.changes.first() {
+            assert!(c.first <= c.called, "seed {seed}: {c:?}");
+            assert_eq!(l.nights[c.first], Judged::Changed);
+            off.push(c.first.abs_diff(50));
+        }
+    }
+    let near = off.iter().filter(|d| **d <= 1).count();
+    assert!(off.len() >= 18 && near + 2 >= off.len(), "nights off the landing: {off:?}");
+    assert!(off.iter().all(|d| *d <= 3), "nights off the landing: {off:?}");
+}
+
+#[test]
+fn nights_between_two_levels_stay_with_the_old_one() {
+    // +3% and +4% (a ramp no window calls), then +15%: the change starts at
+    // the +15% nights, and its new level is theirs, not pulled down by the
+    // ramp (which would leave the next nights looking like a second change).
+    let n = landing(5, &[1.03, 1.04, 1.15, 1.15, 1.15, 1.15, 1.15]);
+    let l = judge(&n, Scale::Time, 240, 1.0);
+    assert_eq!(l.changes.len(), 1, "{:?}", l.changes);
+    let c = &l.changes[0];
+    assert_eq!((c.first, c.called), (32, 33), "{c:?}");
+    assert!((c.after / 1000.0 - 1.15).abs() < 0.01, "{c:?}");
+}
