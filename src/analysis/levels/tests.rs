@@ -315,7 +315,10 @@ fn a_small_change_called_days_late_starts_the_night_it_landed() {
         }
     }
     let near = off.iter().filter(|d| **d <= 1).count();
-    assert!(off.len() >= 18 && near + 2 >= off.len(), "nights off the landing: {off:?}");
+    assert!(
+        off.len() >= 18 && near + 2 >= off.len(),
+        "nights off the landing: {off:?}"
+    );
     assert!(off.iter().all(|d| *d <= 3), "nights off the landing: {off:?}");
 }
 
