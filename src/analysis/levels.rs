@@ -709,9 +709,9 @@ impl<'a> Judge<'a> {
     /// scores how much nearer it lies to the window's level than to the old
     /// one (at most the change's size, so one spike counts as one night);
     /// the change starts where that running score is lowest, if below zero.
-    /// Nights that sit between the two levels (a ramp) score against moving,
-    /// so they stay with the old level rather than pull the new one down;
-    /// the old side always keeps a level to rest on.
+    /// A night between the two levels (a ramp) weighs for the nearer, so a
+    /// ramp mostly stays with the old level rather than pull the new one
+    /// down; the old side always keeps a level to rest on.
     fn best_first(&self, window: &[usize], before: f64) -> usize {
         let first = window[0];
         let ys: Vec<f64> = window.iter().map(|&k| self.y[k]).collect();
@@ -726,7 +726,11 @@ impl<'a> Judge<'a> {
             }
             let y = self.y[k];
             score += (y - after).abs() - (y - before).abs();
-            if score < best.0 - 1e-12 {
+            // Only a night at the new level (within half the change of it)
+            // starts it: a spike before a step lies nearer the new level
+            // than the old, yet is the spike's night, not the step's.
+            let at_new = (y - after).abs() < 0.5 * (after - before).abs();
+            if score < best.0 - 1e-12 && at_new {
                 best = (score, k);
             }
         }

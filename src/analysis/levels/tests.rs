@@ -334,3 +334,35 @@ fn nights_between_two_levels_stay_with_the_old_one() {
     assert_eq!((c.first, c.called), (32, 33), "{c:?}");
     assert!((c.after / 1000.0 - 1.15).abs() < 0.01, "{c:?}");
 }
+
+fn values(v: &[f64]) -> Vec<SeriesNight> {
+    v.iter().map(|&value| SeriesNight { value, loaded: false }).collect()
+}
+
+#[test]
+fn a_spike_two_nights_before_a_step_is_not_the_steps_first_night() {
+    // Flat, a one-night spike (a layer-cache miss), one night back at the
+    // level (a second off it), then +15% (or -15%) for good. The spike lies
+    // nearer the new level than the old, but not at it: the step starts
+    // where it landed, so its id, "open since" and cause pair are the
+    // step's, not the spike's.
+    for (spike, back, new) in [(1300.0, 1001.0, 1150.0), (700.0, 999.0, 850.0)] {
+        let mut v = vec![1000.0; 30];
+        v.extend([spike, back]);
+        v.extend([new; 8]);
+        let l = judge(&values(&v), Scale::Time, 240, 1.0);
+        assert_eq!(l.changes.len(), 1, "{:?}", l.changes);
+        let c = &l.changes[0];
+        assert_eq!((c.last_before, c.first, c.called), (31, 32, 33), "spike {spike}: {c:?}");
+        assert_eq!(l.nights[30], Judged::Outlier, "spike {spike}");
+    }
+    // The same over 1% noise, the night between at the level.
+    for seed in 0..20 {
+        let mut n = landing(seed, &[1.30, 1.0, 1.15, 1.15, 1.15, 1.15, 1.15, 1.15]);
+        n[31].value = n[29].value;
+        let l = judge(&n, Scale::Time, 240, 1.0);
+        if let Some(c) = l.changes.iter().find(|c| c.called == 33) {
+            assert_eq!(c.first, 32, "seed {seed}: {c:?}");
+        }
+    }
+}
