@@ -659,7 +659,10 @@ impl<'a> Judge<'a> {
             Scale::Time => self.best_first(at, b.level),
             Scale::Count => at[0],
         };
-        let Some(b) = self.basis(first) else { return };
+        // Moved earlier, the old level rests on fewer nights.
+        let Some(b) = (if first == at[0] { Some(b) } else { self.basis(first) }) else {
+            return;
+        };
         // Watched nights before the first that the change did not take.
         self.close_watch(first, &b, |_| true);
         let last_before = (self.seg..first)
@@ -702,7 +705,8 @@ impl<'a> Judge<'a> {
         self.estimate_noise();
     }
 
-    /// The first night of a change whose window starts at `first`: a window
+    /// The first night of a change called by `window`, against the old
+    /// level `before`: a window
     /// calls on its newest nights, but a small change often landed a few
     /// nights earlier, its first nights pulled by noise just inside the band
     /// (or onto the wrong side). Walking back from the window, each night
